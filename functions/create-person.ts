@@ -1,0 +1,13 @@
+import { personRepositoryFromEnv } from '../lib/db/default-repository';
+import type { PersonRepository } from '../lib/db/person-repository';
+import { CreatePersonBody } from '../lib/domain/schemas';
+import { writeHandler } from '../lib/http/handler';
+import { personCreated } from '../lib/http/responses';
+
+/** POST /Person */
+export const buildHandler = ({ people }: { people: PersonRepository }) =>
+  writeHandler(CreatePersonBody, 'create').handler(async ({ body, requester, links }) =>
+    personCreated(await people.create(body, requester), links),
+  );
+
+export const handler = buildHandler({ people: personRepositoryFromEnv() });

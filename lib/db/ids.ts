@@ -1,0 +1,64 @@
+/**
+ * Integer ids from one atomic counter item. A container reserves a block of ids with one `UpdateItem
+ * ADD` and hands them out locally, so most writes need no counter call at all. Ids stay unique across
+ * containers; they are not dense and not ordered by time across containers.
+ */
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { idCounterKey } from './keys';
+import { storageCall } from './storage-errors';
+
+/** A run of reserved ids; `sequence()` hands them out from the first, afresh on each call. */
+export interface ReservedIds {
+  first: number;
+  count: number;
+  sequence(): () => number;
+}
+
+export interface IdAllocator {
+  reserve(count: number): Promise<ReservedIds>;
+}
+
+const reserved = (first: number, count: number): ReservedIds => ({
+  first,
+  count,
+  sequence() {
+    let next = first;
+    return () => {
+      if (next >= first + count) throw new Error(`Only ${count} ids were reserved`);
+      return next++;
+    };
+  },
+});
+
+export const idAllocator = (
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  blockSize = 50,
+): IdAllocator => {
+  let next = 0;
+  let end = 0;
+  return {
+    async reserve(count) {
+      if (end - next < count) {
+        const size = Math.max(count, blockSize);
+        const { Attributes } = await storageCall(() =>
+          client.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: idCounterKey,
+              UpdateExpression: 'ADD #value :size',
+              ExpressionAttributeNames: { '#value': 'value' },
+              ExpressionAttributeValues: { ':size': size },
+              ReturnValues: 'UPDATED_NEW',
+            }),
+          ),
+        );
+        end = (Attributes?.value as number) + 1;
+        next = end - size;
+      }
+      const first = next;
+      next += count;
+      return reserved(first, count);
+    },
+  };
+};

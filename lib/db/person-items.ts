@@ -1,0 +1,137 @@
+/**
+ * Pure builders of what the repository sends (DynamoDB-Toolbox's params()/send() split): items from
+ * domain objects and back, and the write transaction of a create or a patch, with what each action is
+ * for so that a cancellation can be read back into domain errors.
+ */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { ClaimToTake, MergeResult } from '../domain/merge';
+import type { Claim, Person } from '../domain/person';
+import { auditKey, claimKey, personKey } from './keys';
+
+export type AuditAction = 'create' | 'update' | 'enrich';
+
+export interface AuditEntry {
+  id: number;
+  person_id: number;
+  action: AuditAction;
+  requester: number | null;
+  at: string;
+  changed: string[];
+}
+
+export const toPersonItem = (person: Person) => ({ ...personKey(person.id), type: 'Person', ...person });
+
+export const fromPersonItem = (item: Record<string, unknown>): Person => {
+  const { pk: _pk, sk: _sk, type: _type, ...person } = item;
+  return person as Person;
+};
+
+/** What each action of a write transaction is for, in the order of `TransactItems`. */
+export type ActionRole =
+  | { kind: 'person' }
+  | { kind: 'audit' }
+  | { kind: 'requester'; requester: number }
+  | { kind: 'take'; claim: ClaimToTake }
+  | { kind: 'release'; claim: Claim };
+
+export interface WritePlan {
+  tableName: string;
+  /** The merge's outcome; `previousVersion` null means create. */
+  merge: MergeResult;
+  previousVersion: number | null;
+  audit: AuditEntry;
+  /** A person id that must exist for the write to be attributed to it, or null when none is needed. */
+  requesterToCheck: number | null;
+}
+
+export interface WriteTransaction {
+  input: TransactWriteCommandInput;
+  roles: ActionRole[];
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** DynamoDB refuses a transaction of more actions than this. */
+export const MAX_TRANSACTION_ACTIONS = 100;
+
+export const buildWriteTransaction = ({
+  tableName,
+  merge,
+  previousVersion,
+  audit,
+  requesterToCheck,
+}: WritePlan): WriteTransaction => {
+  const { person } = merge;
+  const actions: [TransactItem, ActionRole][] = [
+    [
+      {
+        Put: {
+          TableName: tableName,
+          Item: toPersonItem(person),
+          ...(previousVersion === null
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : {
+                ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
+                ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
+                ExpressionAttributeValues: { ':previous': previousVersion },
+              }),
+        },
+      },
+      { kind: 'person' },
+    ],
+    [
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...auditKey(person.id, person.CoreMetaData.version), type: 'AuditEntry', ...audit },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      { kind: 'audit' },
+    ],
+    ...merge.take.map((claim): [TransactItem, ActionRole] => [
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...claimKey(claim),
+            type: 'Claim',
+            field: claim.field,
+            value: claim.value,
+            personId: person.id,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      { kind: 'take', claim },
+    ]),
+    ...merge.release.map((claim): [TransactItem, ActionRole] => [
+      {
+        Delete: {
+          TableName: tableName,
+          Key: claimKey(claim),
+          ConditionExpression: 'personId = :me',
+          ExpressionAttributeValues: { ':me': person.id },
+        },
+      },
+      { kind: 'release', claim },
+    ]),
+  ];
+  if (requesterToCheck !== null) {
+    actions.push([
+      {
+        ConditionCheck: {
+          TableName: tableName,
+          Key: personKey(requesterToCheck),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      { kind: 'requester', requester: requesterToCheck },
+    ]);
+  }
+  return {
+    input: { TransactItems: actions.map(([item]) => item) },
+    roles: actions.map(([, role]) => role),
+  };
+};

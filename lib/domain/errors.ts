@@ -1,0 +1,68 @@
+/**
+ * Domain errors: what went wrong in the terms of the contract, free of HTTP and AWS. The one table that
+ * turns them into problem+json lives in lib/http/problems.ts.
+ */
+
+/** One offending element of a request, named by the JSON Pointer of its place in the body. */
+export interface FieldError {
+  path: string;
+  message: string;
+  /** Id of the person that already holds a unique value (uniqueness conflicts only). */
+  existingPersonId?: number;
+}
+
+export class DomainError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationFailed extends DomainError {
+  constructor(
+    readonly errors: FieldError[],
+    message = 'The request is not valid',
+  ) {
+    super(message);
+  }
+}
+
+export class PersonNotFound extends DomainError {
+  constructor(readonly personId: number | string) {
+    super(`No person with id ${personId}`);
+  }
+}
+
+export class RequesterUnknown extends DomainError {
+  constructor(readonly requesterId: number) {
+    super(`Requester ${requesterId} is not a person`);
+  }
+}
+
+export type UniqueField = 'email' | 'name';
+
+export class UniquenessConflict extends DomainError {
+  constructor(
+    readonly field: UniqueField,
+    readonly errors: FieldError[],
+  ) {
+    super(field === 'email' ? 'Email address already in use' : 'A person with this name and no email exists');
+  }
+}
+
+export class PreconditionFailed extends DomainError {
+  constructor(readonly currentVersion: number) {
+    super(`The person is at version ${currentVersion}`);
+  }
+}
+
+/** Storage throttled, unreachable or still contended after the bounded retries: the client may retry. */
+export class ServiceUnavailable extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 1,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}

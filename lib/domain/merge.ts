@@ -1,0 +1,308 @@
+/**
+ * The patch merge (API.md 5.2-5.5): a pure function from the stored Person and a request body to the
+ * new Person, the uniqueness claims to take and release, the tombstones to echo and the changed parts.
+ * A create is the same merge applied to an empty Person.
+ */
+import { type FieldError, UniquenessConflict, ValidationFailed } from './errors';
+import { type Claim, claimsOf, emptyPerson, type Item, PERSON_PARTS, type Person, primaryOf } from './person';
+import { isPrefixId, isSuffixId } from './reference-data';
+import {
+  type InputItem,
+  ITEM_FIELDS,
+  ITEM_FOREIGN_KEYS,
+  ITEM_TYPES,
+  LIMITS,
+  type PersonBody,
+  SET_NAMES,
+  type SetName,
+  type SocialField,
+} from './schemas';
+import { isBlank, isStructuredName, type NameParts, normaliseEmail } from './text';
+
+export interface MergeContext {
+  /** Who asks: a person id, or 0 for self-registration on create. */
+  requester: number;
+  /** ISO 8601 time of the write. */
+  now: string;
+  /** Hands out ids reserved beforehand, in order; `countNewIds` says how many a body needs. */
+  nextId: () => number;
+}
+
+/** A claim to take, with the JSON Pointer of the request element that asks for it. */
+export interface ClaimToTake extends Claim {
+  path: string;
+}
+
+/** Per set, the `local_reference_id`s of deleted elements, echoed after the live items. */
+export type Tombstones = Partial<Record<SetName, string[]>>;
+
+export interface MergeResult {
+  person: Person;
+  take: ClaimToTake[];
+  release: Claim[];
+  tombstones: Tombstones;
+  /** JSON Pointers of the top-level parts that changed, for the audit entry; empty when nothing did. */
+  changed: string[];
+}
+
+/** Sets in which a non-empty set always has exactly one primary item (API.md 5.2). */
+const PRIMARY_REQUIRED: ReadonlySet<SetName> = new Set(['Names', 'Emails']);
+/** Properties that are read only on every element. */
+const IGNORED_KEYS = new Set(['person_fk']);
+
+type Element = InputItem & Record<string, unknown>;
+type MutableItem = Record<string, unknown> & { id: number; primary?: boolean | null };
+
+/** The properties of an element that carry meaning: no JSON-LD keywords, no read-only ones. */
+const significantEntries = (element: Element, creating: boolean) =>
+  Object.entries(element).filter(
+    ([key]) => !key.startsWith('@') && !IGNORED_KEYS.has(key) && !(creating && key === 'id'),
+  );
+
+const isExample = (element: Element, creating: boolean) =>
+  significantEntries(element, creating).every(([, value]) => value == null);
+
+const isAdd = (element: Element, creating: boolean) =>
+  !isExample(element, creating) && (creating || element.id == null);
+
+/** How many fresh ids a body needs for the sub-objects it adds (plus one for a new person). */
+export const countNewIds = (body: PersonBody, creating: boolean): number =>
+  (creating ? 1 : 0) +
+  SET_NAMES.reduce(
+    (count, set) =>
+      count + (body[set]?.['@set'] ?? []).filter((element) => isAdd(element as Element, creating)).length,
+    0,
+  );
+
+const itemFields = (set: SetName) => Object.keys(ITEM_FIELDS[set]);
+
+const newItem = (set: SetName, element: Element, id: number): MutableItem => ({
+  id,
+  ...Object.fromEntries(itemFields(set).map((field) => [field, element[field] ?? null])),
+  local_reference_id: element.local_reference_id ?? null,
+});
+
+/** Why an item cannot be stored as it is, or null when it can. */
+const itemProblem = (set: SetName, item: MutableItem): string | null => {
+  switch (set) {
+    case 'Names':
+      if (isStructuredName(item as NameParts) || !isBlank(item.freeform_name as string | null)) return null;
+      return isBlank(item.first_name as string | null) && isBlank(item.last_name as string | null)
+        ? 'A Name needs first_name and last_name, or freeform_name'
+        : 'A structured Name needs both first_name and last_name';
+    case 'Emails':
+      return isBlank(item.email as string | null) ? 'An Email needs an email address' : null;
+    case 'PhoneNumbers':
+      return isBlank(item.phone_number as string | null) ? 'A PhoneNumber needs a phone_number' : null;
+    case 'PersonRoles':
+      return isBlank(item.name as string | null) && item.role_fk == null
+        ? 'A PersonRole needs a name or a role_fk'
+        : null;
+    case 'PostalAddresses':
+      return itemFields(set).every((field) => field === 'primary' || isBlank(item[field] as string | null))
+        ? 'A PostalAddress needs at least one address field'
+        : null;
+  }
+};
+
+const foreignKeyProblems = (set: SetName, item: MutableItem, path: string): FieldError[] => {
+  if (set !== 'Names') return [];
+  const problems: FieldError[] = [];
+  const prefix = item.name_prefix_fk as number | null;
+  const suffix = item.name_suffix_fk as number | null;
+  if (prefix != null && !isPrefixId(prefix))
+    problems.push({ path: `${path}/name_prefix_fk`, message: `No Prefix with id ${prefix}` });
+  if (suffix != null && !isSuffixId(suffix))
+    problems.push({ path: `${path}/name_suffix_fk`, message: `No Suffix with id ${suffix}` });
+  return problems;
+};
+
+interface SetOutcome {
+  items: MutableItem[];
+  tombstones: string[];
+  /** Request path of every item this request added or changed, by item id. */
+  paths: Map<number, string>;
+}
+
+const mergeSet = (
+  set: SetName,
+  stored: MutableItem[],
+  elements: Element[],
+  creating: boolean,
+  nextId: () => number,
+  errors: FieldError[],
+): SetOutcome => {
+  const items = stored.map((item) => ({ ...item }));
+  const tombstones: string[] = [];
+  const paths = new Map<number, string>();
+  const foreignKeys = new Set<string>(ITEM_FOREIGN_KEYS[set]);
+  let markedPrimary: number | undefined;
+  let deletedPrimary = false;
+
+  const markPrimary = (element: Element, id: number, path: string) => {
+    if (element.primary !== true) return;
+    if (markedPrimary !== undefined)
+      errors.push({ path: `${path}/primary`, message: `Only one ${ITEM_TYPES[set]} can be primary` });
+    markedPrimary = id;
+  };
+
+  elements.forEach((element, index) => {
+    const path = `/${set}/@set/${index}`;
+    if (isExample(element, creating)) return;
+    if (isAdd(element, creating)) {
+      const item = newItem(set, element, nextId());
+      items.push(item);
+      paths.set(item.id, path);
+      errors.push(...foreignKeyProblems(set, item, path));
+      markPrimary(element, item.id, path);
+      return;
+    }
+    const id = element.id as number;
+    const at = items.findIndex((item) => item.id === id);
+    const isDelete = Object.keys(element).every(
+      (key) => key.startsWith('@') || key === 'id' || key === 'local_reference_id',
+    );
+    if (isDelete) {
+      const [deleted] = at >= 0 ? items.splice(at, 1) : [];
+      if (deleted?.primary) deletedPrimary = true;
+      if (element.local_reference_id != null) tombstones.push(element.local_reference_id);
+      return;
+    }
+    const item = items[at];
+    if (!item) {
+      errors.push({ path: `${path}/id`, message: `This person has no ${ITEM_TYPES[set]} with id ${id}` });
+      return;
+    }
+    for (const field of [...itemFields(set), 'local_reference_id']) {
+      if (field in element && !foreignKeys.has(field)) item[field] = element[field] ?? null;
+    }
+    paths.set(id, path);
+    markPrimary(element, id, path);
+  });
+
+  if (markedPrimary !== undefined) {
+    for (const item of items) if (item.id !== markedPrimary && item.primary) item.primary = false;
+  }
+  const lowestId = items.reduce<MutableItem | undefined>(
+    (low, item) => (!low || item.id < low.id ? item : low),
+    undefined,
+  );
+  if (PRIMARY_REQUIRED.has(set)) {
+    for (const item of items) item.primary = item.primary === true;
+    if (lowestId && !items.some((item) => item.primary)) lowestId.primary = true;
+  } else if (deletedPrimary && lowestId && !items.some((item) => item.primary)) {
+    lowestId.primary = true;
+  }
+
+  for (const item of items) {
+    const path = paths.get(item.id);
+    const problem = path === undefined ? null : itemProblem(set, item);
+    if (problem) errors.push({ path: path as string, message: problem });
+  }
+  if (items.length > LIMITS.sets[set])
+    errors.push({ path: `/${set}/@set`, message: `A person holds at most ${LIMITS.sets[set]} ${set}` });
+  return { items, tombstones, paths };
+};
+
+const claimKey = (claim: Claim) => `${claim.field}:${claim.value}`;
+
+const emailDuplicates = (person: Person, paths: Map<number, string>): FieldError[] => {
+  const seen = new Set<string>();
+  const duplicates: FieldError[] = [];
+  for (const item of person.Emails) {
+    const email = normaliseEmail(item.email ?? '');
+    if (seen.has(email))
+      duplicates.push({
+        path: `${paths.get(item.id) ?? '/Emails'}/email`,
+        message: `${email} is listed more than once on this person`,
+      });
+    seen.add(email);
+  }
+  return duplicates;
+};
+
+const claimPath = (claim: Claim, person: Person, paths: Map<number, string>): string => {
+  if (claim.field === 'name') {
+    const primary = primaryOf(person.Names);
+    return (primary && paths.get(primary.id)) ?? '/Names';
+  }
+  const item = person.Emails.find(({ email }) => email && normaliseEmail(email) === claim.value);
+  return `${(item && paths.get(item.id)) ?? '/Emails'}/email`;
+};
+
+/**
+ * Applies a POST or PATCH body to a Person. `stored` null means create. Throws `ValidationFailed` for
+ * a body that cannot be applied and `UniquenessConflict` for an email listed twice on the person;
+ * clashes with other persons are for storage to find, through the claims it returns.
+ */
+export const mergePerson = (stored: Person | null, body: PersonBody, context: MergeContext): MergeResult => {
+  const creating = stored === null;
+  const before = stored ?? emptyPerson(context.nextId());
+  const person: Person = structuredClone(before);
+  const errors: FieldError[] = [];
+  const tombstones: Tombstones = {};
+  const paths = new Map<number, string>();
+
+  if (body.local_reference_id !== undefined) person.local_reference_id = body.local_reference_id;
+  for (const [field, value] of Object.entries(body.SocialAddresses ?? {})) {
+    if (!field.startsWith('@') && value !== undefined) person.SocialAddresses[field as SocialField] = value;
+  }
+  for (const set of SET_NAMES) {
+    const elements = body[set]?.['@set'];
+    if (!elements) continue;
+    const outcome = mergeSet(
+      set,
+      person[set] as unknown as MutableItem[],
+      elements as Element[],
+      creating,
+      context.nextId,
+      errors,
+    );
+    (person as Record<SetName, unknown>)[set] = outcome.items as unknown as Item[];
+    if (outcome.tombstones.length > 0) tombstones[set] = outcome.tombstones;
+    for (const [id, path] of outcome.paths) paths.set(id, path);
+  }
+  if (person.Names.length === 0)
+    errors.push({
+      path: '/Names',
+      message: creating ? 'A person needs at least one Name' : 'The last Name of a person cannot be deleted',
+    });
+  if (errors.length > 0) throw new ValidationFailed(errors);
+
+  const duplicates = emailDuplicates(person, paths);
+  if (duplicates.length > 0) throw new UniquenessConflict('email', duplicates);
+
+  const changed = PERSON_PARTS.filter(
+    (part) => JSON.stringify(before[part]) !== JSON.stringify(person[part]),
+  ).map((part) => `/${part}`);
+
+  if (creating) {
+    person.CoreMetaData = {
+      date_created: context.now,
+      date_modified: context.now,
+      created_by: context.requester === 0 ? person.id : context.requester,
+      modified_by: null,
+      version: 1,
+    };
+  } else if (changed.length > 0) {
+    person.CoreMetaData = {
+      ...person.CoreMetaData,
+      date_modified: context.now,
+      modified_by: context.requester,
+      version: person.CoreMetaData.version + 1,
+    };
+  }
+
+  const beforeClaims = new Set(creating ? [] : claimsOf(before).map(claimKey));
+  const afterClaims = claimsOf(person);
+  const afterKeys = new Set(afterClaims.map(claimKey));
+  return {
+    person,
+    take: afterClaims
+      .filter((claim) => !beforeClaims.has(claimKey(claim)))
+      .map((claim) => ({ ...claim, path: claimPath(claim, person, paths) })),
+    release: creating ? [] : claimsOf(before).filter((claim) => !afterKeys.has(claimKey(claim))),
+    tombstones,
+    changed,
+  };
+};

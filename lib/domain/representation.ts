@@ -1,0 +1,59 @@
+/**
+ * The full Person of API.md 3, built from a stored Person: JSON-LD wrapping, derived `fullname` and
+ * `email`, example objects in empty sets, and the echo of deleted elements' `local_reference_id`s.
+ */
+import type { Tombstones } from './merge';
+import { fullnameOfPerson, type Person, primaryEmailOf } from './person';
+import { ITEM_FIELDS, ITEM_TYPES, type PersonOut, SET_NAMES, type SetName } from './schemas';
+
+export interface Links {
+  /** Absolute base of the API, no trailing slash: `https://api.example.org/prod`. */
+  baseUrl: string;
+  /** The `@context` value. */
+  contextUrl: string;
+}
+
+export const personUrl = (baseUrl: string, id: number) => `${baseUrl}/Person/${id}`;
+
+/** The one object of an empty set: `@type` and every property null (API.md 3). */
+const exampleItem = (set: SetName) => ({
+  '@type': ITEM_TYPES[set],
+  id: null,
+  ...Object.fromEntries(Object.keys(ITEM_FIELDS[set]).map((field) => [field, null])),
+  person_fk: null,
+  local_reference_id: null,
+});
+
+const setOut = (set: SetName, person: Person, tombstones: string[] = []) => {
+  const live = person[set].map(({ id, local_reference_id, ...fields }) => ({
+    '@type': ITEM_TYPES[set],
+    id,
+    ...fields,
+    person_fk: person.id,
+    local_reference_id,
+  }));
+  return {
+    '@type': set,
+    '@set': [
+      ...(live.length > 0 ? live : [exampleItem(set)]),
+      ...tombstones.map((local_reference_id) => ({ '@type': ITEM_TYPES[set], local_reference_id })),
+    ],
+  };
+};
+
+export const toPersonOut = (person: Person, links: Links, tombstones: Tombstones = {}): PersonOut =>
+  ({
+    '@context': links.contextUrl,
+    '@type': 'Person',
+    '@id': personUrl(links.baseUrl, person.id),
+    id: person.id,
+    fullname: fullnameOfPerson(person),
+    email: primaryEmailOf(person),
+    local_reference_id: person.local_reference_id,
+    ...Object.fromEntries(SET_NAMES.map((set) => [set, setOut(set, person, tombstones[set])])),
+    SocialAddresses: { '@type': 'SocialAddresses', ...person.SocialAddresses },
+    CoreMetaData: { '@type': 'CoreMetaData', ...person.CoreMetaData },
+  }) as PersonOut;
+
+/** The strong ETag of a stored version (API.md 3). */
+export const etagOf = (person: Person) => `"${person.CoreMetaData.version}"`;

@@ -1,0 +1,45 @@
+/**
+ * Small text rules shared by validation, the merge, uniqueness and (later) listing.
+ * Pure: no I/O, no AWS.
+ */
+
+const COMBINING_MARKS = /\p{M}+/gu;
+const WHITESPACE_RUN = /\s+/gu;
+
+/**
+ * Folds a string for comparison: case- and accent-insensitive, whitespace collapsed, so that
+ * "  José  Smith" and "jose smith" compare equal. Used for name uniqueness and for sorting.
+ */
+export const fold = (text: string): string =>
+  text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase().replace(WHITESPACE_RUN, ' ').trim();
+
+/** Emails are unique "trimmed and case-insensitively" (API.md 5.5); this is that comparison form. */
+export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+
+/** Blank means absent: null, or nothing but white space. */
+export const isBlank = (text: string | null | undefined): boolean => text == null || text.trim() === '';
+
+export interface NameParts {
+  first_name?: string | null;
+  middle_initial?: string | null;
+  last_name?: string | null;
+  freeform_name?: string | null;
+}
+
+/** True when the Name has the structured form: both first and last name, non-blank. */
+export const isStructuredName = (name: NameParts): boolean =>
+  !isBlank(name.first_name) && !isBlank(name.last_name);
+
+/**
+ * The displayed name of a Name: first, middle initial and last joined by single spaces, or the
+ * freeform name when the Name has no structured parts (API.md 3).
+ */
+export const fullnameOf = (name: NameParts): string => {
+  if (isStructuredName(name)) {
+    return [name.first_name, name.middle_initial, name.last_name]
+      .filter((part): part is string => !isBlank(part))
+      .map((part) => part.trim().replace(WHITESPACE_RUN, ' '))
+      .join(' ');
+  }
+  return (name.freeform_name ?? '').trim().replace(WHITESPACE_RUN, ' ');
+};

@@ -1,0 +1,112 @@
+/**
+ * The middy stack every HTTP handler shares: one log line per request, problem+json for every error,
+ * content negotiation, and the request read at the boundary (links, requester, body) before the
+ * handler's own code runs.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import type { Links } from '../domain/representation';
+import { type HttpConfig, httpConfigFromEnv } from './config';
+import { logger as defaultLogger } from './logger';
+import { PROBLEM_TYPES, problemBody, problemOf } from './problems';
+import { bodyOf, linksFor, type RequesterRule, requesterOf } from './request';
+import { type ApiResponse, negotiatedType, toHttpResult } from './responses';
+
+type Event = APIGatewayProxyEventV2;
+type Result = APIGatewayProxyStructuredResultV2;
+type Logger = Pick<typeof defaultLogger, 'info' | 'error'>;
+
+export interface ReadRequest {
+  event: Event;
+  links: Links;
+}
+
+export interface WriteRequest<B> extends ReadRequest {
+  body: B;
+  requester: number;
+}
+
+export interface HttpHandlerOptions {
+  config?: HttpConfig;
+  logger?: Logger;
+}
+
+const defaultConfig = httpConfigFromEnv();
+
+/** Maps any error to problem+json; a 500 is logged with the request id and says nothing more. */
+const problemResponses = (config: HttpConfig, logger: Logger): MiddlewareObj<Event, Result> => ({
+  onError: async (request) => {
+    const problem = problemOf(request.error);
+    if (problem.type === 'internal-error') {
+      logger.error('Unhandled error', {
+        requestId: request.event.requestContext?.requestId,
+        error: request.error,
+      });
+    }
+    const { baseUrl } = linksFor(request.event, config);
+    request.response = toHttpResult(
+      {
+        status: PROBLEM_TYPES[problem.type].status,
+        body: problemBody(problem, request.event.rawPath ?? '/', baseUrl),
+        headers: problem.headers,
+      },
+      'application/problem+json',
+    );
+  },
+});
+
+/** One structured line per request: method, route, status, duration, request ids. */
+const requestLog = (logger: Logger): MiddlewareObj<Event, Result> => {
+  const started = new WeakMap<object, number>();
+  const log = async (request: middy.Request<Event, Result>) => {
+    const { event, context, response } = request;
+    logger.info('request', {
+      method: event.requestContext?.http?.method,
+      path: event.rawPath,
+      routeKey: event.routeKey,
+      status: response?.statusCode,
+      durationMs: Math.round(performance.now() - (started.get(request) ?? performance.now())),
+      requestId: event.requestContext?.requestId,
+      awsRequestId: context?.awsRequestId,
+    });
+  };
+  return {
+    before: async (request) => {
+      started.set(request, performance.now());
+    },
+    after: log,
+    onError: log,
+  };
+};
+
+const stack = (
+  handle: (event: Event, links: Links) => Promise<ApiResponse>,
+  { config = defaultConfig, logger = defaultLogger }: HttpHandlerOptions,
+) =>
+  middy<Event, Result, Error, Context>()
+    .use(requestLog(logger))
+    .use(problemResponses(config, logger))
+    .handler(async (event) =>
+      toHttpResult(await handle(event, linksFor(event, config)), negotiatedType(event)),
+    );
+
+/** A read handler: the handler gets the event and the links to build absolute URLs with. */
+export const readHandler = (options: HttpHandlerOptions = {}) => ({
+  handler: (handle: (request: ReadRequest) => Promise<ApiResponse>) =>
+    stack((event, links) => handle({ event, links }), options),
+});
+
+/** A write handler: the requester and the body are read and validated before `handle` runs. */
+export const writeHandler = <S extends z.ZodType>(
+  body: S,
+  requester: RequesterRule,
+  options: HttpHandlerOptions = {},
+) => ({
+  handler: (handle: (request: WriteRequest<z.output<S>>) => Promise<ApiResponse>) =>
+    stack(
+      (event, links) =>
+        handle({ event, links, requester: requesterOf(event, requester), body: bodyOf(event, body) }),
+      options,
+    ),
+});

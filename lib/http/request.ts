@@ -1,0 +1,92 @@
+/**
+ * Reading an API Gateway HTTP API (payload 2.0) event: links, requester, body and path id. Each
+ * function either returns a well-typed value or throws the problem the client should see.
+ */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import { type FieldError, PersonNotFound } from '../domain/errors';
+import type { Links } from '../domain/representation';
+import { LIMITS } from '../domain/schemas';
+import type { HttpConfig } from './config';
+import { HttpProblem } from './problems';
+
+export const JSON_MEDIA_TYPES = ['application/json', 'application/ld+json'];
+
+export const headerOf = (event: APIGatewayProxyEventV2, name: string): string | undefined => {
+  const headers = event.headers ?? {};
+  return headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+};
+
+/** Absolute URLs come from `PUBLIC_BASE_URL`, else the request's scheme, host and stage (API.md 1). */
+export const linksFor = (event: APIGatewayProxyEventV2, config: HttpConfig): Links => {
+  const { domainName, stage } = event.requestContext;
+  const host = domainName || headerOf(event, 'host') || 'localhost';
+  const scheme = headerOf(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
+  const stagePath = stage && stage !== '$default' ? `/${stage}` : '';
+  const baseUrl = config.publicBaseUrl ?? `${scheme}://${host}${stagePath}`;
+  return { baseUrl, contextUrl: config.schemaContextUrl ?? `${baseUrl}/context.jsonld` };
+};
+
+/** `create` accepts 0 (self-registration); `update` needs an existing person's id (API.md 5.1). */
+export type RequesterRule = 'create' | 'update';
+
+export const requesterOf = (event: APIGatewayProxyEventV2, rule: RequesterRule): number => {
+  const raw = headerOf(event, 'x-requester-person');
+  if (raw === undefined) throw new HttpProblem('missing-requester', 'Send the id of the requesting person');
+  const value = raw.trim();
+  const id = Number(value);
+  if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(id))
+    throw new HttpProblem('invalid-requester', 'x-requester-person must be a non-negative integer');
+  if (id === 0 && rule === 'update')
+    throw new HttpProblem(
+      'invalid-requester',
+      'x-requester-person 0 is only for self-registration on create',
+    );
+  return id;
+};
+
+/** A path id that cannot name a person (not a positive integer) names nothing: 404. */
+export const personIdOf = (event: APIGatewayProxyEventV2): number => {
+  const raw = event.pathParameters?.id ?? '';
+  const id = Number(raw);
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(id)) throw new PersonNotFound(raw);
+  return id;
+};
+
+/** Turns zod's issues into JSON Pointer errors, one per unknown key. */
+export const fieldErrors = (issues: z.core.$ZodIssue[]): FieldError[] =>
+  issues.flatMap((issue) => {
+    const pointer = (path: PropertyKey[]) =>
+      path.map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
+    return issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: pointer([...issue.path, key]), message: 'Unknown property' }))
+      : [{ path: pointer(issue.path) || '/', message: issue.message }];
+  });
+
+/** Media type, size, JSON syntax and schema, in that order (API.md 2, 5.2 and 7). */
+export const bodyOf = <S extends z.ZodType>(event: APIGatewayProxyEventV2, schema: S): z.output<S> => {
+  const mediaType = headerOf(event, 'content-type')?.split(';')[0]?.trim().toLowerCase();
+  if (!mediaType || !JSON_MEDIA_TYPES.includes(mediaType))
+    throw new HttpProblem(
+      'unsupported-media-type',
+      'Send the body as application/json or application/ld+json',
+    );
+  const raw = event.body ?? '';
+  const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
+  if (bytes.byteLength > LIMITS.bodyBytes)
+    throw new HttpProblem('payload-too-large', `The body may be at most ${LIMITS.bodyBytes} bytes`);
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new HttpProblem('validation-error', 'The body is not valid JSON');
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success)
+    throw new HttpProblem(
+      'validation-error',
+      'The body does not match the Person schema',
+      fieldErrors(parsed.error.issues),
+    );
+  return parsed.data;
+};

@@ -1,0 +1,58 @@
+/** The three Person handlers wired to a test table, called with real API Gateway events. */
+import { buildHandler as buildCreate } from '../../functions/create-person';
+import { buildHandler as buildGet } from '../../functions/get-person';
+import { buildHandler as buildUpdate } from '../../functions/update-person';
+import type { PersonRepository } from '../../lib/db/person-repository';
+import type { PersonOut } from '../../lib/domain/schemas';
+import { httpEvent, invoke } from './events';
+
+export type Json = Record<string, unknown>;
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  requester?: number | string;
+}
+
+export const personApi = (people: PersonRepository) => {
+  const create = buildCreate({ people });
+  const get = buildGet({ people });
+  const update = buildUpdate({ people });
+  return {
+    post: (body: unknown, { requester = 0, headers }: CallOptions = {}) =>
+      invoke<PersonOut & Json>(
+        create,
+        httpEvent({ method: 'POST', route: '/Person', body, requester, ...(headers ? { headers } : {}) }),
+      ),
+    get: (id: number | string, headers?: Record<string, string>) =>
+      invoke<PersonOut & Json>(
+        get,
+        httpEvent({
+          method: 'GET',
+          route: '/Person/{id}',
+          path: `/Person/${id}`,
+          pathParameters: { id: String(id) },
+          ...(headers ? { headers } : {}),
+        }),
+      ),
+    patch: (id: number | string, body: unknown, { requester, headers }: CallOptions = {}) =>
+      invoke<PersonOut & Json>(
+        update,
+        httpEvent({
+          method: 'PATCH',
+          route: '/Person/{id}',
+          path: `/Person/${id}`,
+          pathParameters: { id: String(id) },
+          body,
+          requester: requester ?? id,
+          ...(headers ? { headers } : {}),
+        }),
+      ),
+  };
+};
+
+/** A Person body with one structured Name and optional emails. */
+export const personBody = (first: string, last: string, ...emails: string[]) => ({
+  '@type': 'Person',
+  Names: { '@type': 'Names', '@set': [{ '@type': 'Name', first_name: first, last_name: last }] },
+  ...(emails.length > 0 ? { Emails: { '@type': 'Emails', '@set': emails.map((email) => ({ email })) } } : {}),
+});

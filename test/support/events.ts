@@ -1,0 +1,100 @@
+/** Realistic API Gateway HTTP API (payload format 2.0) events, as Lambda receives them. */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+
+export interface EventSpec {
+  method: string;
+  /** The route key's path pattern, e.g. `/Person/{id}`. */
+  route: string;
+  /** The concrete path, e.g. `/Person/12`; defaults to the route. */
+  path?: string;
+  pathParameters?: Record<string, string>;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  /** An object is sent as JSON with `content-type: application/json`; a string is sent as it is. */
+  body?: unknown;
+  requester?: number | string;
+}
+
+export const httpEvent = (spec: EventSpec): APIGatewayProxyEventV2 => {
+  const path = spec.path ?? spec.route;
+  const rawQueryString = new URLSearchParams(spec.query ?? {}).toString();
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    host: 'api.example.test',
+    'x-forwarded-proto': 'https',
+    'user-agent': 'vitest',
+    ...(spec.body !== undefined && typeof spec.body !== 'string'
+      ? { 'content-type': 'application/json' }
+      : {}),
+    ...(spec.requester !== undefined ? { 'x-requester-person': String(spec.requester) } : {}),
+  };
+  for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name.toLowerCase()] = value;
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey: `${spec.method} ${spec.route}`,
+    rawPath: path,
+    rawQueryString,
+    headers,
+    ...(spec.query ? { queryStringParameters: spec.query } : {}),
+    ...(spec.pathParameters ? { pathParameters: spec.pathParameters } : {}),
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'api.example.test',
+      domainPrefix: 'api',
+      http: { method: spec.method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'vitest' },
+      requestId: randomUUID(),
+      routeKey: `${spec.method} ${spec.route}`,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    isBase64Encoded: false,
+    ...(spec.body === undefined
+      ? {}
+      : { body: typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body) }),
+  };
+};
+
+export const lambdaContext = (): Context => ({
+  callbackWaitsForEmptyEventLoop: false,
+  functionName: 'test',
+  functionVersion: '$LATEST',
+  invokedFunctionArn: 'arn:aws:lambda:local:123456789012:function:test',
+  memoryLimitInMB: '1024',
+  awsRequestId: randomUUID(),
+  logGroupName: '/aws/lambda/test',
+  logStreamName: 'test',
+  getRemainingTimeInMillis: () => 30_000,
+  done: () => undefined,
+  fail: () => undefined,
+  succeed: () => undefined,
+});
+
+export interface Response<T = Record<string, unknown>> {
+  status: number;
+  headers: Record<string, string>;
+  body: T;
+}
+
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Invokes a handler with an event and reads the result back as status, headers and parsed body. */
+export const invoke = async <T = Record<string, unknown>>(
+  handler: Handler,
+  event: APIGatewayProxyEventV2,
+) => {
+  const result = await handler(event, lambdaContext());
+  return {
+    status: result.statusCode ?? 200,
+    headers: Object.fromEntries(
+      Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]),
+    ),
+    body: (result.body ? JSON.parse(result.body) : undefined) as T,
+  } satisfies Response<T>;
+};
