@@ -10,8 +10,11 @@ export type Json = Record<string, unknown>;
 
 export interface CallOptions {
   headers?: Record<string, string>;
-  requester?: number | string;
+  /** The x-requester-person header; null sends none. */
+  requester?: number | string | null;
 }
+
+const requesterHeader = (requester: number | string | null) => (requester === null ? {} : { requester });
 
 export const personApi = (people: PersonRepository) => {
   const create = buildCreate({ people });
@@ -21,7 +24,13 @@ export const personApi = (people: PersonRepository) => {
     post: (body: unknown, { requester = 0, headers }: CallOptions = {}) =>
       invoke<PersonOut & Json>(
         create,
-        httpEvent({ method: 'POST', route: '/Person', body, requester, ...(headers ? { headers } : {}) }),
+        httpEvent({
+          method: 'POST',
+          route: '/Person',
+          body,
+          ...requesterHeader(requester),
+          ...(headers ? { headers } : {}),
+        }),
       ),
     get: (id: number | string, headers?: Record<string, string>) =>
       invoke<PersonOut & Json>(
@@ -43,7 +52,7 @@ export const personApi = (people: PersonRepository) => {
           path: `/Person/${id}`,
           pathParameters: { id: String(id) },
           body,
-          requester: requester ?? id,
+          ...requesterHeader(requester === undefined ? id : requester),
           ...(headers ? { headers } : {}),
         }),
       ),
@@ -56,3 +65,8 @@ export const personBody = (first: string, last: string, ...emails: string[]) => 
   Names: { '@type': 'Names', '@set': [{ '@type': 'Name', first_name: first, last_name: last }] },
   ...(emails.length > 0 ? { Emails: { '@type': 'Emails', '@set': emails.map((email) => ({ email })) } } : {}),
 });
+
+let unique = 0;
+/** A value no other test in the run uses: emails and names must not collide across tests. */
+export const uniqueTag = (label = 'p') => `${label}${process.pid}x${++unique}`;
+export const uniqueEmail = (label = 'user') => `${uniqueTag(label)}@example.org`;
