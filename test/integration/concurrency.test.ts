@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { failFirst, injectFaults, transactionConflict } from '../support/faults';
+import { snapshot } from '../support/invariants';
+import { integrationSuite } from '../support/suite';
+
+const suite = integrationSuite({ backoff: () => 5 });
+
+let removeFault: (() => void) | undefined;
+afterEach(() => {
+  removeFault?.();
+  removeFault = undefined;
+});
+
+const statuses = (responses: { status: number }[]) =>
+  responses.reduce<Record<number, number>>(
+    (count, { status }) => ({ ...count, [status]: (count[status] ?? 0) + 1 }),
+    {},
+  );
+
+describe('uniqueness under concurrency', () => {
+  it('of 25 simultaneous creates claiming one email, exactly one succeeds and 24 get 409', async () => {
+    const email = uniqueEmail('contested');
+    const responses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => suite.api.post(personBody(`Racer${i}`, uniqueTag('Race'), email))),
+    );
+    expect(statuses(responses)).toEqual({ 201: 1, 409: 24 });
+    expect(
+      responses
+        .filter(({ status }) => status === 409)
+        .every(({ body }) => body.type === '/problems/duplicate-email'),
+    ).toBe(true);
+  });
+
+  it('of 25 simultaneous creates of one email-less name, exactly one succeeds and 24 get 409', async () => {
+    const last = uniqueTag('Same');
+    const responses = await Promise.all(
+      Array.from({ length: 25 }, () => suite.api.post(personBody('Only', last))),
+    );
+    expect(statuses(responses)).toEqual({ 201: 1, 409: 24 });
+    expect(
+      responses
+        .filter(({ status }) => status === 409)
+        .every(({ body }) => body.type === '/problems/duplicate-name'),
+    ).toBe(true);
+  });
+
+  it('10 simultaneous PATCHes adding different emails to one person all land', async () => {
+    const person = (await suite.api.post(personBody('Busy', uniqueTag('Person'), uniqueEmail()))).body;
+    const emails = Array.from({ length: 10 }, () => uniqueEmail('concurrent'));
+    const responses = await Promise.all(
+      emails.map((email) => suite.api.patch(person.id, { Emails: { '@set': [{ email }] } })),
+    );
+    expect(statuses(responses)).toEqual({ 200: 10 });
+    const { body } = await suite.api.get(person.id);
+    const stored = body.Emails['@set'].map((item) => ('email' in item ? item.email : null));
+    expect(stored).toEqual(expect.arrayContaining([person.email, ...emails]));
+    expect(stored).toHaveLength(11);
+    expect(body.CoreMetaData.version).toBe(11);
+  });
+
+  it('two persons racing to take each other’s released address end with each address held once', async () => {
+    const [a, b] = await Promise.all([
+      suite.api.post(personBody('Ann', uniqueTag('Race'), uniqueEmail())),
+      suite.api.post(personBody('Bob', uniqueTag('Race'), uniqueEmail())),
+    ]);
+    const target = uniqueEmail('target');
+    const responses = await Promise.all([
+      suite.api.patch(a.body.id, { Emails: { '@set': [{ email: target }] } }),
+      suite.api.patch(b.body.id, { Emails: { '@set': [{ email: target }] } }),
+    ]);
+    expect(statuses(responses)).toEqual({ 200: 1, 409: 1 });
+  });
+});
+
+describe('transaction conflicts are retried inside the service', () => {
+  it('a create whose transaction meets conflicts twice succeeds on the third attempt', async () => {
+    const { fault, counter } = failFirst('TransactWriteItemsCommand', 2, transactionConflict);
+    removeFault = injectFaults(suite.table.client, fault);
+    const { status } = await suite.api.post(personBody('Re', uniqueTag('Try'), uniqueEmail()));
+    expect(status).toBe(201);
+    expect(counter.calls).toBe(3);
+  });
+
+  it('a PATCH whose transaction meets a conflict re-reads, re-merges and succeeds', async () => {
+    const person = (await suite.api.post(personBody('Re', uniqueTag('Merge'), uniqueEmail()))).body;
+    const { fault, counter } = failFirst('TransactWriteItemsCommand', 1, transactionConflict);
+    removeFault = injectFaults(suite.table.client, fault);
+    const email = uniqueEmail();
+    const { status, body } = await suite.api.patch(person.id, { Emails: { '@set': [{ email }] } });
+    expect(status).toBe(200);
+    expect(counter.calls).toBe(2);
+    expect(body.CoreMetaData.version).toBe(2);
+  });
+
+  it('conflicts beyond the bounded retries end in 503 with Retry-After, and nothing is stored', async () => {
+    const { fault, counter } = failFirst('TransactWriteItemsCommand', 1000, transactionConflict);
+    removeFault = injectFaults(suite.table.client, fault);
+    const before = await snapshot(suite.table);
+    const { status, headers, body } = await suite.api.post(
+      personBody('Never', uniqueTag('Lands'), uniqueEmail()),
+    );
+    expect(status).toBe(503);
+    expect(headers['retry-after']).toBe('1');
+    expect(body).toMatchObject({ type: '/problems/unavailable', status: 503 });
+    expect(counter.calls).toBe(12);
+    removeFault();
+    expect(await snapshot(suite.table)).toEqual(before);
+  });
+});

@@ -1,0 +1,63 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { readHandler } from '../../lib/http/handler';
+import { httpEvent, invoke } from '../support/events';
+
+const event = () =>
+  httpEvent({ method: 'GET', route: '/Person/{id}', path: '/Person/1', pathParameters: { id: '1' } });
+
+describe('the shared middy stack', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('logs one structured JSON line per request, with the request id and status', async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const logger = new Logger({ serviceName: 'test', logLevel: 'INFO' });
+    const handler = readHandler({ logger }).handler(async () => ({ status: 200, body: { ok: true } }));
+    const request = event();
+    await invoke(handler, request);
+    vi.restoreAllMocks();
+    const records = lines.map((line) => JSON.parse(line));
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      level: 'INFO',
+      message: 'request',
+      service: 'test',
+      method: 'GET',
+      path: '/Person/1',
+      status: 200,
+      requestId: request.requestContext.requestId,
+    });
+  });
+
+  it('logs an unexpected error with the request id and answers 500 without its message', async () => {
+    const logged: unknown[][] = [];
+    const logger = { info: () => undefined, error: (...args: unknown[]) => logged.push(args) };
+    const handler = readHandler({ logger: logger as never }).handler(async () => {
+      throw new Error('arn:aws:dynamodb:eu-west-1:123:table/prod-persons exploded');
+    });
+    const request = event();
+    const { status, headers, body } = await invoke(handler, request);
+    expect(status).toBe(500);
+    expect(headers['content-type']).toBe('application/problem+json');
+    expect(JSON.stringify(body)).not.toContain('arn:aws');
+    expect(logged).toHaveLength(1);
+    expect(logged[0]?.[1]).toMatchObject({ requestId: request.requestContext.requestId });
+  });
+
+  it('builds absolute URLs from PUBLIC_BASE_URL when it is set', async () => {
+    const handler = readHandler({ config: { publicBaseUrl: 'https://persons.example.org/v1' } }).handler(
+      async ({ links }) => ({ status: 200, body: links }),
+    );
+    const { body } = await invoke(handler, event());
+    expect(body).toEqual({
+      baseUrl: 'https://persons.example.org/v1',
+      contextUrl: 'https://persons.example.org/v1/context.jsonld',
+    });
+  });
+});
