@@ -4,11 +4,19 @@
  */
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { type DomainError, type FieldError, RequesterUnknown, UniquenessConflict } from '../domain/errors';
+import {
+  type DomainError,
+  type FieldError,
+  RequesterUnknown,
+  ServiceUnavailable,
+  UniquenessConflict,
+} from '../domain/errors';
 import type { ActionRole } from './person-items';
 
 /** Either a verdict for the client, or "the stored state moved: read again and retry". */
 export type CancellationOutcome = { retry: true } | { retry: false; error: DomainError };
+
+const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
 
@@ -48,5 +56,8 @@ export const decodeCancellation = (
   }
 
   if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { retry: true };
+  // Throttled inside a transaction: the SDK does not retry a cancellation, and more load won't help.
+  if (reasons.some((reason) => reason.Code && THROTTLED.has(reason.Code)))
+    return { retry: false, error: new ServiceUnavailable('Storage is throttled', 1) };
   return undefined;
 };

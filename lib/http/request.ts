@@ -14,7 +14,8 @@ export const JSON_MEDIA_TYPES = ['application/json', 'application/ld+json'];
 
 export const headerOf = (event: APIGatewayProxyEventV2, name: string): string | undefined => {
   const headers = event.headers ?? {};
-  return headers[name] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  const lowerCase = name.toLowerCase();
+  return headers[lowerCase] ?? Object.entries(headers).find(([key]) => key.toLowerCase() === lowerCase)?.[1];
 };
 
 /** Absolute URLs come from `PUBLIC_BASE_URL`, else the request's scheme, host and stage (API.md 1). */
@@ -53,14 +54,14 @@ export const personIdOf = (event: APIGatewayProxyEventV2): number => {
   return id;
 };
 
-/** Turns zod's issues into JSON Pointer errors, one per unknown key. */
+/** Turns zod's issues into JSON Pointer errors (RFC 6901: the whole body is ""), one per unknown key. */
 export const fieldErrors = (issues: z.core.$ZodIssue[]): FieldError[] =>
   issues.flatMap((issue) => {
     const pointer = (path: PropertyKey[]) =>
       path.map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
     return issue.code === 'unrecognized_keys'
       ? issue.keys.map((key) => ({ path: pointer([...issue.path, key]), message: 'Unknown property' }))
-      : [{ path: pointer(issue.path) || '/', message: issue.message }];
+      : [{ path: pointer(issue.path), message: issue.message }];
   });
 
 /** Media type, size, JSON syntax and schema, in that order (API.md 2, 5.2 and 7). */
