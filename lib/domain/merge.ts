@@ -86,10 +86,11 @@ const newItem = (set: SetName, element: Element, id: number): MutableItem => ({
 const itemProblem = (set: SetName, item: MutableItem): string | null => {
   switch (set) {
     case 'Names':
-      if (isStructuredName(item as NameParts) || !isBlank(item.freeform_name as string | null)) return null;
-      return isBlank(item.first_name as string | null) && isBlank(item.last_name as string | null)
-        ? 'A Name needs first_name and last_name, or freeform_name'
-        : 'A structured Name needs both first_name and last_name';
+      if (isBlank(item.first_name as string | null) !== isBlank(item.last_name as string | null))
+        return 'A structured Name needs both first_name and last_name';
+      return isStructuredName(item as NameParts) || !isBlank(item.freeform_name as string | null)
+        ? null
+        : 'A Name needs first_name and last_name, or freeform_name';
     case 'Emails':
       return isBlank(item.email as string | null) ? 'An Email needs an email address' : null;
     case 'PhoneNumbers':
@@ -206,19 +207,21 @@ const mergeSet = (
 
 const claimKey = (claim: Claim) => `${claim.field}:${claim.value}`;
 
+/** Emails listed twice on one person: each one the request touched is reported (the first of a pair sent twice is kept). */
 const emailDuplicates = (person: Person, paths: Map<number, string>): FieldError[] => {
-  const seen = new Set<string>();
-  const duplicates: FieldError[] = [];
+  const byAddress = new Map<string, Item<'Emails'>[]>();
   for (const item of person.Emails) {
     const email = normaliseEmail(item.email ?? '');
-    if (seen.has(email))
-      duplicates.push({
-        path: `${paths.get(item.id) ?? '/Emails'}/email`,
-        message: `${email} is listed more than once on this person`,
-      });
-    seen.add(email);
+    byAddress.set(email, [...(byAddress.get(email) ?? []), item]);
   }
-  return duplicates;
+  return [...byAddress].flatMap(([email, items]) => {
+    if (items.length < 2) return [];
+    const sent = items.filter((item) => paths.has(item.id));
+    return (sent.length === items.length ? sent.slice(1) : sent).map((item) => ({
+      path: `${paths.get(item.id)}/email`,
+      message: `${email} is listed more than once on this person`,
+    }));
+  });
 };
 
 const claimPath = (claim: Claim, person: Person, paths: Map<number, string>): string => {

@@ -4,6 +4,19 @@
  */
 
 const COMBINING_MARKS = /\p{M}+/gu;
+/** Letters that Unicode does not decompose into a base letter and an accent. */
+const UNDECOMPOSABLE: Record<string, string> = {
+  ß: 'ss',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  æ: 'ae',
+  œ: 'oe',
+  ı: 'i',
+};
+const UNDECOMPOSABLE_LETTERS = new RegExp(`[${Object.keys(UNDECOMPOSABLE).join('')}]`, 'gu');
 const WHITESPACE_RUN = /\s+/gu;
 
 /**
@@ -11,7 +24,13 @@ const WHITESPACE_RUN = /\s+/gu;
  * "  José  Smith" and "jose smith" compare equal. Used for name uniqueness and for sorting.
  */
 export const fold = (text: string): string =>
-  text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase().replace(WHITESPACE_RUN, ' ').trim();
+  text
+    .normalize('NFKD')
+    .replace(COMBINING_MARKS, '')
+    .toLowerCase()
+    .replace(UNDECOMPOSABLE_LETTERS, (letter) => UNDECOMPOSABLE[letter] ?? letter)
+    .replace(WHITESPACE_RUN, ' ')
+    .trim();
 
 /** Emails are unique "trimmed and case-insensitively" (API.md 5.5); this is that comparison form. */
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { fold, fullnameOf, isBlank, isStructuredName, normaliseEmail } from '../../../lib/domain/text';
+
+describe('fold', () => {
+  it.each([
+    ['upper case', 'JOHN SMITH', 'john smith'],
+    ['mixed case', 'McDonald', 'mcdonald'],
+    ['an acute accent', 'José', 'jose'],
+    ['several accents', 'Zoë Ångström-Müller', 'zoe angstrom-muller'],
+    ['a decomposed accent', 'Jose\u0301', 'jose'],
+    ['a compatibility form', 'Ｊｏｓé', 'jose'],
+    ['runs of white space', 'John   Q.\t\nSmith', 'john q. smith'],
+    ['leading and trailing white space', '  John Smith  ', 'john smith'],
+    ['letters Unicode does not decompose', 'Søren Łukasz Straße Æsir', 'soren lukasz strasse aesir'],
+  ])('folds %s', (_, text, folded) => {
+    expect(fold(text)).toBe(folded);
+  });
+
+  it('makes names that differ only in case, accents and spacing compare equal', () => {
+    expect(fold('  José   SMITH ')).toBe(fold('jose smith'));
+  });
+
+  it('keeps names that differ in letters apart', () => {
+    expect(fold('José Smith')).not.toBe(fold('Josh Smith'));
+  });
+});
+
+describe('normaliseEmail', () => {
+  it('compares email addresses trimmed and case-insensitively', () => {
+    expect(normaliseEmail('  JSmith@No-Reply.ORG \t')).toBe('jsmith@no-reply.org');
+    expect(normaliseEmail('JSMITH@no-reply.org ')).toBe(normaliseEmail('jsmith@NO-REPLY.org'));
+  });
+
+  it('leaves the inside of an address as it is', () => {
+    expect(normaliseEmail('john.q+tag@example.org')).toBe('john.q+tag@example.org');
+  });
+});
+
+describe('isBlank', () => {
+  it.each([
+    [null, true],
+    [undefined, true],
+    ['', true],
+    ['  \t\n', true],
+    ['a', false],
+    ['  a  ', false],
+  ])('treats %j as blank: %s', (text, blank) => {
+    expect(isBlank(text)).toBe(blank);
+  });
+});
+
+describe('isStructuredName', () => {
+  it.each([
+    [{ first_name: 'John', last_name: 'Smith' }, true],
+    [{ first_name: 'John', last_name: 'Smith', freeform_name: 'Johnny' }, true],
+    [{ first_name: 'John' }, false],
+    [{ last_name: 'Smith' }, false],
+    [{ first_name: 'John', last_name: '   ' }, false],
+    [{ first_name: null, last_name: 'Smith' }, false],
+    [{ freeform_name: 'Cher' }, false],
+  ])('needs both first_name and last_name non-blank: %j is %s', (name, structured) => {
+    expect(isStructuredName(name)).toBe(structured);
+  });
+});
+
+describe('fullnameOf', () => {
+  it.each([
+    ['first and last', { first_name: 'John', last_name: 'Smith' }, 'John Smith'],
+    [
+      'first, middle and last',
+      { first_name: 'John', middle_initial: 'Q.', last_name: 'Smith' },
+      'John Q. Smith',
+    ],
+    ['a null middle initial', { first_name: 'John', middle_initial: null, last_name: 'Smith' }, 'John Smith'],
+    [
+      'a blank middle initial',
+      { first_name: 'John', middle_initial: '  ', last_name: 'Smith' },
+      'John Smith',
+    ],
+    [
+      'parts with extra white space',
+      { first_name: '  John ', middle_initial: ' Q. ', last_name: 'van   der  Berg ' },
+      'John Q. van der Berg',
+    ],
+  ])('joins the structured parts by single spaces: %s', (_, name, fullname) => {
+    expect(fullnameOf(name)).toBe(fullname);
+  });
+
+  it('uses freeform_name when the Name has no structured parts', () => {
+    expect(fullnameOf({ freeform_name: 'Cher' })).toBe('Cher');
+    expect(fullnameOf({ first_name: null, last_name: null, freeform_name: 'Prince Rogers Nelson' })).toBe(
+      'Prince Rogers Nelson',
+    );
+  });
+
+  it('collapses white space in freeform_name', () => {
+    expect(fullnameOf({ freeform_name: '  Prince   Rogers\tNelson ' })).toBe('Prince Rogers Nelson');
+  });
+
+  it('prefers the structured parts when both forms are given', () => {
+    expect(fullnameOf({ first_name: 'John', last_name: 'Smith', freeform_name: 'Johnny S.' })).toBe(
+      'John Smith',
+    );
+  });
+
+  it('is empty for a Name with nothing in it', () => {
+    expect(fullnameOf({})).toBe('');
+  });
+});
