@@ -16,7 +16,9 @@ await Promise.all(
       minify: true,
       sourcemap: true,
       // Some bundled CommonJS dependencies call require(); give ESM output one.
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      },
       logLevel: 'warning',
     }),
   ),

@@ -12,11 +12,11 @@ afterEach(() => {
   removeFault = undefined;
 });
 
-const statuses = (responses: { status: number }[]) =>
-  responses.reduce<Record<number, number>>(
-    (count, { status }) => ({ ...count, [status]: (count[status] ?? 0) + 1 }),
-    {},
-  );
+const statuses = (responses: { status: number }[]) => {
+  const count: Record<number, number> = {};
+  for (const { status } of responses) count[status] = (count[status] ?? 0) + 1;
+  return count;
+};
 
 describe('uniqueness under concurrency', () => {
   it('of 25 simultaneous creates claiming one email, exactly one succeeds and 24 get 409', async () => {
