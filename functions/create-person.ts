@@ -1,4 +1,4 @@
-import { personRepositoryFromEnv } from '../lib/db/default-repository';
+import { personRepositoryFromEnv } from '../lib/db/from-env';
 import type { PersonRepository } from '../lib/db/person-repository';
 import { CreatePersonBody } from '../lib/domain/schemas';
 import { writeHandler } from '../lib/http/handler';

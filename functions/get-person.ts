@@ -1,4 +1,4 @@
-import { personRepositoryFromEnv } from '../lib/db/default-repository';
+import { personRepositoryFromEnv } from '../lib/db/from-env';
 import type { PersonRepository } from '../lib/db/person-repository';
 import { etagOf } from '../lib/domain/representation';
 import { readHandler } from '../lib/http/handler';

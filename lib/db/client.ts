@@ -14,6 +14,12 @@ export const storageConfigFromEnv = (env: NodeJS.ProcessEnv = process.env): Stor
   return { tableName, ...(env.DYNAMODB_ENDPOINT ? { endpoint: env.DYNAMODB_ENDPOINT } : {}) };
 };
 
+/** A document client and the table it works on: what every repository is built from. */
+export interface Storage {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
 export const documentClient = (config: DynamoDBClientConfig = {}): DynamoDBDocumentClient =>
   DynamoDBDocumentClient.from(new DynamoDBClient(config), {
     marshallOptions: { removeUndefinedValues: true },

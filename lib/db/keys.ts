@@ -8,7 +8,23 @@
  * | email claim     | `EMAIL#<normalised>`    | `CLAIM`            | personId, value                             |
  * | name claim      | `NAME#<folded fullname>`| `CLAIM`            | personId, value (held only by email-less persons) |
  * | id counter      | `COUNTER#ids`           | `COUNTER`          | value: the last id handed out               |
+ * | person counter  | `COUNTER#persons`       | `COUNTER`          | value: how many persons exist (ADD 1 in each create's transaction) |
  * | Prefix / Suffix | `PREFIX` / `SUFFIX`     | `PREFIX#<id>` / `SUFFIX#<id>` | id, prefix / suffix              |
+ *
+ * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSON` and
+ * `listSk` = `<folded fullname>\u0001<id, 16 digits>`, so the index is ordered by folded fullname with
+ * ties by id (`\u0001` sorts below every character a folded name holds, so "ann" comes before
+ * "ann b"). It projects only `id`, `fullname` and the folded searchable forms (`search_first_name`,
+ * `search_last_name`, `search_email`, `search_all`): a list reads small index entries, never Person
+ * documents.
+ *
+ * What a list request costs, for N persons in the table:
+ * - no filter, `limit` L at `offset` O: one GetItem of the person counter (the count, O(1)) and
+ *   index reads of O + L entries (about 100 bytes each, so one Query call per ~10 000 entries).
+ * - any filter: the whole index range is read to count the matches, N entries whatever O and L are.
+ *   That grows with the table; a later change replaces it with an index that does not.
+ * - `limit=0` without filters: the counter read only.
+ * The single index partition (`PERSON`) takes about 1 000 writes/s, which bounds the rate of creates.
  *
  * Claims are written in the same transaction as the Person with `attribute_not_exists(pk)`, and
  * released with a condition that they still name that Person, so uniqueness holds under concurrency.
@@ -46,6 +62,16 @@ export const claimKey = ({ field, value }: Claim): Key => ({
 });
 
 export const idCounterKey: Key = { pk: 'COUNTER#ids', sk: 'COUNTER' };
+export const personCounterKey: Key = { pk: 'COUNTER#persons', sk: 'COUNTER' };
+
+export const PERSON_LIST_INDEX = 'byName';
+export const PERSON_LIST_PARTITION = 'PERSON';
+
+/** Where a person stands in the `byName` index: folded fullname, then id. */
+export const personListKey = (foldedFullname: string, id: number) => ({
+  listPk: PERSON_LIST_PARTITION,
+  listSk: `${foldedFullname.replace(/[\u0000-\u001f]/g, '')}\u0001${String(id).padStart(16, '0')}`,
+});
 
 export const prefixKey = (id: number): Key => ({ pk: 'PREFIX', sk: `PREFIX#${pad(id)}` });
 export const suffixKey = (id: number): Key => ({ pk: 'SUFFIX', sk: `SUFFIX#${pad(id)}` });

@@ -4,32 +4,50 @@
  * for so that a cancellation can be read back into domain errors.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry } from '../domain/audit';
+import { searchableForms } from '../domain/listing';
 import type { ClaimToTake, MergeResult } from '../domain/merge';
-import type { Claim, Person } from '../domain/person';
-import { auditKey, claimKey, personKey } from './keys';
+import { type Claim, fullnameOfPerson, type Person } from '../domain/person';
+import { fold } from '../domain/text';
+import { auditKey, claimKey, personCounterKey, personKey, personListKey } from './keys';
 
-export type AuditAction = 'create' | 'update' | 'enrich';
-
-export interface AuditEntry {
-  id: number;
-  person_id: number;
-  action: AuditAction;
-  requester: number | null;
-  at: string;
-  changed: string[];
-}
-
-export const toPersonItem = (person: Person) => ({ ...personKey(person.id), type: 'Person', ...person });
-
-export const fromPersonItem = (item: Record<string, unknown>): Person => {
-  const { pk: _pk, sk: _sk, type: _type, ...person } = item;
-  return person as Person;
+/** The Person item: the stored Person plus its place and searchable forms in the `byName` index. */
+export const toPersonItem = (person: Person) => {
+  const fullname = fullnameOfPerson(person);
+  const search = searchableForms(person);
+  return {
+    ...personKey(person.id),
+    type: 'Person',
+    ...person,
+    ...personListKey(fold(fullname), person.id),
+    fullname,
+    search_first_name: search.first_name,
+    search_last_name: search.last_name,
+    search_email: search.email,
+    search_all: search.search,
+  };
 };
+
+const PERSON_FIELDS = [
+  'id',
+  'local_reference_id',
+  'Names',
+  'Emails',
+  'PhoneNumbers',
+  'PersonRoles',
+  'PostalAddresses',
+  'SocialAddresses',
+  'CoreMetaData',
+] as const satisfies readonly (keyof Person)[];
+
+export const fromPersonItem = (item: Record<string, unknown>): Person =>
+  Object.fromEntries(PERSON_FIELDS.map((field) => [field, item[field]])) as Person;
 
 /** What each action of a write transaction is for, in the order of `TransactItems`. */
 export type ActionRole =
   | { kind: 'person' }
   | { kind: 'audit' }
+  | { kind: 'counter' }
   | { kind: 'requester'; requester: number }
   | { kind: 'take'; claim: ClaimToTake }
   | { kind: 'release'; claim: Claim };
@@ -118,6 +136,20 @@ export const buildWriteTransaction = ({
       { kind: 'release', claim },
     ]),
   ];
+  if (previousVersion === null) {
+    actions.push([
+      {
+        Update: {
+          TableName: tableName,
+          Key: personCounterKey,
+          UpdateExpression: 'ADD #value :one',
+          ExpressionAttributeNames: { '#value': 'value' },
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      { kind: 'counter' },
+    ]);
+  }
   if (requesterToCheck !== null) {
     actions.push([
       {

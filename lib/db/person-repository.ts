@@ -9,6 +9,7 @@ import {
   GetCommand,
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry } from '../domain/audit';
 import {
   PersonNotFound,
   PreconditionFailed,
@@ -23,7 +24,6 @@ import { decodeCancellation } from './cancellation';
 import { type IdAllocator, idAllocator } from './ids';
 import { personKey } from './keys';
 import {
-  type AuditEntry,
   buildWriteTransaction,
   fromPersonItem,
   MAX_TRANSACTION_ACTIONS,

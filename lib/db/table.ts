@@ -3,9 +3,20 @@
  * table from it.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { PERSON_LIST_INDEX } from './keys';
 
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';
+
+/** What the `byName` index projects besides its keys: a stub and the searchable forms (keys.ts). */
+export const PERSON_LIST_ATTRIBUTES = [
+  'id',
+  'fullname',
+  'search_first_name',
+  'search_last_name',
+  'search_email',
+  'search_all',
+];
 
 export const tableDefinition = (tableName: string): CreateTableCommandInput => ({
   TableName: tableName,
@@ -16,6 +27,18 @@ export const tableDefinition = (tableName: string): CreateTableCommandInput => (
   AttributeDefinitions: [
     { AttributeName: PARTITION_KEY, AttributeType: 'S' },
     { AttributeName: SORT_KEY, AttributeType: 'S' },
+    { AttributeName: 'listPk', AttributeType: 'S' },
+    { AttributeName: 'listSk', AttributeType: 'S' },
+  ],
+  GlobalSecondaryIndexes: [
+    {
+      IndexName: PERSON_LIST_INDEX,
+      KeySchema: [
+        { AttributeName: 'listPk', KeyType: 'HASH' },
+        { AttributeName: 'listSk', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: PERSON_LIST_ATTRIBUTES },
+    },
   ],
   BillingMode: 'PAY_PER_REQUEST',
   StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },

@@ -27,9 +27,18 @@ export class ValidationFailed extends DomainError {
   }
 }
 
-export class PersonNotFound extends DomainError {
+export class NotFound extends DomainError {
+  constructor(
+    readonly resource: string,
+    readonly id: number | string,
+  ) {
+    super(`No ${resource} with id ${id}`);
+  }
+}
+
+export class PersonNotFound extends NotFound {
   constructor(readonly personId: number | string) {
-    super(`No person with id ${personId}`);
+    super('Person', personId);
   }
 }
 

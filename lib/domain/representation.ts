@@ -2,6 +2,7 @@
  * The full Person of API.md 3, built from a stored Person: JSON-LD wrapping, derived `fullname` and
  * `email`, example objects in empty sets, and the echo of deleted elements' `local_reference_id`s.
  */
+import type { AuditEntry } from './audit';
 import type { Tombstones } from './merge';
 import { fullnameOfPerson, type Person, primaryEmailOf } from './person';
 import { ITEM_FIELDS, ITEM_TYPES, type PersonOut, SET_NAMES, type SetName } from './schemas';
@@ -13,7 +14,26 @@ export interface Links {
   contextUrl: string;
 }
 
-export const personUrl = (baseUrl: string, id: number) => `${baseUrl}/Person/${id}`;
+export const resourceUrl = (baseUrl: string, type: string, id: number) => `${baseUrl}/${type}/${id}`;
+export const personUrl = (baseUrl: string, id: number) => resourceUrl(baseUrl, 'Person', id);
+
+/** A Prefix or Suffix as the API shows it. */
+export const referenceOut = <T extends { id: number }>(
+  type: 'Prefix' | 'Suffix',
+  item: T,
+  baseUrl: string,
+) => ({
+  '@type': type,
+  '@id': resourceUrl(baseUrl, type, item.id),
+  ...item,
+});
+
+/** An AuditEntry as the API shows it; its `@id` is a fragment of the person's history. */
+export const auditEntryOut = (entry: AuditEntry, baseUrl: string) => ({
+  '@type': 'AuditEntry',
+  '@id': `${personUrl(baseUrl, entry.person_id)}/audit#${entry.id}`,
+  ...entry,
+});
 
 /** The one object of an empty set: `@type` and every property null (API.md 3). */
 const exampleItem = (set: SetName) => ({

@@ -5,7 +5,7 @@
  */
 import {
   type FieldError,
-  PersonNotFound,
+  NotFound,
   PreconditionFailed,
   RequesterUnknown,
   ServiceUnavailable,
@@ -72,7 +72,7 @@ const problem = (type: ProblemType, detail: string, errors: FieldError[] = [], h
 export const problemOf = (error: unknown): Problem => {
   if (error instanceof HttpProblem) return problem(error.type, error.detail, error.errors, error.headers);
   if (error instanceof ValidationFailed) return problem('validation-error', error.message, error.errors);
-  if (error instanceof PersonNotFound) return problem('not-found', error.message);
+  if (error instanceof NotFound) return problem('not-found', error.message);
   if (error instanceof RequesterUnknown) return problem('unknown-requester', error.message);
   if (error instanceof UniquenessConflict)
     return problem(

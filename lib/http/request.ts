@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
-import { type FieldError, PersonNotFound } from '../domain/errors';
+import { type FieldError, NotFound, PersonNotFound } from '../domain/errors';
 import type { Links } from '../domain/representation';
 import { LIMITS } from '../domain/schemas';
 import type { HttpConfig } from './config';
@@ -46,13 +46,16 @@ export const requesterOf = (event: APIGatewayProxyEventV2, rule: RequesterRule):
   return id;
 };
 
-/** A path id that cannot name a person (not a positive integer) names nothing: 404. */
-export const personIdOf = (event: APIGatewayProxyEventV2): number => {
+/** The `{id}` of the path; one that is not a positive integer names nothing: 404. */
+export const pathIdOf = (event: APIGatewayProxyEventV2, resource: string): number => {
   const raw = event.pathParameters?.id ?? '';
   const id = Number(raw);
-  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(id)) throw new PersonNotFound(raw);
+  if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(id))
+    throw resource === 'Person' ? new PersonNotFound(raw) : new NotFound(resource, raw);
   return id;
 };
+
+export const personIdOf = (event: APIGatewayProxyEventV2): number => pathIdOf(event, 'Person');
 
 /** Turns zod's issues into JSON Pointer errors (RFC 6901: the whole body is ""), one per unknown key. */
 export const fieldErrors = (issues: z.core.$ZodIssue[]): FieldError[] =>
@@ -91,3 +94,31 @@ export const bodyOf = <S extends z.ZodType>(event: APIGatewayProxyEventV2, schem
     );
   return parsed.data;
 };
+
+/** Query parameters checked against a schema; a bad value is 400 naming the parameter. */
+export const queryOf = <S extends z.ZodType>(event: APIGatewayProxyEventV2, schema: S): z.output<S> => {
+  const parsed = schema.safeParse(event.queryStringParameters ?? {});
+  if (!parsed.success)
+    throw new HttpProblem('validation-error', 'The query is not valid', fieldErrors(parsed.error.issues));
+  return parsed.data;
+};
+
+/** The path of the request below the API's base (API Gateway puts a named stage in `rawPath`). */
+const routePath = (event: APIGatewayProxyEventV2) => {
+  const { stage } = event.requestContext;
+  const path = event.rawPath || '/';
+  return stage && stage !== '$default' && path.startsWith(`/${stage}/`) ? path.slice(stage.length + 1) : path;
+};
+
+/**
+ * The absolute URL of another page of the same list: this request's path and query, with `page` and
+ * `perPage` set (API.md 6: links keep the other query parameters).
+ */
+export const pageUrlFor =
+  (event: APIGatewayProxyEventV2, links: Links) =>
+  (page: number, perPage: number): string => {
+    const query = new URLSearchParams(event.rawQueryString ?? '');
+    query.set('page', String(page));
+    query.set('perPage', String(perPage));
+    return `${links.baseUrl}${routePath(event)}?${query}`;
+  };

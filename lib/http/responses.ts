@@ -53,3 +53,5 @@ export const personCreated = (outcome: WriteOutcome, links: Links): ApiResponse 
 });
 
 export const notModified = (etag: string): ApiResponse => ({ status: 304, headers: { ETag: etag } });
+
+export const ok = (body: unknown): ApiResponse => ({ status: 200, body });

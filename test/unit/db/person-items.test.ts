@@ -2,12 +2,12 @@ import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
   type ActionRole,
-  type AuditEntry,
   buildWriteTransaction,
   fromPersonItem,
   toPersonItem,
   type WriteTransaction,
 } from '../../../lib/db/person-items';
+import type { AuditEntry } from '../../../lib/domain/audit';
 import { type MergeResult, mergePerson } from '../../../lib/domain/merge';
 import type { Person } from '../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../lib/domain/schemas';
@@ -51,6 +51,7 @@ const roleOfAction = (item: NonNullable<WriteTransaction['input']['TransactItems
   if (item.Put?.Item?.type === 'Claim') return { kind: 'take', value: item.Put.Item.value };
   if (item.Delete) return { kind: 'release', pk: item.Delete.Key?.pk };
   if (item.ConditionCheck) return { kind: 'requester', pk: item.ConditionCheck.Key?.pk };
+  if (item.Update) return { kind: 'counter', pk: item.Update.Key?.pk };
   return { kind: 'unknown' };
 };
 
@@ -68,7 +69,30 @@ const describeRole = (role: ActionRole, personId: number) => {
       };
     case 'requester':
       return { kind: 'requester', pk: `PERSON#${role.requester}` };
+    case 'counter':
+      return { kind: 'counter', pk: 'COUNTER#persons' };
   }
+};
+
+/** What the `byName` index reads of John Smith, person 100, with the given folded emails. */
+const listing = (...emails: string[]) => ({
+  listPk: 'PERSON',
+  listSk: 'john smith\u00010000000000000100',
+  fullname: 'John Smith',
+  search_first_name: 'john',
+  search_last_name: 'smith',
+  search_email: emails.join('\n'),
+  search_all: ['john smith', 'john', 'smith', ...emails].join('\n'),
+});
+
+const counterIncrement = {
+  Update: {
+    TableName: TABLE,
+    Key: { pk: 'COUNTER#persons', sk: 'COUNTER' },
+    UpdateExpression: 'ADD #value :one',
+    ExpressionAttributeNames: { '#value': 'value' },
+    ExpressionAttributeValues: { ':one': 1 },
+  },
 };
 
 describe('buildWriteTransaction for a create', () => {
@@ -88,7 +112,13 @@ describe('buildWriteTransaction for a create', () => {
         {
           Put: {
             TableName: TABLE,
-            Item: { pk: 'PERSON#100', sk: 'PERSON', type: 'Person', ...merge.person },
+            Item: {
+              pk: 'PERSON#100',
+              sk: 'PERSON',
+              type: 'Person',
+              ...merge.person,
+              ...listing('jsmith@no-reply.org', 'john.smith@example.org'),
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -139,6 +169,7 @@ describe('buildWriteTransaction for a create', () => {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
+        counterIncrement,
         {
           ConditionCheck: {
             TableName: TABLE,
@@ -162,6 +193,7 @@ describe('buildWriteTransaction for a create', () => {
         kind: 'take',
         claim: { field: 'email', value: 'john.smith@example.org', path: '/Emails/@set/1/email' },
       },
+      { kind: 'counter' },
       { kind: 'requester', requester: 5 },
     ]);
   });
@@ -231,7 +263,13 @@ describe('buildWriteTransaction for an update', () => {
         {
           Put: {
             TableName: TABLE,
-            Item: { pk: 'PERSON#100', sk: 'PERSON', type: 'Person', ...merge.person },
+            Item: {
+              pk: 'PERSON#100',
+              sk: 'PERSON',
+              type: 'Person',
+              ...merge.person,
+              ...listing('jsmith@no-reply.org'),
+            },
             ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
             ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
             ExpressionAttributeValues: { ':previous': 1 },
@@ -327,8 +365,14 @@ describe('toPersonItem and fromPersonItem', () => {
     SocialAddresses: { twitter: 'https://x.com/jsmith' },
   }).person;
 
-  it('stores a Person under its key, marked as a Person', () => {
-    expect(toPersonItem(person)).toEqual({ pk: 'PERSON#100', sk: 'PERSON', type: 'Person', ...person });
+  it('stores a Person under its key, marked as a Person, with its place and forms in the byName index', () => {
+    expect(toPersonItem(person)).toEqual({
+      pk: 'PERSON#100',
+      sk: 'PERSON',
+      type: 'Person',
+      ...person,
+      ...listing('jsmith@no-reply.org'),
+    });
   });
 
   it('round-trips a Person', () => {
@@ -345,5 +389,7 @@ describe('toPersonItem and fromPersonItem', () => {
     expect(read).not.toHaveProperty('pk');
     expect(read).not.toHaveProperty('sk');
     expect(read).not.toHaveProperty('type');
+    expect(read).not.toHaveProperty('listSk');
+    expect(read).not.toHaveProperty('search_all');
   });
 });

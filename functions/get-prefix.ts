@@ -1,0 +1,9 @@
+import { referenceDataFromEnv } from '../lib/db/from-env';
+import type { ReferenceData } from '../lib/db/reference-data';
+import { referenceItemHandler } from '../lib/http/reference-handlers';
+
+/** GET /Prefix/{id} */
+export const buildHandler = ({ reference }: { reference: ReferenceData }) =>
+  referenceItemHandler('Prefix', reference);
+
+export const handler = buildHandler({ reference: referenceDataFromEnv() });

@@ -1,0 +1,9 @@
+import { referenceDataFromEnv } from '../lib/db/from-env';
+import type { ReferenceData } from '../lib/db/reference-data';
+import { referenceListHandler } from '../lib/http/reference-handlers';
+
+/** GET /Suffix */
+export const buildHandler = ({ reference }: { reference: ReferenceData }) =>
+  referenceListHandler('Suffix', reference);
+
+export const handler = buildHandler({ reference: referenceDataFromEnv() });

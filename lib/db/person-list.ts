@@ -1,0 +1,133 @@
+/**
+ * The list of persons, read from the `byName` index (see the cost notes in keys.ts): the window of
+ * stubs, the count, and what it cost, logged for operators and benchmarks.
+ */
+import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { PersonFilters, PersonListRequest, PersonSummary } from '../domain/listing';
+import { logger as defaultLogger } from '../logger';
+import type { Storage } from './client';
+import { PERSON_LIST_INDEX, PERSON_LIST_PARTITION, personCounterKey } from './keys';
+import { storageCall } from './storage-errors';
+
+export interface ListCost {
+  calls: number;
+  itemsRead: number;
+  capacityUnits: number;
+}
+
+export interface PersonListResult {
+  count: number;
+  persons: PersonSummary[];
+  cost: ListCost;
+}
+
+export interface PersonList {
+  list(request: PersonListRequest): Promise<PersonListResult>;
+}
+
+/** The index attribute each filter matches against (person-items.ts writes them). */
+const FILTER_ATTRIBUTES: Record<keyof PersonFilters, string> = {
+  first_name: 'search_first_name',
+  last_name: 'search_last_name',
+  email: 'search_email',
+  search: 'search_all',
+};
+
+/** The Query input of a list page: the index in the asked direction, filters as `contains`. */
+export const buildListQuery = (
+  tableName: string,
+  filters: PersonFilters,
+  descending: boolean,
+): QueryCommandInput => {
+  const active = Object.entries(filters).filter(([, value]) => value) as [keyof PersonFilters, string][];
+  return {
+    TableName: tableName,
+    IndexName: PERSON_LIST_INDEX,
+    KeyConditionExpression: 'listPk = :partition',
+    ProjectionExpression: 'id, fullname',
+    ScanIndexForward: !descending,
+    ReturnConsumedCapacity: 'TOTAL',
+    ...(active.length > 0
+      ? {
+          FilterExpression: active
+            .map(([key]) => `contains(${FILTER_ATTRIBUTES[key]}, :${key})`)
+            .join(' AND '),
+        }
+      : {}),
+    ExpressionAttributeValues: {
+      ':partition': PERSON_LIST_PARTITION,
+      ...Object.fromEntries(active.map(([key, value]) => [`:${key}`, value])),
+    },
+  };
+};
+
+const capacityOf = (consumed: ConsumedCapacity | undefined) => consumed?.CapacityUnits ?? 0;
+
+export const personList = ({
+  client,
+  tableName,
+  logger = defaultLogger,
+}: Storage & { logger?: Pick<typeof defaultLogger, 'info'> }): PersonList => ({
+  async list({ filters, descending, window }) {
+    const cost: ListCost = { calls: 0, itemsRead: 0, capacityUnits: 0 };
+    const filtered = Object.values(filters).some(Boolean);
+    const wanted = window.offset + window.limit;
+
+    /** Reads the index until `enough` matches are in hand, or to its end. */
+    const readIndex = async (enough: number) => {
+      const matches: PersonSummary[] = [];
+      const input = buildListQuery(tableName, filters, descending);
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await storageCall(() =>
+          client.send(
+            new QueryCommand({
+              ...input,
+              ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+              ...(filtered ? {} : { Limit: enough - matches.length }),
+            }),
+          ),
+        );
+        cost.calls += 1;
+        cost.itemsRead += page.ScannedCount ?? 0;
+        cost.capacityUnits += capacityOf(page.ConsumedCapacity);
+        matches.push(...((page.Items ?? []) as PersonSummary[]));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey && matches.length < enough);
+      return matches;
+    };
+
+    const readCount = async () => {
+      const { Item, ConsumedCapacity } = await storageCall(() =>
+        client.send(
+          new GetCommand({ TableName: tableName, Key: personCounterKey, ReturnConsumedCapacity: 'TOTAL' }),
+        ),
+      );
+      cost.calls += 1;
+      cost.itemsRead += Item ? 1 : 0;
+      cost.capacityUnits += capacityOf(ConsumedCapacity);
+      return (Item?.value as number | undefined) ?? 0;
+    };
+
+    let count: number;
+    let matches: PersonSummary[];
+    if (filtered) {
+      matches = await readIndex(Number.POSITIVE_INFINITY);
+      count = matches.length;
+    } else {
+      [count, matches] = await Promise.all([
+        readCount(),
+        wanted > 0 ? readIndex(wanted) : Promise.resolve([]),
+      ]);
+    }
+    const persons = matches.slice(window.offset, wanted).map(({ id, fullname }) => ({ id, fullname }));
+    logger.info('list cost', { filtered, offset: window.offset, limit: window.limit, ...cost });
+    return { count, persons, cost };
+  },
+});

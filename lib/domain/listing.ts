@@ -1,0 +1,187 @@
+/**
+ * Listing (API.md 4 and 6): the query parameters, the stub of a Person, the searchable forms of a
+ * Person, and the PaginatedList envelope every paged endpoint answers with.
+ */
+import { z } from 'zod';
+import { fullnameOfPerson, type Person } from './person';
+import { personUrl } from './representation';
+import { LIMITS } from './schemas';
+import { fold } from './text';
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'Must be a whole number')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max));
+
+/** A filter value, folded as stored values are; an empty value is the same as none (API.md 4). */
+const filter = z
+  .string()
+  .max(LIMITS.text)
+  .transform((value) => fold(value) || undefined)
+  .optional();
+
+export const PAGE_DEFAULTS = { page: 1, perPage: 10, maxPerPage: 100 } as const;
+export const LIST_DEFAULTS = { limit: 50, maxLimit: 500, offset: 0 } as const;
+
+export interface PageRequest {
+  page: number;
+  perPage: number;
+}
+
+export const pageRequest = (query: {
+  page?: number | undefined;
+  perPage?: number | undefined;
+}): PageRequest => ({
+  page: query.page ?? PAGE_DEFAULTS.page,
+  perPage: query.perPage ?? PAGE_DEFAULTS.perPage,
+});
+
+export const pageWindow = ({ page, perPage }: PageRequest): Window => ({
+  offset: (page - 1) * perPage,
+  limit: perPage,
+});
+
+const pageShape = {
+  page: integer(1, 1_000_000_000).optional(),
+  perPage: integer(1, PAGE_DEFAULTS.maxPerPage).optional(),
+};
+
+/** `page`/`perPage` of any PaginatedList endpoint (API.md 6). */
+export const PageQuery = z.strictObject(pageShape);
+
+/** `GET /Person`: filters, sort and either `limit`/`offset` or `page`/`perPage`, never both. */
+export const ListPersonsQuery = z
+  .strictObject({
+    first_name: filter,
+    last_name: filter,
+    email: filter,
+    search: filter,
+    sort_dir: z.enum(['0', '1'], { error: 'Must be 1 (ascending) or 0 (descending)' }).optional(),
+    limit: integer(0, LIST_DEFAULTS.maxLimit).optional(),
+    offset: integer(0, 1_000_000_000).optional(),
+    ...pageShape,
+  })
+  .superRefine((query, context) => {
+    const paged = query.page !== undefined || query.perPage !== undefined;
+    const offsetStyle = query.limit !== undefined || query.offset !== undefined;
+    if (paged && offsetStyle)
+      context.addIssue({
+        code: 'custom',
+        path: [query.page !== undefined ? 'page' : 'perPage'],
+        message: 'Use either limit/offset or page/perPage, not both',
+      });
+  });
+
+export type ListPersonsQuery = z.output<typeof ListPersonsQuery>;
+
+export interface PersonFilters {
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  search?: string;
+}
+
+/** A window of the ordered list: `offset` items skipped, at most `limit` taken. */
+export interface Window {
+  offset: number;
+  limit: number;
+}
+
+export interface PersonListRequest {
+  filters: PersonFilters;
+  descending: boolean;
+  window: Window;
+  /** Set when the client paged with `page`/`perPage`: the answer is a PaginatedList. */
+  page?: PageRequest;
+}
+
+/** Turns the validated query into what storage needs: filters, direction and a window. */
+export const personListRequest = (query: ListPersonsQuery): PersonListRequest => {
+  const filters = Object.fromEntries(
+    (['first_name', 'last_name', 'email', 'search'] as const).flatMap((key) =>
+      query[key] ? [[key, query[key]]] : [],
+    ),
+  );
+  const descending = query.sort_dir === '0';
+  if (query.page !== undefined || query.perPage !== undefined) {
+    const page = pageRequest(query);
+    return { filters, descending, window: pageWindow(page), page };
+  }
+  return {
+    filters,
+    descending,
+    window: { offset: query.offset ?? LIST_DEFAULTS.offset, limit: query.limit ?? LIST_DEFAULTS.limit },
+  };
+};
+
+/**
+ * The folded, searchable forms of a Person, one string per filter with values separated by a line
+ * break (which no folded filter value can contain, so a match never spans two values).
+ */
+export const searchableForms = (person: Person) => {
+  const join = (values: (string | null | undefined)[]) =>
+    values.flatMap((value) => (value ? [fold(value)] : [])).join('\n');
+  const first = join(person.Names.map((name) => name.first_name));
+  const last = join(person.Names.map((name) => name.last_name));
+  const freeform = join(person.Names.map((name) => name.freeform_name));
+  const email = join(person.Emails.map((item) => item.email));
+  return {
+    first_name: first,
+    last_name: last,
+    email,
+    search: [fold(fullnameOfPerson(person)), first, last, freeform, email].filter(Boolean).join('\n'),
+  } satisfies Record<keyof PersonFilters, string>;
+};
+
+export interface PersonSummary {
+  id: number;
+  fullname: string;
+}
+
+export const toStub = ({ id, fullname }: PersonSummary, baseUrl: string, contextUrl: string) => ({
+  '@context': contextUrl,
+  '@type': 'Stub',
+  '@id': personUrl(baseUrl, id),
+  id,
+  property_name: 'fullname',
+  property_value: fullname,
+  thing_type: 'Person',
+});
+
+export type Stub = ReturnType<typeof toStub>;
+
+/**
+ * The PaginatedList envelope (API.md 6). `pageUrl` builds the absolute URL of any page of the same
+ * list, keeping the request's other query parameters.
+ */
+export const paginatedList = <T>({
+  itemType,
+  items,
+  total,
+  request: { page, perPage },
+  pageUrl,
+  contextUrl,
+}: {
+  itemType: string;
+  items: T[];
+  total: number;
+  request: PageRequest;
+  pageUrl: (page: number, perPage: number) => string;
+  contextUrl: string;
+}) => {
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  return {
+    '@context': contextUrl,
+    '@id': pageUrl(page, perPage),
+    '@type': 'PaginatedList',
+    itemType,
+    page,
+    perPage,
+    total,
+    previousPage: page > 1 ? pageUrl(Math.min(page - 1, lastPage), perPage) : null,
+    nextPage: page < lastPage ? pageUrl(page + 1, perPage) : null,
+    items,
+  };
+};
