@@ -104,7 +104,7 @@ export const queryOf = <S extends z.ZodType>(event: APIGatewayProxyEventV2, sche
 };
 
 /** The path of the request below the API's base (API Gateway puts a named stage in `rawPath`). */
-const routePath = (event: APIGatewayProxyEventV2) => {
+export const routePath = (event: APIGatewayProxyEventV2) => {
   const { stage } = event.requestContext;
   const path = event.rawPath || '/';
   return stage && stage !== '$default' && path.startsWith(`/${stage}/`) ? path.slice(stage.length + 1) : path;
