@@ -1,0 +1,91 @@
+/**
+ * The whole service on this machine: DynamoDB Local, the table, the HTTP server on loopback and the
+ * stream consumers, started together and stopped together.
+ */
+import type { AddressInfo } from 'node:net';
+import { documentClient } from '../db/client';
+import { STREAM_SUBSCRIPTIONS } from '../db/stream-subscriptions';
+import { ensureTable, localClientConfig, startDynamoLocal, useLocalTable } from './dynamo-local';
+import { createLocalServer, functionLoader } from './server';
+import { type StreamConsumer, type StreamFunction, startStreamPoller } from './streams';
+
+export interface LocalServiceOptions {
+  port?: number;
+  host?: string;
+  /** Persist the data in this folder; in memory when absent. */
+  dataDir?: string;
+  tableName?: string;
+  /** Stream consumers besides the subscribed functions (tests use this to watch the stream). */
+  extraConsumers?: StreamConsumer[];
+  log?: (message: string, details?: unknown) => void;
+}
+
+export interface LocalService {
+  url: string;
+  dynamoEndpoint: string;
+  tableName: string;
+  stop(): Promise<void>;
+}
+
+export class PortInUse extends Error {
+  constructor(readonly port: number) {
+    super(`Port ${port} is already in use: stop what uses it, or set PORT to another port`);
+    this.name = 'PortInUse';
+  }
+}
+
+export const startLocalService = async ({
+  port = 3000,
+  host = '127.0.0.1',
+  dataDir,
+  tableName = 'persons',
+  extraConsumers = [],
+  log = (message, details) => console.error(message, details ?? ''),
+}: LocalServiceOptions = {}): Promise<LocalService> => {
+  const dynamo = await startDynamoLocal(dataDir ? { dataDir } : {});
+  const stops: (() => Promise<void>)[] = [() => dynamo.stop()];
+  const stop = async () => {
+    for (const step of stops.reverse().splice(0)) await step();
+  };
+  try {
+    useLocalTable(dynamo.endpoint, tableName);
+    const client = documentClient(localClientConfig(dynamo.endpoint));
+    await ensureTable(client, tableName);
+    client.destroy();
+
+    const load = functionLoader();
+    const server = createLocalServer({ load, onError: (error) => log('handler failed', error) });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        reject(error.code === 'EADDRINUSE' ? new PortInUse(port) : error),
+      );
+      server.listen(port, host, resolve);
+    });
+    stops.push(
+      () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        }),
+    );
+
+    const consumers: StreamConsumer[] = [
+      ...STREAM_SUBSCRIPTIONS.map(({ handler, accepts }) => ({
+        name: handler,
+        accepts,
+        handler: async (event: Parameters<StreamFunction>[0]) => (await load<StreamFunction>(handler))(event),
+      })),
+      ...extraConsumers,
+    ];
+    if (consumers.length > 0) {
+      const poller = await startStreamPoller({ endpoint: dynamo.endpoint, tableName, consumers, log });
+      stops.push(() => poller.stop());
+    }
+
+    const { port: actualPort } = server.address() as AddressInfo;
+    return { url: `http://${host}:${actualPort}`, dynamoEndpoint: dynamo.endpoint, tableName, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+};

@@ -1,0 +1,165 @@
+/**
+ * Feeds DynamoDB Local's stream to stream handlers as Lambda's event source mapping would: batches
+ * of records as a `DynamoDBStreamEvent`, retried from the first failed record when the handler
+ * reports `batchItemFailures` or throws, and given up after a few tries.
+ */
+
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { localClientConfig } from './dynamo-local';
+
+export type StreamFunction = (
+  event: DynamoDBStreamEvent,
+) => Promise<DynamoDBBatchResponse | undefined | void>;
+
+export interface StreamConsumer {
+  name: string;
+  handler: StreamFunction;
+  accepts?: (record: DynamoDBRecord) => boolean;
+}
+
+export interface StreamPollerOptions {
+  endpoint: string;
+  tableName: string;
+  consumers: StreamConsumer[];
+  intervalMs?: number;
+  batchSize?: number;
+  maxAttempts?: number;
+  log?: (message: string, details?: unknown) => void;
+}
+
+/** A stream record as Lambda hands it over (epoch seconds, `aws:dynamodb`, the stream ARN). */
+export const toLambdaRecord = (record: StreamRecord, streamArn: string): DynamoDBRecord => {
+  const { ApproximateCreationDateTime, ...dynamodb } = record.dynamodb ?? {};
+  return {
+    eventID: record.eventID ?? '',
+    eventName: record.eventName as DynamoDBRecord['eventName'],
+    eventVersion: record.eventVersion ?? '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: record.awsRegion ?? 'local',
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...(dynamodb as DynamoDBRecord['dynamodb']),
+      ...(ApproximateCreationDateTime
+        ? { ApproximateCreationDateTime: Math.floor(new Date(ApproximateCreationDateTime).getTime() / 1000) }
+        : {}),
+    },
+  };
+};
+
+/** Delivers one batch to one consumer, retrying from the first failed record. */
+const deliver = async (
+  consumer: StreamConsumer,
+  records: DynamoDBRecord[],
+  maxAttempts: number,
+  log: StreamPollerOptions['log'],
+) => {
+  let pending = records.filter((record) => consumer.accepts?.(record) ?? true);
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    let failedFrom = -1;
+    try {
+      const result = await consumer.handler({ Records: pending });
+      const failures = new Set((result?.batchItemFailures ?? []).map(({ itemIdentifier }) => itemIdentifier));
+      failedFrom = pending.findIndex((record) => failures.has(record.dynamodb?.SequenceNumber ?? ''));
+    } catch (error) {
+      log?.(`stream handler ${consumer.name} failed`, error);
+      failedFrom = 0;
+    }
+    if (failedFrom < 0) return;
+    if (attempt >= maxAttempts) {
+      log?.(`stream handler ${consumer.name} gave up on ${pending.length - failedFrom} records`);
+      return;
+    }
+    pending = pending.slice(failedFrom);
+    await new Promise((wait) => setTimeout(wait, 100 * 2 ** attempt));
+  }
+};
+
+export const startStreamPoller = async ({
+  endpoint,
+  tableName,
+  consumers,
+  intervalMs = 250,
+  batchSize = 100,
+  maxAttempts = 3,
+  log,
+}: StreamPollerOptions) => {
+  const config = localClientConfig(endpoint);
+  const dynamo = new DynamoDBClient(config);
+  const streams = new DynamoDBStreamsClient(config);
+  const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: tableName }));
+  dynamo.destroy();
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`Table ${tableName} has no stream`);
+
+  /** Shard id to its next iterator; shards open at start are read from now on, later ones whole. */
+  const iterators = new Map<string, string | undefined>();
+  const discover = async (from: 'LATEST' | 'TRIM_HORIZON') => {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      if (!shard.ShardId || iterators.has(shard.ShardId)) continue;
+      const type = shard.SequenceNumberRange?.EndingSequenceNumber ? 'TRIM_HORIZON' : from;
+      if (from === 'LATEST' && type === 'TRIM_HORIZON') {
+        iterators.set(shard.ShardId, undefined); // closed before we started: history, not news
+        continue;
+      }
+      const { ShardIterator } = await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shard.ShardId,
+          ShardIteratorType: type,
+        }),
+      );
+      iterators.set(shard.ShardId, ShardIterator);
+    }
+  };
+  await discover('LATEST');
+
+  let running = true;
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  let wake: (() => void) | undefined;
+  const loop = (async () => {
+    while (running) {
+      let delivered = 0;
+      try {
+        await discover('TRIM_HORIZON');
+        for (const [shardId, iterator] of iterators) {
+          if (!iterator) continue;
+          const { Records, NextShardIterator } = await streams.send(
+            new GetRecordsCommand({ ShardIterator: iterator, Limit: batchSize }),
+          );
+          iterators.set(shardId, NextShardIterator);
+          const records = (Records ?? []).map((record) => toLambdaRecord(record, streamArn));
+          delivered += records.length;
+          for (const consumer of consumers)
+            if (records.length > 0) await deliver(consumer, records, maxAttempts, log);
+        }
+      } catch (error) {
+        if (running) log?.('reading the stream failed', error);
+      }
+      if (delivered === 0 && running)
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          idle = setTimeout(resolve, intervalMs);
+        });
+    }
+  })();
+
+  return {
+    streamArn,
+    async stop() {
+      running = false;
+      clearTimeout(idle);
+      wake?.();
+      await loop;
+      streams.destroy();
+    },
+  };
+};
