@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand, DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CreateTableCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { documentClient } from '../../lib/db/client';
 import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person-repository';
 import { seedReferenceData } from '../../lib/db/reference-data';
 import { tableDefinition } from '../../lib/db/table';
-
-export const localClientConfig = (endpoint: string): DynamoDBClientConfig => ({
-  endpoint,
-  region: 'local',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-});
+import { localClientConfig } from '../../lib/local/dynamo-local';
 
 export interface TestTable {
   client: DynamoDBDocumentClient;
@@ -28,12 +23,6 @@ export const createTestTable = async (
   await seedReferenceData(client, tableName);
   return { client, tableName };
 };
-
-/** A document client on the same engine whose middleware stack a test may add faults to. */
-export const separateClient = (): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(new DynamoDBClient(localClientConfig(inject('dynamoEndpoint'))), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
 
 export const testRepository = (table: TestTable, deps: Partial<PersonRepositoryDeps> = {}) =>
   personRepository({ client: table.client, tableName: table.tableName, ...deps });
