@@ -42,12 +42,15 @@ const readBody = async (request: IncomingMessage): Promise<Buffer | undefined> =
 };
 
 export interface LocalServerOptions {
+  /** Requests wait for this (storage started, environment set) before any handler is loaded. */
+  ready?: Promise<unknown>;
   routes?: readonly Route[];
   load?: (name: string) => Promise<HttpFunction>;
   onError?: (error: unknown) => void;
 }
 
 export const createLocalServer = ({
+  ready = Promise.resolve(),
   routes = ROUTES,
   load = functionLoader(),
   onError = (error) => console.error(error),
@@ -70,6 +73,7 @@ export const createLocalServer = ({
               { routeKey: `${match.route.method} ${match.route.path}`, pathParameters: match.pathParameters },
             ]
           : [FALLBACK_HANDLER, { routeKey: '$default' }];
+      await ready;
       const handler = await load(name);
       const result = await handler(toApiGatewayEvent(request, body, route), lambdaContext(name));
       writeResult(response, typeof result === 'string' ? { statusCode: 200, body: result } : result);

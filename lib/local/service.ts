@@ -1,11 +1,17 @@
 /**
- * The whole service on this machine: DynamoDB Local, the table, the HTTP server on loopback and the
- * stream consumers, started together and stopped together.
+ * The whole service on this machine: the HTTP server on loopback, DynamoDB Local with the table, and
+ * the stream consumers, started together and stopped together.
  */
 import type { AddressInfo } from 'node:net';
 import { documentClient } from '../db/client';
 import { STREAM_SUBSCRIPTIONS } from '../db/stream-subscriptions';
-import { ensureTable, localClientConfig, startDynamoLocal, useLocalTable } from './dynamo-local';
+import {
+  type DynamoLocal,
+  ensureTable,
+  localClientConfig,
+  startDynamoLocal,
+  useLocalTable,
+} from './dynamo-local';
 import { createLocalServer, functionLoader } from './server';
 import { type StreamConsumer, type StreamFunction, startStreamPoller } from './streams';
 
@@ -42,19 +48,18 @@ export const startLocalService = async ({
   extraConsumers = [],
   log = (message, details) => console.error(message, details ?? ''),
 }: LocalServiceOptions = {}): Promise<LocalService> => {
-  const dynamo = await startDynamoLocal(dataDir ? { dataDir } : {});
-  const stops: (() => Promise<void>)[] = [() => dynamo.stop()];
+  const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const step of stops.reverse().splice(0)) await step();
   };
+  let storageReady: (dynamo: DynamoLocal) => void = () => undefined;
+  const ready = new Promise<DynamoLocal>((resolve) => {
+    storageReady = resolve;
+  });
   try {
-    useLocalTable(dynamo.endpoint, tableName);
-    const client = documentClient(localClientConfig(dynamo.endpoint));
-    await ensureTable(client, tableName);
-    client.destroy();
-
+    // The port first: a taken port fails at once, before Java starts.
     const load = functionLoader();
-    const server = createLocalServer({ load, onError: (error) => log('handler failed', error) });
+    const server = createLocalServer({ ready, load, onError: (error) => log('handler failed', error) });
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
         reject(error.code === 'EADDRINUSE' ? new PortInUse(port) : error),
@@ -68,6 +73,14 @@ export const startLocalService = async ({
           server.closeAllConnections();
         }),
     );
+
+    const dynamo = await startDynamoLocal(dataDir ? { dataDir } : {});
+    stops.push(() => dynamo.stop());
+    useLocalTable(dynamo.endpoint, tableName);
+    const client = documentClient(localClientConfig(dynamo.endpoint));
+    await ensureTable(client, tableName);
+    client.destroy();
+    storageReady(dynamo);
 
     const consumers: StreamConsumer[] = [
       ...STREAM_SUBSCRIPTIONS.map(({ handler, accepts }) => ({

@@ -1,0 +1,65 @@
+/**
+ * The real local server (`npm start`'s entry) as a child process on a free port, for tests that
+ * drive it over HTTP.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+export interface ServerProcess {
+  url: string;
+  dynamoEndpoint: string;
+  process: ChildProcess;
+  output: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export interface StartOptions {
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+/** Runs the entry and collects its output; resolves when it exits. */
+export const runEntry = ({ args = [], env = {} }: StartOptions = {}) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/start.ts', ...args], {
+    cwd: process.cwd(),
+    env: { ...process.env, PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  return { child, output: () => output };
+};
+
+export const startServer = async (options: StartOptions = {}): Promise<ServerProcess> => {
+  const { child, output } = runEntry(options);
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+  while (!/listening on (\S+)/.test(output())) {
+    if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode}:\n${output()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The server did not start in time:\n${output()}`);
+    }
+    await new Promise((wait) => setTimeout(wait, 50));
+  }
+  const url = /listening on (\S+)/.exec(output())?.[1] as string;
+  const dynamoEndpoint = /DynamoDB Local: (http:\/\/[\d.:]+)/.exec(output())?.[1] as string;
+  return {
+    url,
+    dynamoEndpoint,
+    process: child,
+    output,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const [code] = await once(child, 'exit');
+      return code as number | null;
+    },
+  };
+};
