@@ -5,7 +5,15 @@
 import type { AuditEntry } from './audit';
 import type { Tombstones } from './merge';
 import { fullnameOfPerson, type Person, primaryEmailOf } from './person';
-import { ITEM_FIELDS, ITEM_TYPES, type PersonOut, SET_NAMES, type SetName } from './schemas';
+import {
+  ITEM_FIELDS,
+  ITEM_TYPES,
+  type PersonOut,
+  SET_NAMES,
+  type SetName,
+  SOCIAL_FIELDS,
+  type SocialField,
+} from './schemas';
 
 export interface Links {
   /** Absolute base of the API, no trailing slash: `https://api.example.org/prod`. */
@@ -45,12 +53,14 @@ const exampleItem = (set: SetName) => ({
 });
 
 const setOut = (set: SetName, person: Person, tombstones: string[] = []) => {
-  const live = person[set].map(({ id, local_reference_id, ...fields }) => ({
+  // Properties in the contract's order, whatever order storage gave them back in.
+  const fields = Object.keys(ITEM_FIELDS[set]);
+  const live = person[set].map((item) => ({
     '@type': ITEM_TYPES[set],
-    id,
-    ...fields,
+    id: item.id,
+    ...Object.fromEntries(fields.map((field) => [field, (item as Record<string, unknown>)[field] ?? null])),
     person_fk: person.id,
-    local_reference_id,
+    local_reference_id: item.local_reference_id,
   }));
   return {
     '@type': set,
@@ -71,8 +81,23 @@ export const toPersonOut = (person: Person, links: Links, tombstones: Tombstones
     email: primaryEmailOf(person),
     local_reference_id: person.local_reference_id,
     ...Object.fromEntries(SET_NAMES.map((set) => [set, setOut(set, person, tombstones[set])])),
-    SocialAddresses: { '@type': 'SocialAddresses', ...person.SocialAddresses },
-    CoreMetaData: { '@type': 'CoreMetaData', ...person.CoreMetaData },
+    SocialAddresses: {
+      '@type': 'SocialAddresses',
+      ...Object.fromEntries(
+        Object.keys(SOCIAL_FIELDS).map((field) => [
+          field,
+          person.SocialAddresses[field as SocialField] ?? null,
+        ]),
+      ),
+    },
+    CoreMetaData: {
+      '@type': 'CoreMetaData',
+      date_created: person.CoreMetaData.date_created,
+      date_modified: person.CoreMetaData.date_modified,
+      created_by: person.CoreMetaData.created_by,
+      modified_by: person.CoreMetaData.modified_by,
+      version: person.CoreMetaData.version,
+    },
   }) as PersonOut;
 
 /** The strong ETag of a stored version (API.md 3). */
