@@ -7,6 +7,7 @@ import { documentClient, type Storage, storageConfigFromEnv } from './client';
 import { personList } from './person-list';
 import { personRepository } from './person-repository';
 import { referenceData } from './reference-data';
+import { socialAddressWriter } from './social-address-writer';
 
 let storage: Storage | undefined;
 
@@ -22,3 +23,4 @@ export const personRepositoryFromEnv = () => personRepository(storageFromEnv());
 export const personListFromEnv = () => personList(storageFromEnv());
 export const referenceDataFromEnv = () => referenceData(storageFromEnv());
 export const auditLogFromEnv = () => auditLog(storageFromEnv());
+export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());

@@ -5,6 +5,7 @@
  * |-----------------|-------------------------|--------------------|---------------------------------------------|
  * | Person          | `PERSON#<id>`           | `PERSON`           | the stored Person (lib/domain/person.ts)     |
  * | AuditEntry      | `PERSON#<id>`           | `AUDIT#<version>`  | id, person_id, action, requester, at, changed |
+ * | enrichment mark | `PERSON#<id>`           | `ENRICHMENT`       | at: when enrichment wrote (once per person)  |
  * | email claim     | `EMAIL#<normalised>`    | `CLAIM`            | personId, value                             |
  * | name claim      | `NAME#<folded fullname>`| `CLAIM`            | personId, value (held only by email-less persons) |
  * | id counter      | `COUNTER#ids`           | `COUNTER`          | value: the last id handed out               |
@@ -55,6 +56,9 @@ export const auditKey = (personId: number, version: number): Key => ({
   pk: `PERSON#${personId}`,
   sk: `AUDIT#${pad(version)}`,
 });
+
+/** Written in the transaction that enriches a person, so a redelivered record never writes twice. */
+export const enrichmentKey = (personId: number): Key => ({ pk: `PERSON#${personId}`, sk: 'ENRICHMENT' });
 
 export const claimKey = ({ field, value }: Claim): Key => ({
   pk: `${field === 'email' ? 'EMAIL' : 'NAME'}#${keyValue(value)}`,

@@ -4,7 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { documentClient } from '../db/client';
-import { STREAM_SUBSCRIPTIONS } from '../db/stream-subscriptions';
+import { STREAM_SUBSCRIPTIONS } from '../stream-subscriptions';
 import {
   type DynamoLocal,
   ensureTable,
@@ -12,6 +12,7 @@ import {
   startDynamoLocal,
   useLocalTable,
 } from './dynamo-local';
+import { FIXTURE_EMAILS, startFixtureProvider } from './fixture-provider';
 import { createLocalServer, functionLoader } from './server';
 import { type StreamConsumer, type StreamFunction, startStreamPoller } from './streams';
 
@@ -23,6 +24,8 @@ export interface LocalServiceOptions {
   tableName?: string;
   /** Stream consumers besides the subscribed functions (tests use this to watch the stream). */
   extraConsumers?: StreamConsumer[];
+  /** Run enrichment (default); without `ENRICHMENT_URL` against the local fixture provider. */
+  enrichment?: boolean;
   log?: (message: string, details?: unknown) => void;
 }
 
@@ -30,6 +33,8 @@ export interface LocalService {
   url: string;
   dynamoEndpoint: string;
   tableName: string;
+  /** Where enrichment looks people up, or `off`. */
+  enrichment: string;
   stop(): Promise<void>;
 }
 
@@ -46,6 +51,7 @@ export const startLocalService = async ({
   dataDir,
   tableName = 'persons',
   extraConsumers = [],
+  enrichment = process.env.ENRICHMENT !== 'off',
   log = (message, details) => console.error(message, details ?? ''),
 }: LocalServiceOptions = {}): Promise<LocalService> => {
   const stops: (() => Promise<void>)[] = [];
@@ -82,8 +88,16 @@ export const startLocalService = async ({
     client.destroy();
     storageReady(dynamo);
 
+    let enrichmentSays = enrichment ? `provider at ${process.env.ENRICHMENT_URL}` : 'off';
+    if (enrichment && !process.env.ENRICHMENT_URL) {
+      const provider = await startFixtureProvider();
+      stops.push(() => provider.stop());
+      Object.assign(process.env, { ENRICHMENT_URL: provider.url, ENRICHMENT_API_KEY: provider.apiKey });
+      enrichmentSays = `local fixture provider at ${provider.url}, which knows ${FIXTURE_EMAILS.join(', ')}`;
+    }
+    const subscriptions = enrichment ? STREAM_SUBSCRIPTIONS : [];
     const consumers: StreamConsumer[] = [
-      ...STREAM_SUBSCRIPTIONS.map(({ handler, accepts }) => ({
+      ...subscriptions.map(({ handler, accepts }) => ({
         name: handler,
         accepts,
         handler: async (event: Parameters<StreamFunction>[0]) => (await load<StreamFunction>(handler))(event),
@@ -96,7 +110,13 @@ export const startLocalService = async ({
     }
 
     const { port: actualPort } = server.address() as AddressInfo;
-    return { url: `http://${host}:${actualPort}`, dynamoEndpoint: dynamo.endpoint, tableName, stop };
+    return {
+      url: `http://${host}:${actualPort}`,
+      dynamoEndpoint: dynamo.endpoint,
+      tableName,
+      enrichment: enrichmentSays,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

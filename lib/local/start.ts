@@ -20,6 +20,7 @@ try {
   console.log(
     `  DynamoDB Local: ${service.dynamoEndpoint}, table ${service.tableName}, ${dataDir ? `data in ${dataDir}` : 'in memory'}`,
   );
+  console.log(`  Enrichment: ${service.enrichment}`);
   console.log('  Ctrl-C stops it.');
   let stopping = false;
   const shutdown = async (signal: string) => {

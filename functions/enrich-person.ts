@@ -1,0 +1,11 @@
+import { socialAddressWriterFromEnv } from '../lib/db/from-env';
+import { enrichRecords } from '../lib/enrichment/enrich-records';
+import { providerFromEnv } from '../lib/enrichment/from-env';
+import { logger } from '../lib/logger';
+
+/** DynamoDB Streams: fills a new person's SocialAddresses from the enrichment provider (API.md 8). */
+export const handler = enrichRecords({
+  provider: providerFromEnv(),
+  writer: socialAddressWriterFromEnv(),
+  logger,
+});

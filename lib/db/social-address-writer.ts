@@ -1,0 +1,119 @@
+/**
+ * Writes what enrichment found: the still-empty SocialAddresses fields, a version bump, an `enrich`
+ * AuditEntry and the enrichment mark, in one transaction conditioned on the version it read, so a
+ * PATCH that lands meanwhile is re-read and kept, never lost.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { fillSocialAddresses, type SocialProfiles } from '../domain/enrichment';
+import { ServiceUnavailable } from '../domain/errors';
+import type { Person } from '../domain/person';
+import type { Storage } from './client';
+import { type IdAllocator, idAllocator } from './ids';
+import { auditKey, enrichmentKey, personKey } from './keys';
+import { fromPersonItem, toPersonItem } from './person-items';
+import { storageCall } from './storage-errors';
+
+export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
+
+export interface EnrichmentState {
+  person?: Person;
+  enriched: boolean;
+}
+
+export interface SocialAddressWriter {
+  /** The person and whether it was enriched already, in one read of its partition. */
+  state(personId: number): Promise<EnrichmentState>;
+  fill(personId: number, profiles: SocialProfiles): Promise<FillOutcome>;
+}
+
+export const socialAddressWriter = ({
+  client,
+  tableName,
+  ids = idAllocator(client, tableName),
+  clock = () => new Date(),
+  maxAttempts = 10,
+}: Storage & { ids?: IdAllocator; clock?: () => Date; maxAttempts?: number }): SocialAddressWriter => {
+  const state = async (personId: number): Promise<EnrichmentState> => {
+    const { Items = [] } = await storageCall(() =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          // ENRICHMENT and PERSON sort after every AUDIT# key: the two items, and no history.
+          KeyConditionExpression: 'pk = :pk AND sk >= :from',
+          ExpressionAttributeValues: { ':pk': personKey(personId).pk, ':from': enrichmentKey(personId).sk },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const item = Items.find((candidate) => candidate.sk === personKey(personId).sk);
+    return {
+      ...(item ? { person: fromPersonItem(item) } : {}),
+      enriched: Items.some((candidate) => candidate.sk === enrichmentKey(personId).sk),
+    };
+  };
+
+  return {
+    state,
+    async fill(personId, profiles) {
+      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        const { person, enriched } = await state(personId);
+        if (!person) return 'no-such-person';
+        if (enriched) return 'already-enriched';
+        const now = clock().toISOString();
+        const { person: next, filled } = fillSocialAddresses(person, profiles, now);
+        if (filled.length === 0) return 'nothing-to-fill';
+        const auditId = (await ids.reserve(1)).first;
+        const version = next.CoreMetaData.version;
+        try {
+          await storageCall(() =>
+            client.send(
+              new TransactWriteCommand({
+                TransactItems: [
+                  {
+                    Put: {
+                      TableName: tableName,
+                      Item: toPersonItem(next),
+                      ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
+                      ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
+                      ExpressionAttributeValues: { ':previous': person.CoreMetaData.version },
+                    },
+                  },
+                  {
+                    Put: {
+                      TableName: tableName,
+                      Item: {
+                        ...auditKey(personId, version),
+                        type: 'AuditEntry',
+                        id: auditId,
+                        person_id: personId,
+                        action: 'enrich',
+                        requester: null,
+                        at: now,
+                        changed: ['/SocialAddresses'],
+                      },
+                      ConditionExpression: 'attribute_not_exists(pk)',
+                    },
+                  },
+                  {
+                    Put: {
+                      TableName: tableName,
+                      Item: { ...enrichmentKey(personId), type: 'EnrichmentMark', at: now, filled },
+                      ConditionExpression: 'attribute_not_exists(pk)',
+                    },
+                  },
+                ],
+              }),
+            ),
+          );
+          return 'written';
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          // The version moved (a PATCH landed) or another delivery enriched first: read again.
+        }
+        await new Promise((wait) => setTimeout(wait, Math.random() * 20 * attempt));
+      }
+      throw new ServiceUnavailable('The person kept changing while enrichment wrote');
+    },
+  };
+};

@@ -1,0 +1,96 @@
+/**
+ * The enrichment stream handler's work: for each INSERT of a Person with a primary email, ask the
+ * provider and write what it knows into the still-empty SocialAddresses fields. Failures are
+ * reported per record (`batchItemFailures`) so only those are delivered again.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { SocialAddressWriter } from '../db/social-address-writer';
+import { type Person, primaryEmailOf } from '../domain/person';
+import type { logger as defaultLogger } from '../logger';
+import type { LookupResult, PersonDataProvider } from './provider';
+
+type Logger = Pick<typeof defaultLogger, 'info' | 'warn' | 'error'>;
+
+export interface EnrichDeps {
+  provider: PersonDataProvider;
+  writer: SocialAddressWriter;
+  logger: Logger;
+  /** Lookups per record within one invocation before it is handed back as a failure. */
+  attempts?: number;
+  /** The longest wait between two lookups, whatever `Retry-After` asks. */
+  maxDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Which records enrichment wants: new Person items (the stack's event filter says the same). */
+export const isPersonInsert = (record: DynamoDBRecord): boolean =>
+  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === 'Person';
+
+const personOf = (record: DynamoDBRecord): Person =>
+  unmarshall(record.dynamodb?.NewImage as Record<string, AttributeValue>) as Person;
+
+export const enrichRecords = ({
+  provider,
+  writer,
+  logger,
+  attempts = 3,
+  maxDelayMs = 5_000,
+  sleep = (ms) => new Promise((wait) => setTimeout(wait, ms)),
+}: EnrichDeps) => {
+  const lookup = async (email: string): Promise<LookupResult> => {
+    let result: LookupResult = { kind: 'retry', reason: 'not tried' };
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      result = await provider.lookup(email);
+      if (result.kind !== 'retry' || attempt === attempts) return result;
+      await sleep(Math.min(maxDelayMs, result.retryAfterMs ?? 250 * 2 ** attempt));
+    }
+    return result;
+  };
+
+  /** True when the record is done with (written, or nothing to do); false to have it delivered again. */
+  const enrich = async (record: DynamoDBRecord): Promise<boolean> => {
+    const person = personOf(record);
+    const email = primaryEmailOf(person);
+    const context = { personId: person.id, provider: provider.name };
+    if (!email) return true;
+    if ((await writer.state(person.id)).enriched) return true;
+    const result = await lookup(email);
+    switch (result.kind) {
+      case 'found': {
+        const outcome = await writer.fill(person.id, result.profiles);
+        logger.info('enrichment', { ...context, outcome, found: Object.keys(result.profiles) });
+        return true;
+      }
+      case 'not-found':
+        logger.info('enrichment', { ...context, outcome: 'not-found' });
+        return true;
+      case 'provider-error':
+        logger.error('enrichment provider error', { ...context, reason: result.reason });
+        return true;
+      case 'configuration-error':
+        // Retrying will not help until an operator fixes the key or the plan: the record goes to the
+        // retry limit and the dead-letter queue, to be replayed after the fix.
+        logger.error('ENRICHMENT CONFIGURATION ERROR', { ...context, reason: result.reason });
+        return false;
+      case 'retry':
+        logger.warn('enrichment will be retried', { ...context, reason: result.reason });
+        return false;
+    }
+  };
+
+  return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+    const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records.filter(isPersonInsert)) {
+      let done = false;
+      try {
+        done = await enrich(record);
+      } catch (error) {
+        logger.error('enrichment failed', { error, eventID: record.eventID });
+      }
+      if (!done) batchItemFailures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
+    }
+    return { batchItemFailures };
+  };
+};
