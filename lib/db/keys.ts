@@ -21,7 +21,7 @@
  *
  * What a list request costs, for N persons in the table:
  * - no filter, `limit` L at `offset` O: one GetItem of the person counter (the count, O(1)) and
- *   index reads of O + L entries (about 100 bytes each, so one Query call per ~10 000 entries).
+ *   index reads of O + L entries (all N when O is past the end) (about 100 bytes each, so one Query call per ~10 000 entries).
  * - any filter: the whole index range is read to count the matches, N entries whatever O and L are.
  *   That grows with the table; a later change replaces it with an index that does not.
  * - `limit=0` without filters: the counter read only.
@@ -74,7 +74,7 @@ export const PERSON_LIST_PARTITION = 'PERSON';
 /** Where a person stands in the `byName` index: folded fullname, then id. */
 export const personListKey = (foldedFullname: string, id: number) => ({
   listPk: PERSON_LIST_PARTITION,
-  listSk: `${foldedFullname.replace(/[\u0000-\u001f]/g, '')}\u0001${String(id).padStart(16, '0')}`,
+  listSk: `${foldedFullname.replace(/\p{Cc}/gu, '')}\u0001${String(id).padStart(16, '0')}`,
 });
 
 export const prefixKey = (id: number): Key => ({ pk: 'PREFIX', sk: `PREFIX#${pad(id)}` });

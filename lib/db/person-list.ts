@@ -3,12 +3,7 @@
  * stubs, the count, and what it cost, logged for operators and benchmarks.
  */
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonFilters, PersonListRequest, PersonSummary } from '../domain/listing';
 import { logger as defaultLogger } from '../logger';
 import type { Storage } from './client';
@@ -67,6 +62,9 @@ export const buildListQuery = (
   };
 };
 
+/** Items one Query may evaluate: a page of index entries well inside DynamoDB's 1 MB per call. */
+const MAX_QUERY_LIMIT = 5_000;
+
 const capacityOf = (consumed: ConsumedCapacity | undefined) => consumed?.CapacityUnits ?? 0;
 
 export const personList = ({
@@ -90,7 +88,7 @@ export const personList = ({
             new QueryCommand({
               ...input,
               ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-              ...(filtered ? {} : { Limit: enough - matches.length }),
+              ...(filtered ? {} : { Limit: Math.min(enough - matches.length, MAX_QUERY_LIMIT) }),
             }),
           ),
         );

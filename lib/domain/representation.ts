@@ -25,14 +25,11 @@ export interface Links {
 export const resourceUrl = (baseUrl: string, type: string, id: number) => `${baseUrl}/${type}/${id}`;
 export const personUrl = (baseUrl: string, id: number) => resourceUrl(baseUrl, 'Person', id);
 
-/** A Prefix or Suffix as the API shows it. */
-export const referenceOut = <T extends { id: number }>(
-  type: 'Prefix' | 'Suffix',
-  item: T,
-  baseUrl: string,
-) => ({
+/** A Prefix or Suffix as the API shows it: a resource of its own, so with its `@context` (API.md 2). */
+export const referenceOut = <T extends { id: number }>(type: 'Prefix' | 'Suffix', item: T, links: Links) => ({
+  '@context': links.contextUrl,
   '@type': type,
-  '@id': resourceUrl(baseUrl, type, item.id),
+  '@id': resourceUrl(links.baseUrl, type, item.id),
   ...item,
 });
 

@@ -18,10 +18,18 @@ const ProviderPerson = z.looseObject({
 
 const SAFE_HANDLE = /^[\w.@/-]{1,150}$/;
 
-/** Handles become profile URLs; a handle that is not a plain path segment is dropped, not trusted. */
+/**
+ * Handles become profile URLs. A handle with characters a profile path does not have, or with empty,
+ * `.` or `..` segments (which would lead off the profile), is dropped, not trusted.
+ */
 export const profilesOf = (person: z.output<typeof ProviderPerson>): SocialProfiles => {
   const profiles: SocialProfiles = {};
-  const valid = (value: string | null | undefined) => (value && SAFE_HANDLE.test(value) ? value : undefined);
+  const valid = (value: string | null | undefined) =>
+    value &&
+    SAFE_HANDLE.test(value) &&
+    value.split('/').every((segment) => segment && segment !== '.' && segment !== '..')
+      ? value
+      : undefined;
   const twitter = valid(person.twitter?.handle);
   const facebook = valid(person.facebook?.handle);
   const linkedin = valid(person.linkedin?.handle);
@@ -39,8 +47,10 @@ export const profilesOf = (person: z.output<typeof ProviderPerson>): SocialProfi
 /** `Retry-After` as seconds or an HTTP date, in milliseconds. */
 export const retryAfterMs = (header: string | null, now = Date.now()): number | undefined => {
   if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  if (/^\s*[-+]?\d+(\.\d+)?\s*$/.test(header)) {
+    const seconds = Number(header);
+    return seconds >= 0 ? seconds * 1000 : undefined;
+  }
   const date = Date.parse(header);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 };

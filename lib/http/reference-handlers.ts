@@ -17,7 +17,7 @@ export const referenceListHandler = (kind: ReferenceKind, reference: ReferenceDa
       const all = await reference.list(kind);
       return {
         total: all.length,
-        items: all.slice(offset, offset + limit).map((item) => referenceOut(kind, item, links.baseUrl)),
+        items: all.slice(offset, offset + limit).map((item) => referenceOut(kind, item, links)),
       };
     }),
   );
@@ -28,5 +28,5 @@ export const referenceItemHandler = (kind: ReferenceKind, reference: ReferenceDa
     const id = pathIdOf(event, kind);
     const item = await reference.get(kind, id);
     if (!item) throw new NotFound(kind, id);
-    return ok(referenceOut(kind, item, links.baseUrl));
+    return ok(referenceOut(kind, item, links));
   });

@@ -5,9 +5,22 @@ import type { WriteOutcome } from '../db/person-repository';
 import { etagOf, type Links, personUrl, toPersonOut } from '../domain/representation';
 import { headerOf } from './request';
 
+/**
+ * A body sent as it is, in a media type of its own (a page, a script, an image, or a JSON document
+ * whose type is fixed, such as `application/schema+json`), so it is not negotiated.
+ */
+export interface RawBody {
+  contentType: string;
+  /** Text goes out as it is; bytes go out base64-encoded, as API Gateway expects binary bodies. */
+  content: string | Uint8Array;
+}
+
 export interface ApiResponse {
   status: number;
+  /** Sent as JSON in the negotiated media type. */
   body?: unknown;
+  /** Sent instead of `body`, as it is. */
+  raw?: RawBody;
   headers?: Record<string, string>;
 }
 
@@ -25,10 +38,18 @@ export const negotiatedType = (event: APIGatewayProxyEventV2): string => {
   return preferred === 'application/ld+json' ? JSON_LD_TYPE : JSON_TYPE;
 };
 
-export const toHttpResult = (
-  response: ApiResponse,
-  contentType: string,
+const rawResult = (
+  { status, headers }: ApiResponse,
+  { contentType, content }: RawBody,
 ): APIGatewayProxyStructuredResultV2 => ({
+  statusCode: status,
+  headers: { 'Content-Type': contentType, ...headers },
+  ...(typeof content === 'string'
+    ? { body: content }
+    : { body: Buffer.from(content).toString('base64'), isBase64Encoded: true }),
+});
+
+const jsonResult = (response: ApiResponse, contentType: string): APIGatewayProxyStructuredResultV2 => ({
   statusCode: response.status,
   headers: {
     ...(response.body === undefined ? {} : { 'Content-Type': contentType }),
@@ -37,6 +58,12 @@ export const toHttpResult = (
   },
   ...(response.body === undefined ? {} : { body: JSON.stringify(response.body) }),
 });
+
+export const toHttpResult = (
+  response: ApiResponse,
+  contentType: string,
+): APIGatewayProxyStructuredResultV2 =>
+  response.raw ? rawResult(response, response.raw) : jsonResult(response, contentType);
 
 /** 200 with the full Person and its ETag (GET and PATCH). */
 export const personOk = ({ person, tombstones }: WriteOutcome, links: Links): ApiResponse => ({
@@ -55,3 +82,10 @@ export const personCreated = (outcome: WriteOutcome, links: Links): ApiResponse 
 export const notModified = (etag: string): ApiResponse => ({ status: 304, headers: { ETag: etag } });
 
 export const ok = (body: unknown): ApiResponse => ({ status: 200, body });
+
+/** 200 with a body of its own media type (see `RawBody`). */
+export const rawOk = (raw: RawBody, headers: Record<string, string> = {}): ApiResponse => ({
+  status: 200,
+  raw,
+  headers,
+});

@@ -15,9 +15,8 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { localClientConfig } from './dynamo-local';
 
-export type StreamFunction = (
-  event: DynamoDBStreamEvent,
-) => Promise<DynamoDBBatchResponse | undefined | void>;
+/** A stream handler; it may answer with the records that failed (`ReportBatchItemFailures`). */
+export type StreamFunction = (event: DynamoDBStreamEvent) => Promise<unknown>;
 
 export interface StreamConsumer {
   name: string;
@@ -65,7 +64,7 @@ const deliver = async (
   for (let attempt = 1; pending.length > 0; attempt++) {
     let failedFrom = -1;
     try {
-      const result = await consumer.handler({ Records: pending });
+      const result = (await consumer.handler({ Records: pending })) as DynamoDBBatchResponse | undefined;
       const failures = new Set((result?.batchItemFailures ?? []).map(({ itemIdentifier }) => itemIdentifier));
       failedFrom = pending.findIndex((record) => failures.has(record.dynamodb?.SequenceNumber ?? ''));
     } catch (error) {

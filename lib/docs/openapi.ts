@@ -1,0 +1,341 @@
+/**
+ * The OpenAPI 3.1 document of the API, built by walking the route table (lib/http/routes.ts) and
+ * generating every schema from zod, so a route, a parameter bound or a field cannot be documented
+ * differently from how the service behaves, nor be left out.
+ */
+import type { z } from 'zod';
+import { CreatePersonBody, PatchPersonBody, PersonOut } from '../domain/schemas';
+import { PROBLEM_TYPES, type ProblemType } from '../http/problems';
+import { ROUTES, type Route } from '../http/routes';
+import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
+import {
+  OPERATIONS,
+  type OperationDoc,
+  PATH_PARAMETERS,
+  QUERY_PARAMETERS,
+  type RequestSchemaName,
+  type ResponseHeader,
+  type ResponseSchemaName,
+  type SuccessDoc,
+  TAGS,
+} from './operations';
+import {
+  AuditEntryOut,
+  PROBLEM_TYPE_NAMES,
+  PrefixOut,
+  ProblemOut,
+  paginatedListOf,
+  problemTypeUri,
+  StubListOut,
+  StubOut,
+  SuffixOut,
+} from './response-schemas';
+
+export type OpenApiDocument = Record<string, unknown> & {
+  openapi: string;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: Record<string, Record<string, unknown>>;
+};
+
+export type OpenApiOperation = Record<string, unknown> & {
+  operationId: string;
+  parameters?: Record<string, unknown>[];
+  responses: Record<string, Record<string, unknown>>;
+};
+
+/** The media types a JSON response is negotiated between (API.md 2). */
+export const JSON_MEDIA_TYPES = ['application/json', 'application/ld+json'] as const;
+export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+const schemaRef = (name: string) => `#/components/schemas/${name}`;
+const ref = (name: string) => ({ $ref: schemaRef(name) });
+
+const RESPONSE_SCHEMAS: Record<ResponseSchemaName | 'Stub' | 'AuditEntry' | 'Problem', z.ZodType> = {
+  Person: PersonOut,
+  Stub: StubOut,
+  StubList: StubListOut,
+  PaginatedStubList: paginatedListOf('Stub', StubOut),
+  AuditEntry: AuditEntryOut,
+  PaginatedAuditEntryList: paginatedListOf('AuditEntry', AuditEntryOut),
+  Prefix: PrefixOut,
+  PaginatedPrefixList: paginatedListOf('Prefix', PrefixOut),
+  Suffix: SuffixOut,
+  PaginatedSuffixList: paginatedListOf('Suffix', SuffixOut),
+  Problem: ProblemOut,
+};
+
+const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
+  PersonCreate: CreatePersonBody,
+  PersonPatch: PatchPersonBody,
+};
+
+const HEADERS: Record<ResponseHeader | 'Retry-After' | 'Allow', Record<string, unknown>> = {
+  ETag: {
+    description: 'The version of the Person as a strong ETag, `"<version>"`',
+    required: true,
+    schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' },
+  },
+  Location: {
+    description: 'The URL of the created Person',
+    required: true,
+    schema: { type: 'string', format: 'uri' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  Allow: {
+    description: 'The methods the resource allows',
+    required: true,
+    schema: { type: 'string' },
+  },
+};
+
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers a problem of each status carries besides its body. */
+const PROBLEM_HEADERS: Partial<Record<number, (keyof typeof HEADERS)[]>> = {
+  405: ['Allow'],
+  412: ['ETag'],
+  503: ['Retry-After'],
+};
+
+const problemExample = (type: ProblemType, instance: string) => ({
+  summary: PROBLEM_TYPES[type].title,
+  value: {
+    type: problemTypeUri(type),
+    title: PROBLEM_TYPES[type].title,
+    status: PROBLEM_TYPES[type].status,
+    detail: PROBLEM_TYPES[type].title,
+    instance,
+  },
+});
+
+/** One problem+json response for all the problem types an operation can answer with one status. */
+const problemResponse = (status: number, types: ProblemType[], instance: string) => {
+  const headers = PROBLEM_HEADERS[status] ?? [];
+  return {
+    description: types.map((type) => PROBLEM_TYPES[type].title).join('; '),
+    ...(headers.length > 0
+      ? { headers: Object.fromEntries(headers.map((name) => [name, headerRef(name)])) }
+      : {}),
+    content: {
+      [PROBLEM_MEDIA_TYPE]: {
+        schema: {
+          allOf: [ref('Problem')],
+          properties: { type: { enum: types.map(problemTypeUri) }, status: { const: status } },
+        },
+        examples: Object.fromEntries(types.map((type) => [type, problemExample(type, instance)])),
+      },
+    },
+  };
+};
+
+const problemResponses = (types: ProblemType[], instance: string) => {
+  const byStatus = new Map<number, ProblemType[]>();
+  for (const type of types) {
+    const { status } = PROBLEM_TYPES[type];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), type]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, grouped]) => [String(status), problemResponse(status, grouped, instance)]),
+  );
+};
+
+const successResponse = ({ description, json, content, headers = [] }: SuccessDoc) => {
+  const names = json === undefined ? [] : Array.isArray(json) ? json : [json];
+  const jsonSchema = names.length === 1 ? ref(names[0] as string) : { oneOf: names.map(ref) };
+  const media = {
+    ...(names.length > 0
+      ? Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, { schema: jsonSchema }]))
+      : {}),
+    ...Object.fromEntries(Object.entries(content ?? {}).map(([type, schema]) => [type, { schema }])),
+  };
+  return {
+    description,
+    ...(headers.length > 0
+      ? { headers: Object.fromEntries(headers.map((name) => [name, headerRef(name)])) }
+      : {}),
+    ...(Object.keys(media).length > 0 ? { content: media } : {}),
+  };
+};
+
+const pathParameterNames = (path: string) =>
+  [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);
+
+const pathParameters = (path: string) => {
+  const resource = path.split('/')[1];
+  return pathParameterNames(path).map((name) => {
+    const known = PATH_PARAMETERS[name];
+    if (!known) throw new Error(`No description of the path parameter {${name}} of ${path} in lib/docs`);
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: name === 'id' ? `${known.description} to the ${resource}` : known.description,
+      schema: known.schema ?? valueSchema(PersonOut.shape.id),
+    };
+  });
+};
+
+const queryParameters = (key: string, query: z.ZodObject | undefined) =>
+  Object.entries(query?.shape ?? {}).map(([name, schema]) => {
+    const known = QUERY_PARAMETERS[name];
+    if (!known) throw new Error(`No description of the query parameter ${name} of ${key} in lib/docs`);
+    return {
+      name,
+      in: 'query',
+      required: false,
+      description: known.description,
+      schema: {
+        ...queryParameterSchema(schema as z.ZodType),
+        ...(known.default === undefined ? {} : { default: known.default }),
+      },
+    };
+  });
+
+const CONDITIONAL_HEADERS = {
+  'If-Match': 'Apply the change only if this is still the current ETag, else 412',
+  'If-None-Match': 'Answer 304 without a body when this is still the current ETag',
+} as const;
+
+const headerParameters = ({ requester, conditional }: OperationDoc) => [
+  ...(requester
+    ? [
+        {
+          name: 'x-requester-person',
+          in: 'header',
+          required: true,
+          description:
+            requester === 'create'
+              ? 'Id of the person making the request; 0 when a person registers itself'
+              : 'Id of the person making the request',
+          schema: requester === 'create' ? { type: 'integer', minimum: 0 } : { type: 'integer', minimum: 1 },
+        },
+      ]
+    : []),
+  ...(conditional
+    ? [
+        {
+          name: conditional,
+          in: 'header',
+          required: false,
+          description: CONDITIONAL_HEADERS[conditional],
+          schema: { type: 'string' },
+        },
+      ]
+    : []),
+];
+
+const operation = (route: Route, doc: OperationDoc): OpenApiOperation => {
+  const key = `${route.method} ${route.path}`;
+  const parameters = [
+    ...pathParameters(route.path),
+    ...queryParameters(key, doc.query),
+    ...headerParameters(doc),
+  ];
+  return {
+    operationId: doc.operationId,
+    tags: [doc.tag],
+    summary: doc.summary,
+    description: doc.description,
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(doc.body
+      ? {
+          requestBody: {
+            required: true,
+            description: doc.body.description,
+            content: Object.fromEntries(
+              JSON_MEDIA_TYPES.map((type) => [
+                type,
+                {
+                  schema: ref(doc.body?.schema as string),
+                  examples: { example: { value: doc.body?.example } },
+                },
+              ]),
+            ),
+          },
+        }
+      : {}),
+    responses: {
+      ...Object.fromEntries(doc.success.map((success) => [String(success.status), successResponse(success)])),
+      ...problemResponses(doc.problems, route.path.replace(/\{id\}/, '12')),
+    },
+    ...(route.public ? { security: [] } : {}),
+  };
+};
+
+const DESCRIPTION = `The authoritative store of Person records.
+
+- Bodies are JSON (\`application/json\`, or \`application/ld+json\` when \`Accept\` prefers it); every
+  resource names its JSON-LD context in \`@context\`, which maps its terms to schema.org.
+- Errors are RFC 9457 \`application/problem+json\`. A path no route matches is 404; a method a path
+  does not allow is 405 with an \`Allow\` header.
+- Writes name the requesting person in \`x-requester-person\`.
+- Deployed, every route but the self-description ones needs AWS IAM (SigV4) authorization.`;
+
+/**
+ * The document without `servers`, the same for every request: built once per container, then
+ * `withServer` adds the base URL of the request at hand.
+ */
+export const openApiDocument = (
+  routes: readonly Route[] = ROUTES,
+  operations: Record<string, OperationDoc> = OPERATIONS,
+): OpenApiDocument => {
+  const paths: OpenApiDocument['paths'] = {};
+  const operationIds = new Set<string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    const doc = operations[key];
+    if (!doc) throw new Error(`The route ${key} has no description in lib/docs/operations.ts`);
+    if (operationIds.has(doc.operationId))
+      throw new Error(`Two routes share the operationId ${doc.operationId}`);
+    operationIds.add(doc.operationId);
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, doc) };
+  }
+  const routeKeys = new Set(routes.map((route) => `${route.method} ${route.path}`));
+  const stale = Object.keys(operations).filter((key) => !routeKeys.has(key));
+  if (stale.length > 0)
+    throw new Error(`lib/docs/operations.ts describes routes that do not exist: ${stale}`);
+
+  const usedProblems = new Set(Object.values(operations).flatMap((doc) => doc.problems));
+  const otherProblems = PROBLEM_TYPE_NAMES.filter((type) => !usedProblems.has(type));
+  return {
+    openapi: '3.1.1',
+    info: {
+      title: 'Authority Person Service',
+      version: '1.0.0',
+      description: DESCRIPTION,
+    },
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    security: [{ sigv4: [] }],
+    paths,
+    components: {
+      schemas: {
+        ...namedJsonSchemas(RESPONSE_SCHEMAS, 'output', schemaRef),
+        ...namedJsonSchemas(REQUEST_SCHEMAS, 'input', schemaRef),
+      },
+      // Problems no operation answers itself: the router's own (405 for a method a path lacks).
+      responses: Object.fromEntries(
+        otherProblems.map((type) => [type, problemResponse(PROBLEM_TYPES[type].status, [type], '/Person')]),
+      ),
+      headers: HEADERS,
+      securitySchemes: {
+        sigv4: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'AWS Signature Version 4 (IAM authorization of API Gateway)',
+          'x-amazon-apigateway-authtype': 'awsSigv4',
+        },
+      },
+    },
+  };
+};
+
+/** The document for one request: `servers` names the base URL the request reached the API at. */
+export const withServer = (document: OpenApiDocument, baseUrl: string): OpenApiDocument => ({
+  ...document,
+  servers: [{ url: baseUrl }],
+});

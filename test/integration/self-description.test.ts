@@ -1,0 +1,528 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import jsonld from 'jsonld';
+import type { JsonLd, RemoteDocument } from 'jsonld/jsonld-spec';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as getContext } from '../../functions/get-context';
+import { buildHandler as buildGetDocs } from '../../functions/get-docs';
+import { buildHandler as buildGetOpenApi } from '../../functions/get-openapi';
+import { buildHandler as buildGetPersonSchema } from '../../functions/get-person-schema';
+import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
+import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
+import { buildHandler as buildListPersonAudit } from '../../functions/list-person-audit';
+import { buildHandler as buildListPersons } from '../../functions/list-persons';
+import { buildHandler as buildListPrefixes } from '../../functions/list-prefixes';
+import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes';
+import { handler as routeNotFound } from '../../functions/route-not-found';
+import { auditLog } from '../../lib/db/audit-log';
+import { personList } from '../../lib/db/person-list';
+import { referenceData } from '../../lib/db/reference-data';
+import { folderAssets } from '../../lib/docs/assets';
+import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
+import { personSchemaBody } from '../../lib/docs/person-schema';
+import { ROUTES } from '../../lib/http/routes';
+import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { httpEvent, lambdaContext } from '../support/events';
+import { integrationSuite } from '../support/suite';
+
+const suite = integrationSuite();
+
+const BASE = 'https://api.example.test';
+
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  /** The body as sent: text, or base64 when `base64` is set. */
+  raw: string | undefined;
+  base64: boolean;
+  /** The body parsed, when it is JSON. */
+  json: unknown;
+}
+
+const call = async (handler: Handler, event: APIGatewayProxyEventV2): Promise<Reply> => {
+  const result = await handler(event, lambdaContext());
+  const headers = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]),
+  );
+  const isJson = /json/.test(headers['content-type'] ?? '');
+  return {
+    status: result.statusCode ?? 200,
+    headers,
+    raw: result.body,
+    base64: result.isBase64Encoded === true,
+    json: isJson && result.body !== undefined ? JSON.parse(result.body) : undefined,
+  };
+};
+
+const get = (route: string, path = route, extra: Partial<Parameters<typeof httpEvent>[0]> = {}) =>
+  httpEvent({ method: 'GET', route, path, ...extra });
+
+const idPath = (route: string, id: number | string) => ({
+  path: route.replace('{id}', String(id)),
+  pathParameters: { id: String(id) },
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The document and a checker of real responses against it
+// ---------------------------------------------------------------------------------------------------
+
+const getOpenApi = buildGetOpenApi({ document: openApiDocument() });
+let document: OpenApiDocument;
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+const pointer = (...segments: string[]) =>
+  segments
+    .map((segment) => `/${encodeURIComponent(segment.replaceAll('~', '~0').replaceAll('/', '~1'))}`)
+    .join('');
+
+/** Which operation and status each real response was checked against: every operation must appear. */
+const checked = new Set<string>();
+/** Real JSON-LD bodies, for the JSON-LD checks. */
+const linkedData: unknown[] = [];
+
+type Declared = {
+  content?: Record<string, { schema: unknown }>;
+  headers?: Record<string, { $ref?: string; required?: boolean; schema?: unknown }>;
+};
+
+/**
+ * Asserts that a real response is one the document declares for the operation: the status, the media
+ * type, the body against the declared schema, and the declared headers.
+ */
+const expectDeclared = (method: string, route: string, reply: Reply) => {
+  const operation = document.paths[route]?.[method.toLowerCase()];
+  expect(operation, `${method} ${route} is documented`).toBeDefined();
+  const declared = operation?.responses[String(reply.status)] as Declared | undefined;
+  expect(declared, `${method} ${route} declares ${reply.status}`).toBeDefined();
+  const base = pointer('paths', route, method.toLowerCase(), 'responses', String(reply.status));
+
+  if (reply.raw === undefined) {
+    expect(declared?.content).toBeUndefined();
+  } else {
+    const mediaType = reply.headers['content-type']?.split(';')[0]?.trim() ?? '';
+    expect(Object.keys(declared?.content ?? {}), `${method} ${route} ${reply.status}`).toContain(mediaType);
+    if (!reply.base64) {
+      const validate = ajv.getSchema(`openapi.json#${base}${pointer('content', mediaType, 'schema')}`);
+      const body = reply.json ?? reply.raw;
+      expect(validate, 'the schema compiles').toBeDefined();
+      expect(validate?.(body) ? [] : validate?.errors, `${method} ${route} ${reply.status} body`).toEqual([]);
+    }
+  }
+
+  for (const [name, header] of Object.entries(declared?.headers ?? {})) {
+    const resolved = header.$ref
+      ? (document.components.headers?.[header.$ref.split('/').pop() as string] as typeof header)
+      : header;
+    const value = reply.headers[name.toLowerCase()];
+    if (resolved.required) expect(value, `${method} ${route} ${reply.status} ${name}`).toBeDefined();
+    if (value !== undefined)
+      expect(ajv.validate(resolved.schema as object, value), `${name}: ${value}`).toBe(true);
+  }
+  checked.add(`${method} ${route}`);
+  // Resources name their context by URL; the context document itself holds one inline.
+  const context = (reply.json as { '@context'?: unknown } | undefined)?.['@context'];
+  if (typeof context === 'string') linkedData.push(reply.json);
+};
+
+beforeAll(async () => {
+  const reply = await call(getOpenApi, get('/openapi.json'));
+  document = reply.json as OpenApiDocument;
+  ajv.addSchema(document as object, 'openapi.json');
+});
+
+describe('the OpenAPI document', () => {
+  it('is valid OpenAPI 3.1 for a real validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(document as Parameters<Validator['validate']>[0]);
+
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('is checked by a validator that does refuse a broken document', async () => {
+    const broken = { ...document, paths: { '/x': { get: { responses: { '200': {} } } } } };
+
+    const result = await new Validator().validate(broken as Parameters<Validator['validate']>[0]);
+
+    expect(result.valid).toBe(false);
+  });
+
+  it('names the base URL of the request it was fetched through as its server', () => {
+    expect(document.servers).toEqual([{ url: BASE }]);
+  });
+
+  it('holds component schemas that are valid JSON Schema 2020-12 under ajv strict mode', () => {
+    const strict = new Ajv2020({ strict: true, strictTypes: false });
+    addFormats(strict);
+    const schemas = JSON.parse(
+      JSON.stringify(document.components.schemas).replaceAll('#/components/schemas/', 'urn:schema:'),
+    ) as Record<string, object>;
+    for (const [name, schema] of Object.entries(schemas))
+      strict.addSchema({ ...schema, $id: `urn:schema:${name}` });
+
+    for (const name of Object.keys(schemas))
+      expect(() => strict.getSchema(`urn:schema:${name}`)).not.toThrow();
+    expect(Object.keys(schemas).length).toBeGreaterThanOrEqual(13);
+  });
+
+  it('gives request body examples that match their schemas', () => {
+    const bodies = Object.entries(document.paths).flatMap(([route, operations]) =>
+      Object.entries(operations).flatMap(([method, operation]) =>
+        Object.entries(
+          (
+            operation.requestBody as {
+              content?: Record<string, { examples: Record<string, { value: unknown }> }>;
+            }
+          )?.content ?? {},
+        ).map(([mediaType, { examples }]) => ({ route, method, mediaType, examples })),
+      ),
+    );
+
+    expect(bodies.map(({ method, mediaType }) => `${method} ${mediaType}`).sort()).toEqual([
+      'patch application/json',
+      'patch application/ld+json',
+      'post application/json',
+      'post application/ld+json',
+    ]);
+    for (const { route, method, mediaType, examples } of bodies) {
+      const validate = ajv.getSchema(
+        `openapi.json#${pointer('paths', route, method, 'requestBody', 'content', mediaType, 'schema')}`,
+      );
+      for (const { value } of Object.values(examples)) expect(validate?.(value), route).toBe(true);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Real responses of every operation
+// ---------------------------------------------------------------------------------------------------
+
+describe('real responses match the schemas the document declares', () => {
+  const handlers = {} as Record<string, Handler>;
+  const person = { id: 0, email: '', etag: '' };
+
+  beforeAll(() => {
+    const reference = referenceData(suite.table);
+    Object.assign(handlers, {
+      listPersons: buildListPersons({ persons: personList(suite.table) }),
+      audit: buildListPersonAudit({ audit: auditLog(suite.table) }),
+      listPrefixes: buildListPrefixes({ reference }),
+      getPrefix: buildGetPrefix({ reference }),
+      listSuffixes: buildListSuffixes({ reference }),
+      getSuffix: buildGetSuffix({ reference }),
+      schema: buildGetPersonSchema({ schema: personSchemaBody() }),
+      docs: buildGetDocs({ assets: folderAssets() }),
+    });
+  });
+
+  const api = () => suite.api;
+  const asReply = ({
+    status,
+    headers,
+    body,
+  }: {
+    status: number;
+    headers: Record<string, string>;
+    body: unknown;
+  }) =>
+    ({
+      status,
+      headers,
+      raw: body === undefined ? undefined : JSON.stringify(body),
+      base64: false,
+      json: body,
+    }) satisfies Reply;
+
+  it('POST /Person: 201, then 400, 403, 409, 413 and 415', async () => {
+    person.email = uniqueEmail('ld');
+    const body = {
+      ...personBody('Ada', 'Lovelace', person.email),
+      local_reference_id: 'ada-1',
+      PostalAddresses: {
+        '@type': 'PostalAddresses',
+        '@set': [
+          { '@type': 'PostalAddress', address1: '12 St James Square', city: 'London', country_code: 'GB' },
+        ],
+      },
+      PhoneNumbers: { '@type': 'PhoneNumbers', '@set': [{ phone_number: '+44 20 7946 0000' }] },
+    };
+    const created = await api().post(body);
+    expect(created.status).toBe(201);
+    expectDeclared('POST', '/Person', asReply(created));
+    person.id = created.body.id;
+    person.etag = created.headers.etag as string;
+
+    const problems = [
+      await api().post({ '@type': 'Person', Names: { '@set': [{ first_name: 'Only' }] } }),
+      await api().post(personBody('No', 'Requester'), { requester: null }),
+      await api().post(personBody('Bad', 'Requester'), { requester: 'abc' }),
+      await api().post(personBody('Unknown', 'Requester'), { requester: 999_999_999 }),
+      await api().post(personBody('Second', 'Holder', person.email)),
+      await api().post({ '@type': 'Person', local_reference_id: 'x'.repeat(300 * 1024) }),
+      await api().post(personBody('Plain', 'Text'), { headers: { 'content-type': 'text/plain' } }),
+    ];
+
+    expect(problems.map(({ status }) => status)).toEqual([400, 400, 400, 403, 409, 413, 415]);
+    for (const problem of problems) {
+      expect(problem.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expectDeclared('POST', '/Person', asReply(problem));
+    }
+  });
+
+  it('GET /Person/{id}: 200, 304 and 404', async () => {
+    const found = await api().get(person.id);
+    const unchanged = await api().get(person.id, { 'if-none-match': person.etag });
+    const missing = await api().get(999_999_999);
+    const malformed = await api().get('not-a-number');
+
+    expect([found.status, unchanged.status, missing.status, malformed.status]).toEqual([200, 304, 404, 404]);
+    for (const reply of [found, unchanged, missing, malformed])
+      expectDeclared('GET', '/Person/{id}', asReply(reply));
+  });
+
+  it('PATCH /Person/{id}: 200 with a deleted element echoed, 400, 404, 409 and 412', async () => {
+    const current = await api().get(person.id);
+    const address = current.body.PostalAddresses['@set'][0] as { id: number };
+    const changed = await api().patch(person.id, {
+      PostalAddresses: {
+        '@type': 'PostalAddresses',
+        '@set': [{ '@type': 'PostalAddress', id: address.id, local_reference_id: 'gone-1' }],
+      },
+      SocialAddresses: { twitter: 'https://x.com/ada' },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.PostalAddresses['@set']).toContainEqual({
+      '@type': 'PostalAddress',
+      local_reference_id: 'gone-1',
+    });
+    expectDeclared('PATCH', '/Person/{id}', asReply(changed));
+
+    const other = await api().post(personBody(uniqueTag('Other'), 'Person', uniqueEmail('other')));
+    const problems = [
+      await api().patch(person.id, { unknown: true }),
+      await api().patch(person.id, {}, { requester: 0 }),
+      await api().patch(999_999_999, {}, { requester: person.id }),
+      await api().patch(other.body.id, {
+        Emails: { '@type': 'Emails', '@set': [{ '@type': 'Email', email: person.email }] },
+      }),
+      await api().patch(person.id, {}, { headers: { 'if-match': '"1"' } }),
+    ];
+
+    expect(problems.map(({ status }) => status)).toEqual([400, 400, 404, 409, 412]);
+    for (const problem of problems) expectDeclared('PATCH', '/Person/{id}', asReply(problem));
+  });
+
+  it('GET /Person: the stub list, the PaginatedList and 400', async () => {
+    const replies = [
+      await call(handlers.listPersons as Handler, get('/Person')),
+      await call(
+        handlers.listPersons as Handler,
+        get('/Person', '/Person', { query: { search: 'ada', limit: '5' } }),
+      ),
+      await call(
+        handlers.listPersons as Handler,
+        get('/Person', '/Person', { query: { page: '1', perPage: '1' } }),
+      ),
+      await call(handlers.listPersons as Handler, get('/Person', '/Person', { query: { limit: '501' } })),
+      await call(
+        handlers.listPersons as Handler,
+        get('/Person', '/Person', { query: { page: '1', limit: '1' } }),
+      ),
+    ];
+
+    expect(replies.map(({ status }) => status)).toEqual([200, 200, 200, 400, 400]);
+    expect(replies[2]?.json).toMatchObject({ '@type': 'PaginatedList', itemType: 'Stub' });
+    for (const reply of replies) expectDeclared('GET', '/Person', reply);
+  });
+
+  it('GET /Person/{id}/audit: a page of AuditEntries, 400 and 404', async () => {
+    const route = '/Person/{id}/audit';
+    const replies = [
+      await call(handlers.audit as Handler, get(route, undefined, idPath(route, person.id))),
+      await call(
+        handlers.audit as Handler,
+        get(route, undefined, { ...idPath(route, person.id), query: { perPage: '0' } }),
+      ),
+      await call(handlers.audit as Handler, get(route, undefined, idPath(route, 999_999_999))),
+    ];
+
+    expect(replies.map(({ status }) => status)).toEqual([200, 400, 404]);
+    expect(replies[0]?.json).toMatchObject({ itemType: 'AuditEntry', total: 2 });
+    for (const reply of replies) expectDeclared('GET', route, reply);
+  });
+
+  it.each(['Prefix', 'Suffix'])('GET /%s, a page, an item and 404', async (kind) => {
+    const list = handlers[`list${kind}es`] as Handler;
+    const item = handlers[`get${kind}`] as Handler;
+    const route = `/${kind}/{id}`;
+    const lists = [
+      await call(list, get(`/${kind}`)),
+      await call(list, get(`/${kind}`, `/${kind}`, { query: { page: '2', perPage: '5' } })),
+      await call(list, get(`/${kind}`, `/${kind}`, { query: { perPage: '101' } })),
+    ];
+    const items = [
+      await call(item, get(route, undefined, idPath(route, 1))),
+      await call(item, get(route, undefined, idPath(route, 9999))),
+    ];
+
+    expect([...lists, ...items].map(({ status }) => status)).toEqual([200, 200, 400, 200, 404]);
+    for (const reply of lists) expectDeclared('GET', `/${kind}`, reply);
+    for (const reply of items) expectDeclared('GET', route, reply);
+  });
+
+  it('the self-description routes: openapi.json, schema/Person, context.jsonld, docs', async () => {
+    const replies: [string, Reply][] = [
+      ['/openapi.json', await call(getOpenApi, get('/openapi.json'))],
+      ['/schema/Person', await call(handlers.schema as Handler, get('/schema/Person'))],
+      ['/context.jsonld', await call(getContext, get('/context.jsonld'))],
+      ['/docs', await call(handlers.docs as Handler, get('/docs'))],
+    ];
+    const route = '/docs/{asset}';
+    const assets = await Promise.all(
+      ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs.js', 'favicon-32x32.png', 'nothing.js'].map((asset) =>
+        call(handlers.docs as Handler, get(route, `/docs/${asset}`, { pathParameters: { asset } })),
+      ),
+    );
+
+    expect(replies.map(([, { status }]) => status)).toEqual([200, 200, 200, 200]);
+    expect(assets.map(({ status }) => status)).toEqual([200, 200, 200, 200, 404]);
+    expect(replies.map(([, reply]) => reply.headers['content-type'])).toEqual([
+      'application/json; charset=utf-8',
+      'application/schema+json; charset=utf-8',
+      'application/ld+json; charset=utf-8',
+      'text/html; charset=utf-8',
+    ]);
+    for (const [path, reply] of replies) expectDeclared('GET', path, reply);
+    for (const reply of assets) expectDeclared('GET', route, reply);
+  });
+
+  it('405 from the router matches the document’s method-not-allowed response', async () => {
+    const reply = await call(
+      routeNotFound,
+      httpEvent({ method: 'DELETE', route: '$default', path: '/Person/1' }),
+    );
+    const declared = document.components.responses?.['method-not-allowed'] as Declared;
+    const validate = ajv.getSchema(
+      `openapi.json#${pointer('components', 'responses', 'method-not-allowed', 'content', 'application/problem+json', 'schema')}`,
+    );
+
+    expect(reply.status).toBe(405);
+    expect(Object.keys(declared.content ?? {})).toEqual(['application/problem+json']);
+    expect(validate?.(reply.json)).toBe(true);
+    expect(reply.headers.allow).toBe('GET, PATCH');
+  });
+
+  it('every operation of the document was checked against a real response', () => {
+    const documented = Object.entries(document.paths).flatMap(([route, operations]) =>
+      Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`),
+    );
+
+    expect(documented.sort()).toEqual(ROUTES.map(({ method, path }) => `${method} ${path}`).sort());
+    expect([...checked].sort()).toEqual(documented.sort());
+  });
+
+  // -------------------------------------------------------------------------------------------------
+
+  describe('GET /schema/Person', () => {
+    it('is a JSON Schema 2020-12 document with its own URL as $id that a real Person satisfies', async () => {
+      const reply = await call(handlers.schema as Handler, get('/schema/Person'));
+      const schema = reply.json as { $schema: string; $id: string };
+      const strict = new Ajv2020({ strict: true, strictTypes: false });
+      addFormats(strict);
+      const validate = strict.compile(schema);
+      const { body } = await api().get(person.id);
+
+      expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(schema.$id).toBe(`${BASE}/schema/Person`);
+      expect(validate(body) ? [] : validate.errors).toEqual([]);
+      expect(validate({ ...body, fullname: undefined, email: 42 })).toBe(false);
+    });
+  });
+
+  // -------------------------------------------------------------------------------------------------
+
+  describe('JSON-LD', () => {
+    const requested: string[] = [];
+    /** Serves the context from its handler: no network. */
+    const documentLoader = async (url: string): Promise<RemoteDocument> => {
+      requested.push(url);
+      if (url !== `${BASE}/context.jsonld`) throw new Error(`No network in tests: ${url}`);
+      const reply = await call(getContext, get('/context.jsonld'));
+      return { documentUrl: url, document: reply.json as JsonLd };
+    };
+    const iris = (expanded: unknown) => JSON.stringify(expanded);
+
+    it('expands a real GET /Person/{id} into schema.org terms', async () => {
+      const { body } = await api().get(person.id);
+
+      const expanded = await jsonld.expand(body, { documentLoader });
+
+      expect(requested).toContain(`${BASE}/context.jsonld`);
+      const [node] = expanded as Record<string, unknown>[];
+      expect(node?.['@id']).toBe(`${BASE}/Person/${person.id}`);
+      expect(node?.['@type']).toEqual(['http://schema.org/Person']);
+      expect(node?.['http://schema.org/email']).toEqual([{ '@value': person.email }]);
+      expect(node?.['http://schema.org/name']).toEqual([{ '@value': 'Ada Lovelace' }]);
+      for (const iri of [
+        'http://schema.org/givenName',
+        'http://schema.org/familyName',
+        'http://schema.org/telephone',
+        'http://schema.org/dateCreated',
+        'http://schema.org/identifier',
+      ])
+        expect(iris(expanded)).toContain(iri);
+    });
+
+    it('turns a real Person into triples that link its names, emails and phones to it', async () => {
+      const { body } = await api().get(person.id);
+      const subject = `<${BASE}/Person/${person.id}>`;
+
+      const quads = (await jsonld.toRDF(body, { documentLoader, format: 'application/n-quads' })) as string;
+
+      expect(quads).toContain(`${subject} <http://schema.org/email> "${person.email}" .`);
+      const nameNode = /^(_:\S+) <http:\/\/schema\.org\/givenName> "Ada" \.$/m.exec(quads)?.[1];
+      expect(nameNode).toBeDefined();
+      expect(quads).toContain(`${subject} <${BASE}/context.jsonld#Names> ${nameNode} .`);
+      expect(quads).toMatch(/^_:\S+ <http:\/\/schema\.org\/telephone> "\+44 20 7946 0000" \.$/m);
+      expect(quads).toContain(
+        `${subject} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://schema.org/Person> .`,
+      );
+    });
+
+    it('defines a term for every key of every real response, and every response becomes triples', async () => {
+      const reply = await call(getContext, get('/context.jsonld'));
+      const context = (reply.json as { '@context': Record<string, unknown> })['@context'];
+      const keys = new Set<string>();
+      // A key mapped to null is left out of the data on purpose, with everything it holds.
+      const collect = (value: unknown): void => {
+        if (Array.isArray(value)) value.forEach(collect);
+        else if (value !== null && typeof value === 'object')
+          for (const [key, inner] of Object.entries(value)) {
+            if (key.startsWith('@')) collect(inner);
+            else if (context[key] !== null) {
+              keys.add(key);
+              collect(inner);
+            }
+          }
+      };
+      linkedData.forEach(collect);
+
+      expect(linkedData.length).toBeGreaterThan(10);
+      expect([...keys].filter((key) => !(key in context))).toEqual([]);
+      for (const body of linkedData)
+        await expect(
+          jsonld.toRDF(body as JsonLd, { documentLoader, format: 'application/n-quads' }),
+        ).resolves.toMatch(/schema\.org/);
+    });
+  });
+});
