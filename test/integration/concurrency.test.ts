@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
-import { failFirst, injectFaults, transactionConflict } from '../support/faults';
+import { failFirst, injectFaults, sdkError, transactionConflict } from '../support/faults';
 import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
@@ -105,6 +105,48 @@ describe('transaction conflicts are retried inside the service', () => {
     expect(body).toMatchObject({ type: '/problems/unavailable', status: 503 });
     expect(counter.calls).toBe(12);
     removeFault();
+    expect(await snapshot(suite.table)).toEqual(before);
+  });
+});
+
+describe('storage faults after the SDK gave up', () => {
+  it.each([
+    ['ProvisionedThroughputExceededException', () => sdkError('ProvisionedThroughputExceededException')],
+    ['ThrottlingException', () => sdkError('ThrottlingException')],
+    [
+      'a refused connection',
+      () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' }),
+    ],
+  ])('a create meeting %s answers 503 with Retry-After and stores nothing', async (_, error) => {
+    const before = await snapshot(suite.table);
+    removeFault = injectFaults(suite.table.client, (command) =>
+      command === 'TransactWriteItemsCommand' ? error() : undefined,
+    );
+    const { status, headers, body } = await suite.api.post(
+      personBody('Throt', uniqueTag('Tled'), uniqueEmail()),
+    );
+    removeFault();
+    expect(status).toBe(503);
+    expect(headers['retry-after']).toBe('1');
+    expect(body).toMatchObject({ type: '/problems/unavailable' });
+    expect(await snapshot(suite.table)).toEqual(before);
+  });
+
+  it.each([
+    ['reading', 'BatchGetItemCommand'],
+    ['writing', 'TransactWriteItemsCommand'],
+  ])('a PATCH throttled while %s answers 503 and changes nothing', async (_, command) => {
+    const person = (await suite.api.post(personBody('Patch', uniqueTag('Throttled'), uniqueEmail()))).body;
+    const before = await snapshot(suite.table);
+    removeFault = injectFaults(suite.table.client, (name) =>
+      name === command ? sdkError('ThrottlingException') : undefined,
+    );
+    const { status, headers } = await suite.api.patch(person.id, {
+      Emails: { '@set': [{ email: uniqueEmail() }] },
+    });
+    removeFault();
+    expect(status).toBe(503);
+    expect(headers['retry-after']).toBe('1');
     expect(await snapshot(suite.table)).toEqual(before);
   });
 });
