@@ -69,6 +69,37 @@ export interface WriteTransaction {
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/**
+ * The Person's Put: a create never overwrites (`attribute_not_exists`), an update never creates and
+ * lands only over the version it was merged onto.
+ */
+export const personPut = (
+  tableName: string,
+  person: Person,
+  previousVersion: number | null,
+): TransactItem => ({
+  Put: {
+    TableName: tableName,
+    Item: toPersonItem(person),
+    ...(previousVersion === null
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : {
+          ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
+          ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
+          ExpressionAttributeValues: { ':previous': previousVersion },
+        }),
+  },
+});
+
+/** The AuditEntry of the write that makes `version`: one per version, never overwritten. */
+export const auditPut = (tableName: string, audit: AuditEntry, version: number): TransactItem => ({
+  Put: {
+    TableName: tableName,
+    Item: { ...auditKey(audit.person_id, version), type: 'AuditEntry', ...audit },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
 /** DynamoDB refuses a transaction of more actions than this. */
 export const MAX_TRANSACTION_ACTIONS = 100;
 
@@ -81,32 +112,8 @@ export const buildWriteTransaction = ({
 }: WritePlan): WriteTransaction => {
   const { person } = merge;
   const actions: [TransactItem, ActionRole][] = [
-    [
-      {
-        Put: {
-          TableName: tableName,
-          Item: toPersonItem(person),
-          ...(previousVersion === null
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : {
-                ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
-                ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
-                ExpressionAttributeValues: { ':previous': previousVersion },
-              }),
-        },
-      },
-      { kind: 'person' },
-    ],
-    [
-      {
-        Put: {
-          TableName: tableName,
-          Item: { ...auditKey(person.id, person.CoreMetaData.version), type: 'AuditEntry', ...audit },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      { kind: 'audit' },
-    ],
+    [personPut(tableName, person, previousVersion), { kind: 'person' }],
+    [auditPut(tableName, audit, person.CoreMetaData.version), { kind: 'audit' }],
     ...merge.take.map((claim): [TransactItem, ActionRole] => [
       {
         Put: {

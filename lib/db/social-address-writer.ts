@@ -10,8 +10,8 @@ import { ServiceUnavailable } from '../domain/errors';
 import type { Person } from '../domain/person';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
-import { auditKey, enrichmentKey, personKey } from './keys';
-import { fromPersonItem, toPersonItem } from './person-items';
+import { enrichmentKey, personKey } from './keys';
+import { auditPut, fromPersonItem, personPut } from './person-items';
 import { storageCall } from './storage-errors';
 
 export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
@@ -64,37 +64,24 @@ export const socialAddressWriter = ({
         const { person: next, filled } = fillSocialAddresses(person, profiles, now);
         if (filled.length === 0) return 'nothing-to-fill';
         const auditId = (await ids.reserve(1)).first;
-        const version = next.CoreMetaData.version;
         try {
           await storageCall(() =>
             client.send(
               new TransactWriteCommand({
                 TransactItems: [
-                  {
-                    Put: {
-                      TableName: tableName,
-                      Item: toPersonItem(next),
-                      ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
-                      ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
-                      ExpressionAttributeValues: { ':previous': person.CoreMetaData.version },
+                  personPut(tableName, next, person.CoreMetaData.version),
+                  auditPut(
+                    tableName,
+                    {
+                      id: auditId,
+                      person_id: personId,
+                      action: 'enrich',
+                      requester: null,
+                      at: now,
+                      changed: ['/SocialAddresses'],
                     },
-                  },
-                  {
-                    Put: {
-                      TableName: tableName,
-                      Item: {
-                        ...auditKey(personId, version),
-                        type: 'AuditEntry',
-                        id: auditId,
-                        person_id: personId,
-                        action: 'enrich',
-                        requester: null,
-                        at: now,
-                        changed: ['/SocialAddresses'],
-                      },
-                      ConditionExpression: 'attribute_not_exists(pk)',
-                    },
-                  },
+                    next.CoreMetaData.version,
+                  ),
                   {
                     Put: {
                       TableName: tableName,
