@@ -1,26 +1,21 @@
-// Bundles every handler in functions/ into dist/<name>/index.mjs: ESM, minified, with source maps and
-// the AWS SDK bundled (it starts faster than the runtime's copy). The CDK stack will use the same options.
-import { readdir } from 'node:fs/promises';
+// Bundles every handler in functions/ into dist/<name>/index.mjs with the settings the CDK stack
+// deploys with (infra/bundling.ts), and copies the files a handler reads beside its bundle.
+import { copyFile, mkdir, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
+import { assetsOf, entryOf, esbuildOptions } from './bundling';
 
-const functions = (await readdir('functions')).filter((file) => file.endsWith('.ts'));
-await Promise.all(
-  functions.map((file) =>
-    build({
-      entryPoints: [`functions/${file}`],
-      outfile: `dist/${file.replace(/\.ts$/, '')}/index.mjs`,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'esm',
-      minify: true,
-      sourcemap: true,
-      // Some bundled CommonJS dependencies call require(); give ESM output one.
-      banner: {
-        js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-      },
-      logLevel: 'warning',
-    }),
-  ),
-);
-console.log(`bundled ${functions.length} functions into dist/`);
+const bundleOne = async (handler: string) => {
+  const outdir = join('dist', handler);
+  await build(esbuildOptions(entryOf(handler), outdir));
+  for (const { from, to } of assetsOf(handler)) {
+    await mkdir(dirname(join(outdir, to)), { recursive: true });
+    await copyFile(from, join(outdir, to));
+  }
+};
+
+const handlers = (await readdir('functions'))
+  .filter((file) => file.endsWith('.ts'))
+  .map((file) => file.replace(/\.ts$/, ''));
+await Promise.all(handlers.map(bundleOne));
+console.log(`bundled ${handlers.length} functions into dist/`);

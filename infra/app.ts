@@ -1,0 +1,15 @@
+/**
+ * The CDK app (`cdk.json` runs it): one `PersonServiceStack`, environment-agnostic (no account or
+ * region looked up), so `npm run synth` works offline; `cdk deploy` picks the account and region from
+ * the caller's AWS profile.
+ */
+import { App } from 'aws-cdk-lib';
+import { stackConfigFromContext } from './config';
+import { PersonServiceStack } from './person-service-stack';
+
+const app = new App();
+new PersonServiceStack(app, 'PersonServiceStack', {
+  description: 'Authority Person Service: HTTP API, Lambda functions and the Person table',
+  config: stackConfigFromContext(app.node),
+});
+app.synth();

@@ -1,0 +1,74 @@
+/**
+ * How every Lambda bundle is built, in one place: `npm run build` (infra/bundle.ts) and the stack's
+ * `NodejsFunction`s (infra/service-function.ts) both read these settings, so what is tested locally
+ * from `dist/` and what is deployed are built alike. Nothing here imports the CDK: the build script
+ * stays a plain esbuild run.
+ */
+import { join } from 'node:path';
+import type { BuildOptions } from 'esbuild';
+import { SWAGGER_UI_FILES } from '../lib/docs/docs-page';
+
+/** The Node.js major version Lambda runs (`nodejs24.x`); bundles are compiled for it. */
+export const LAMBDA_NODE_MAJOR = 24;
+
+/** The esbuild settings every bundle shares. */
+export const BUNDLE_SETTINGS = {
+  platform: 'node',
+  target: `node${LAMBDA_NODE_MAJOR}`,
+  /** ESM: top-level await works, and Lambda loads `index.mjs` as a module. */
+  format: 'esm',
+  minify: true,
+  /** Stack traces point at the TypeScript source (with `NODE_OPTIONS=--enable-source-maps`). */
+  sourcemap: true,
+  /**
+   * ESM entry points first: the AWS SDK and Powertools ship ES modules that esbuild can tree-shake,
+   * which keeps a bundle with the whole SDK client in it under 1 MiB (CommonJS first is ~20% larger).
+   */
+  mainFields: ['module', 'main'],
+  /**
+   * Nothing is external: the AWS SDK is bundled, not left to the runtime's copy, because a bundled
+   * client starts faster (no module resolution across node_modules) and its version is the one tested.
+   */
+  external: [] as string[],
+  /** Some bundled CommonJS dependencies call `require()`; ESM output has none, so give it one. */
+  banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+  logLevel: 'warning',
+} as const;
+
+/** Where a bundle's entry file and its bundle live: `index.mjs`, as Lambda's `index.handler` expects. */
+export const BUNDLE_FILE = 'index.mjs';
+
+/** A file copied beside a bundle, relative to the project root and to the bundle's folder. */
+export interface BundleAsset {
+  from: string;
+  to: string;
+}
+
+/**
+ * Files a handler reads at run time besides its bundle. The docs page serves Swagger UI's files,
+ * which lib/docs/assets.ts looks up in `swagger-ui-dist/` beside the bundle when there is no
+ * node_modules (as in Lambda).
+ */
+export const BUNDLE_ASSETS: Readonly<Record<string, readonly BundleAsset[]>> = {
+  'get-docs': Object.keys(SWAGGER_UI_FILES).map((file) => ({
+    from: `node_modules/swagger-ui-dist/${file}`,
+    to: `swagger-ui-dist/${file}`,
+  })),
+};
+
+/** The assets of one handler (none for most). */
+export const assetsOf = (handler: string): readonly BundleAsset[] => BUNDLE_ASSETS[handler] ?? [];
+
+/** The entry of a handler module: `functions/<handler>.ts`. */
+export const entryOf = (handler: string) => `functions/${handler}.ts`;
+
+/** The esbuild options of one bundle, as `npm run build` runs them: `<outdir>/index.mjs`. */
+export const esbuildOptions = (entry: string, outdir: string): BuildOptions => ({
+  ...BUNDLE_SETTINGS,
+  mainFields: [...BUNDLE_SETTINGS.mainFields],
+  external: [...BUNDLE_SETTINGS.external],
+  banner: { js: BUNDLE_SETTINGS.banner },
+  entryPoints: [entry],
+  outfile: join(outdir, BUNDLE_FILE),
+  bundle: true,
+});

@@ -1,0 +1,85 @@
+/**
+ * The stack's deploy options, read from CDK context (`cdk.json`, or `-c name=value` on the command
+ * line) in one place, so the stack itself takes a typed value and tests can build it directly.
+ */
+import type { Node } from 'constructs';
+
+export interface JwtOption {
+  /** The token issuer URL (`iss`), e.g. a Cognito user pool or an OIDC provider. */
+  issuer: string;
+  /** Accepted audiences (`aud`, or `client_id` for Cognito access tokens). */
+  audience: string[];
+}
+
+export interface StackConfig {
+  /** A throw-away stack: the table and logs are destroyed with it and the table is not protected. */
+  devStack: boolean;
+  /** Authorize with this JWT issuer instead of IAM (SigV4). */
+  jwt?: JwtOption;
+  /** Stage-wide request rate (requests per second, steady state) and burst. */
+  throttle: { rateLimit: number; burstLimit: number };
+  /** The enrichment provider's base URL; without it enrichment finds nothing. */
+  enrichmentUrl?: string;
+  /** Use this existing Secrets Manager secret (by name) for the provider key instead of creating one. */
+  enrichmentSecretName?: string;
+  /** Overrides the base of absolute URLs in responses (a custom domain in front of the API). */
+  publicBaseUrl?: string;
+  /** Where alarm notifications are emailed, if anywhere. */
+  alarmEmail?: string;
+}
+
+export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 };
+
+/** Context values arrive as strings from `-c` and as JSON values from cdk.json. */
+const text = (node: Node, key: string): string | undefined => {
+  const value = node.tryGetContext(key);
+  if (value === undefined || value === null || value === '') return undefined;
+  return String(value);
+};
+
+const flag = (node: Node, key: string): boolean => {
+  const value = text(node, key);
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new Error(`Context ${key} must be true or false, not ${value}`);
+};
+
+const positiveNumber = (node: Node, key: string, fallback: number): number => {
+  const value = text(node, key);
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0) throw new Error(`Context ${key} must be a positive number`);
+  return number;
+};
+
+const list = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+const optional = <K extends string>(key: K, value: string | undefined) =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
+
+/**
+ * Reads the options: `devStack`, `jwtIssuer` with `jwtAudience` (comma-separated), `throttleRate`,
+ * `throttleBurst`, `enrichmentUrl`, `enrichmentSecretName`, `publicBaseUrl`, `alarmEmail`.
+ */
+export const stackConfigFromContext = (node: Node): StackConfig => {
+  const issuer = text(node, 'jwtIssuer');
+  const audience = list(text(node, 'jwtAudience'));
+  if (Boolean(issuer) !== audience.length > 0)
+    throw new Error('Context jwtIssuer and jwtAudience go together: set both or neither');
+  return {
+    devStack: flag(node, 'devStack'),
+    ...(issuer ? { jwt: { issuer, audience } } : {}),
+    throttle: {
+      rateLimit: positiveNumber(node, 'throttleRate', DEFAULT_THROTTLE.rateLimit),
+      burstLimit: positiveNumber(node, 'throttleBurst', DEFAULT_THROTTLE.burstLimit),
+    },
+    ...optional('enrichmentUrl', text(node, 'enrichmentUrl')),
+    ...optional('enrichmentSecretName', text(node, 'enrichmentSecretName')),
+    ...optional('publicBaseUrl', text(node, 'publicBaseUrl')),
+    ...optional('alarmEmail', text(node, 'alarmEmail')),
+  };
+};

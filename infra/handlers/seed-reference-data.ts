@@ -1,0 +1,26 @@
+/**
+ * The reference-data custom resource (Provider framework `onEvent`): writes the Prefix and Suffix
+ * lists at deploy with the same seed function `npm start` and the tests use, so the deployed table
+ * holds exactly what lib/domain/reference-data.ts declares. A stack update that changes the lists
+ * changes the resource's `DataVersion` and so seeds again; delete leaves the data with the table.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { documentClient } from '../../lib/db/client';
+import { seedReferenceData } from '../../lib/db/reference-data';
+
+export interface SeedResult {
+  PhysicalResourceId: string;
+}
+
+export const buildHandler =
+  ({ client }: { client: DynamoDBDocumentClient }) =>
+  async (event: CloudFormationCustomResourceEvent): Promise<SeedResult> => {
+    if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
+    const tableName = event.ResourceProperties.TableName as string;
+    await seedReferenceData(client, tableName);
+    // Stable per table: a new table (a replacement) is a new resource, the old one's delete a no-op.
+    return { PhysicalResourceId: `reference-data:${tableName}` };
+  };
+
+export const handler = buildHandler({ client: documentClient() });

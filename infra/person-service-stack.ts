@@ -1,0 +1,387 @@
+/**
+ * The whole service as one stack, built from what lib/ declares: the table from the table
+ * definition, one function per handler module of the route table, the HTTP API's routes from that
+ * table, and the stream subscriptions with their event filters. Deploy options come in as a typed
+ * `StackConfig` (infra/config.ts reads them from context).
+ */
+import { createHash } from 'node:crypto';
+import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpNoneAuthorizer,
+  HttpStage,
+  type IHttpRouteAuthorizer,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer, HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  MathExpression,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Provider } from 'aws-cdk-lib/custom-resources';
+import type { Construct } from 'constructs';
+import { PREFIXES, SUFFIXES } from '../lib/domain/reference-data';
+import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
+import { FALLBACK_HANDLER, ROUTES } from '../lib/http/routes';
+import { STREAM_SUBSCRIPTIONS } from '../lib/stream-subscriptions';
+import { entryOf } from './bundling';
+import type { StackConfig } from './config';
+import { LOG_RETENTION, ServiceFunction } from './service-function';
+import { PersonTable } from './table';
+import { TABLE_ACCESS, tableAccessStatements } from './table-access';
+
+/** `get-person` → `GetPerson`: construct ids (and so logical ids) named after the handler. */
+export const constructIdOf = (handler: string) =>
+  handler.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+
+/** Stream delivery: small batches (each record may wait on the provider), bounded retries, then the DLQ. */
+export const STREAM_DELIVERY = {
+  batchSize: 5,
+  retryAttempts: 3,
+  maxRecordAge: Duration.hours(6),
+  timeout: Duration.minutes(2),
+};
+
+/** The 5xx share of requests, in percent, above which the API alarms. */
+export const SERVER_ERROR_RATE_PERCENT = 5;
+
+/** HTTP API access log fields (the `$context` variables of an HTTP API, one JSON line per request). */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  ip: '$context.identity.sourceIp',
+  requestTime: '$context.requestTime',
+  method: '$context.httpMethod',
+  path: '$context.path',
+  routeKey: '$context.routeKey',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatency: '$context.responseLatency',
+  integrationLatency: '$context.integrationLatency',
+  integrationError: '$context.integrationErrorMessage',
+  authorizerError: '$context.authorizer.error',
+  caller: '$context.identity.caller',
+  principal: '$context.authorizer.principalId',
+};
+
+export interface PersonServiceStackProps extends StackProps {
+  config: StackConfig;
+}
+
+export class PersonServiceStack extends Stack {
+  readonly table: PersonTable;
+  readonly api: HttpApi;
+  /** The `$default` stage: its own construct, as `HttpApi`'s built-in one takes no throttle or logs. */
+  readonly stage: HttpStage;
+  /** Every function of the service, by handler name. */
+  readonly functions = new Map<string, ServiceFunction>();
+
+  private readonly config: StackConfig;
+  private readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, { config, ...props }: PersonServiceStackProps) {
+    super(scope, id, props);
+    this.config = config;
+    const stateful = config.devStack ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+
+    this.table = new PersonTable(this, 'Table', { devStack: config.devStack });
+    ({ api: this.api, stage: this.stage } = this.httpApi(stateful));
+    this.streamSubscriptions(stateful);
+    this.referenceData(stateful);
+    this.throttleAlarms();
+    this.alarmActions();
+
+    new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
+  }
+
+  /** A function for one handler module, with exactly the table access TABLE_ACCESS gives it. */
+  private serviceFunction(
+    handler: string,
+    entry: string,
+    description: string,
+    extra: { environment?: Record<string, string>; timeout?: Duration } = {},
+  ): ServiceFunction {
+    const rules = TABLE_ACCESS[handler] ?? [];
+    const fn = new ServiceFunction(this, constructIdOf(handler), {
+      entry,
+      description,
+      logRemovalPolicy: this.config.devStack ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      ...(extra.timeout ? { timeout: extra.timeout } : {}),
+      environment: {
+        // Only functions that touch the table are told its name.
+        ...(rules.length > 0 ? { TABLE_NAME: this.table.tableName } : {}),
+        ...extra.environment,
+      },
+    });
+    for (const statement of tableAccessStatements(this.table, rules)) fn.addToRolePolicy(statement);
+    this.functions.set(handler, fn);
+    return fn;
+  }
+
+  private authorizer(): IHttpRouteAuthorizer {
+    const { jwt } = this.config;
+    return jwt
+      ? new HttpJwtAuthorizer('JwtAuthorizer', jwt.issuer, { jwtAudience: jwt.audience })
+      : new HttpIamAuthorizer();
+  }
+
+  /** The HTTP API: the route table's routes, the fallback as `$default`, authorized unless public. */
+  private httpApi(stateful: RemovalPolicy): { api: HttpApi; stage: HttpStage } {
+    const http: Record<string, string> = this.config.publicBaseUrl
+      ? { PUBLIC_BASE_URL: this.config.publicBaseUrl }
+      : {};
+    const integrationOf = (handler: string) => {
+      const routes = ROUTES.filter((route) => route.handler === handler);
+      const description =
+        routes.length > 0
+          ? routes.map((route) => `${route.method} ${route.path}`).join(', ')
+          : '$default: 404 or 405 for a request no route matches';
+      const fn = this.serviceFunction(handler, entryOf(handler), description, { environment: http });
+      return new HttpLambdaIntegration(`${constructIdOf(handler)}Integration`, fn);
+    };
+
+    const api = new HttpApi(this, 'Api', {
+      description: 'Authority Person Service',
+      createDefaultStage: false,
+      defaultAuthorizer: this.authorizer(),
+      defaultIntegration: integrationOf(FALLBACK_HANDLER),
+    });
+    const integrations = new Map<string, HttpLambdaIntegration>();
+    for (const route of ROUTES) {
+      let integration = integrations.get(route.handler);
+      if (!integration) {
+        integration = integrationOf(route.handler);
+        integrations.set(route.handler, integration);
+      }
+      api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration,
+        // Self-description stays public (API.md 9): JSON-LD processors and tooling fetch it unsigned.
+        ...(route.public ? { authorizer: new HttpNoneAuthorizer() } : {}),
+      });
+    }
+
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: LOG_RETENTION,
+      removalPolicy: stateful,
+    });
+    const stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: api,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: this.config.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
+      },
+    });
+
+    this.alarm(
+      'ApiServerErrorRate',
+      new MathExpression({
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: {
+          errors: stage.metricServerError({ statistic: 'Sum', period: Duration.minutes(5) }),
+          requests: stage.metricCount({ statistic: 'Sum', period: Duration.minutes(5) }),
+        },
+        period: Duration.minutes(5),
+        label: '5xx responses (% of requests)',
+      }),
+      {
+        threshold: SERVER_ERROR_RATE_PERCENT,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        description: `${SERVER_ERROR_RATE_PERCENT}% or more of API requests answered 5xx in 2 of 3 five-minute periods`,
+      },
+    );
+    return { api, stage };
+  }
+
+  /** The provider key's secret: the one named in context, or one created for the operator to fill. */
+  private enrichmentSecret(stateful: RemovalPolicy): ISecret {
+    const { enrichmentSecretName } = this.config;
+    if (enrichmentSecretName) return Secret.fromSecretNameV2(this, 'EnrichmentApiKey', enrichmentSecretName);
+    return new Secret(this, 'EnrichmentApiKey', {
+      description: 'API key of the person-data enrichment provider (put the real key here)',
+      removalPolicy: stateful,
+    });
+  }
+
+  /** Functions fed by the table's stream, each with its event filter, failure handling and alarms. */
+  private streamSubscriptions(stateful: RemovalPolicy) {
+    const secret = this.enrichmentSecret(stateful);
+    new CfnOutput(this, 'EnrichmentSecretArn', {
+      value: secret.secretArn,
+      description: 'Secret holding the enrichment provider key',
+    });
+    for (const subscription of STREAM_SUBSCRIPTIONS) {
+      const id = constructIdOf(subscription.handler);
+      const enriches = subscription.handler === 'enrich-person';
+      const environment: Record<string, string> = enriches
+        ? {
+            [ENRICHMENT_KEY_SECRET_ENV]: secret.secretArn,
+            ...(this.config.enrichmentUrl ? { ENRICHMENT_URL: this.config.enrichmentUrl } : {}),
+          }
+        : {};
+      const fn = this.serviceFunction(
+        subscription.handler,
+        entryOf(subscription.handler),
+        `DynamoDB stream: ${subscription.handler} (filter ${JSON.stringify(subscription.filterPattern)})`,
+        { environment, timeout: STREAM_DELIVERY.timeout },
+      );
+      if (enriches)
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+          }),
+        );
+
+      const deadLetters = new Queue(this, `${id}DeadLetters`, {
+        retentionPeriod: Duration.days(14),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        removalPolicy: stateful,
+      });
+      fn.addEventSource(
+        new DynamoEventSource(this.table, {
+          // From the oldest record kept: a redeploy that replaces the mapping misses no insert, and
+          // enrichment is idempotent (its mark), so a record seen twice is written once.
+          startingPosition: StartingPosition.TRIM_HORIZON,
+          batchSize: STREAM_DELIVERY.batchSize,
+          bisectBatchOnError: true,
+          retryAttempts: STREAM_DELIVERY.retryAttempts,
+          maxRecordAge: STREAM_DELIVERY.maxRecordAge,
+          reportBatchItemFailures: true,
+          onFailure: new SqsDlq(deadLetters),
+          filters: [FilterCriteria.filter(subscription.filterPattern)],
+        }),
+      );
+
+      // Errors are both invocations that failed and records the handler logged as failed (it
+      // reports failures per record, so most never fail the invocation).
+      const loggedErrors = new MetricFilter(this, `${id}ErrorLogs`, {
+        logGroup: fn.logGroup,
+        filterPattern: FilterPattern.stringValue('$.level', '=', 'ERROR'),
+        // Per stack, so a dev stack's errors never trip production's alarm in the same account.
+        metricNamespace: `PersonService/${this.stackName}`,
+        metricName: `${id}ErrorLogs`,
+        metricValue: '1',
+      });
+      this.alarm(
+        `${id}Errors`,
+        new MathExpression({
+          expression: 'failed + logged',
+          usingMetrics: {
+            failed: fn.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
+            logged: loggedErrors.metric({ statistic: 'Sum', period: Duration.minutes(5) }),
+          },
+          period: Duration.minutes(5),
+          label: `${subscription.handler} errors`,
+        }),
+        { threshold: 1, description: `${subscription.handler} failed or logged an error` },
+      );
+      this.alarm(
+        `${id}DeadLetterDepth`,
+        deadLetters.metricApproximateNumberOfMessagesVisible({
+          statistic: 'Maximum',
+          period: Duration.minutes(5),
+        }),
+        {
+          threshold: 1,
+          description: `Stream records that ${subscription.handler} gave up on are waiting in its DLQ`,
+        },
+      );
+    }
+  }
+
+  /** Prefix and Suffix written at deploy, by the same seed function the local runtime uses. */
+  private referenceData(stateful: RemovalPolicy) {
+    const seed = this.serviceFunction(
+      'seed-reference-data',
+      'infra/handlers/seed-reference-data.ts',
+      'Custom resource: writes the Prefix and Suffix reference data',
+      { timeout: Duration.minutes(1) },
+    );
+    const provider = new Provider(this, 'ReferenceDataProvider', {
+      onEventHandler: seed,
+      logGroup: new LogGroup(this, 'ReferenceDataProviderLogs', {
+        retention: LOG_RETENTION,
+        removalPolicy: stateful,
+      }),
+    });
+    new CustomResource(this, 'ReferenceData', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::ReferenceData',
+      properties: {
+        TableName: this.table.tableName,
+        // Changes when the lists change, so an update seeds again.
+        DataVersion: createHash('sha256')
+          .update(JSON.stringify({ PREFIXES, SUFFIXES }))
+          .digest('hex')
+          .slice(0, 16),
+      },
+    });
+  }
+
+  /** One alarm per function on throttles: any throttle means requests or records were refused. */
+  private throttleAlarms() {
+    for (const [handler, fn] of this.functions) {
+      this.alarm(
+        `${constructIdOf(handler)}Throttles`,
+        fn.metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) }),
+        { threshold: 1, description: `${handler} was throttled` },
+      );
+    }
+  }
+
+  private alarm(
+    id: string,
+    metric: IMetric,
+    { threshold, description, evaluationPeriods = 1, datapointsToAlarm }: AlarmOptions,
+  ) {
+    this.alarms.push(
+      new Alarm(this, `${id}Alarm`, {
+        metric,
+        threshold,
+        evaluationPeriods,
+        ...(datapointsToAlarm ? { datapointsToAlarm } : {}),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      }),
+    );
+  }
+
+  /** Every alarm notifies one topic; `alarmEmail` subscribes an address to it. */
+  private alarmActions() {
+    const topic = new Topic(this, 'AlarmTopic', { displayName: 'Person Service alarms', enforceSSL: true });
+    if (this.config.alarmEmail) topic.addSubscription(new EmailSubscription(this.config.alarmEmail));
+    for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
+    new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn, description: 'Alarm notifications' });
+  }
+}
+
+interface AlarmOptions {
+  threshold: number;
+  description: string;
+  evaluationPeriods?: number;
+  datapointsToAlarm?: number;
+}

@@ -1,0 +1,113 @@
+/**
+ * One Lambda function of the service, with the defaults they all share, so a new handler is one
+ * line in the stack and no function can be deployed on another runtime, architecture or bundling.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { assetsOf, BUNDLE_SETTINGS } from './bundling';
+
+/** The repository root: entries, package-lock.json and node_modules are found from here. */
+export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The Powertools service name every function logs under (lib/logger.ts reads it). */
+export const SERVICE_NAME = 'person-service';
+
+/** How long function logs are kept: long enough to look into last month's incident, no longer. */
+export const LOG_RETENTION = RetentionDays.ONE_MONTH;
+
+/** Template metadata naming the handler module a function bundles, for readers and tests. */
+export const ENTRY_METADATA = 'PersonService:Entry';
+
+const shellQuote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`;
+
+/**
+ * The stack's esbuild settings for one handler: infra/bundling.ts's shared settings in CDK's
+ * terms, bundled locally by the esbuild in devDependencies (never in Docker), with the handler's
+ * run-time files copied beside the bundle.
+ */
+export const bundlingOptions = (handler: string): BundlingOptions => {
+  const assets = assetsOf(handler);
+  return {
+    target: BUNDLE_SETTINGS.target,
+    format: BUNDLE_SETTINGS.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
+    minify: BUNDLE_SETTINGS.minify,
+    sourceMap: BUNDLE_SETTINGS.sourcemap,
+    mainFields: [...BUNDLE_SETTINGS.mainFields],
+    banner: BUNDLE_SETTINGS.banner,
+    bundleAwsSDK: true,
+    externalModules: [...BUNDLE_SETTINGS.external],
+    logLevel: LogLevel.WARNING,
+    forceDockerBundling: false,
+    ...(assets.length > 0
+      ? {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (inputDir: string, outputDir: string) =>
+              assets.map(({ from, to }) => {
+                const target = join(outputDir, to);
+                return `mkdir -p ${shellQuote(join(target, '..'))} && cp ${shellQuote(join(inputDir, from))} ${shellQuote(target)}`;
+              }),
+          },
+        }
+      : {}),
+  };
+};
+
+export interface ServiceFunctionProps {
+  /** The handler module, from the project root: `functions/get-person.ts`. */
+  entry: string;
+  /** What the function serves, shown in the console. */
+  description: string;
+  environment?: Record<string, string>;
+  timeout?: Duration;
+  memorySize?: number;
+  /** What happens to the function's log group when the stack goes. */
+  logRemovalPolicy: RemovalPolicy;
+}
+
+/** The handler name of an entry: `functions/get-person.ts` → `get-person`. */
+export const handlerNameOf = (entry: string) => entry.replace(/^.*\//, '').replace(/\.ts$/, '');
+
+/**
+ * A `NodejsFunction` on Node.js 24 (`nodejs24.x`) and arm64 (Graviton: cheaper per millisecond),
+ * bundled to ESM with the AWS SDK inside, source maps on, a log group with retention of its own
+ * (not one created by Lambda that keeps logs forever), and the Powertools service name set.
+ */
+export class ServiceFunction extends NodejsFunction {
+  constructor(
+    scope: Construct,
+    id: string,
+    { entry, description, environment = {}, timeout, memorySize, logRemovalPolicy }: ServiceFunctionProps,
+  ) {
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: LOG_RETENTION,
+      removalPolicy: logRemovalPolicy,
+    });
+    super(scope, id, {
+      entry: join(PROJECT_ROOT, entry),
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: memorySize ?? 512,
+      timeout: timeout ?? Duration.seconds(10),
+      description,
+      logGroup,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...environment,
+      },
+      bundling: bundlingOptions(handlerNameOf(entry)),
+    });
+    (this.node.defaultChild as CfnFunction).addMetadata(ENTRY_METADATA, entry);
+  }
+}

@@ -1,0 +1,154 @@
+/** The deploy options (CDK context): what each one changes in the template, and what is refused. */
+import { App } from 'aws-cdk-lib';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { stackConfigFromContext } from '../../infra/config';
+import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
+import { ROUTES } from '../../lib/http/routes';
+import {
+  only,
+  permissionsOf,
+  type Resource,
+  resourcesOf,
+  roleOf,
+  serviceFunctions,
+  synthesize,
+} from './support';
+
+const OPTIONS = {
+  devStack: 'true',
+  jwtIssuer: 'https://issuer.example.org/',
+  jwtAudience: 'person-service, person-admin',
+  throttleRate: '25',
+  throttleBurst: '50',
+  enrichmentUrl: 'https://person.provider.example',
+  enrichmentSecretName: 'person-service/enrichment-key',
+  publicBaseUrl: 'https://people.example.org',
+  alarmEmail: 'ops@example.org',
+};
+
+let defaults: Template;
+let withOptions: Template;
+
+beforeAll(() => {
+  defaults = synthesize().template;
+  withOptions = synthesize({ context: OPTIONS }).template;
+});
+
+const variablesOf = (template: Template, handler: string) =>
+  serviceFunctions(template).get(handler)?.resource.Properties.Environment.Variables;
+
+describe('jwtIssuer and jwtAudience', () => {
+  it('put a JWT authorizer with that issuer and audience in front of every non-public route', () => {
+    const [authorizerId, authorizer] = only(resourcesOf(withOptions, 'AWS::ApiGatewayV2::Authorizer'));
+    expect(authorizer.Properties).toMatchObject({
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Issuer: OPTIONS.jwtIssuer, Audience: ['person-service', 'person-admin'] },
+    });
+    for (const route of Object.values(resourcesOf(withOptions, 'AWS::ApiGatewayV2::Route'))) {
+      const key = route.Properties.RouteKey as string;
+      const isPublic = ROUTES.some(
+        (candidate) => candidate.public && `${candidate.method} ${candidate.path}` === key,
+      );
+      if (isPublic) expect({ key, auth: route.Properties.AuthorizationType }).toEqual({ key, auth: 'NONE' });
+      else
+        expect({ key, ...route.Properties }).toMatchObject({
+          key,
+          AuthorizationType: 'JWT',
+          AuthorizerId: { Ref: authorizerId },
+        });
+    }
+  });
+
+  it('must come together', () => {
+    const node = (context: Record<string, string>) => new App({ context }).node;
+    expect(() => stackConfigFromContext(node({ jwtIssuer: OPTIONS.jwtIssuer }))).toThrow(/jwtAudience/);
+    expect(() => stackConfigFromContext(node({ jwtAudience: 'x' }))).toThrow(/jwtIssuer/);
+  });
+});
+
+describe('devStack', () => {
+  it('destroys the table, logs and queue with the stack and leaves the table unprotected', () => {
+    const [, table] = only(resourcesOf(withOptions, 'AWS::DynamoDB::Table'));
+    expect(table.Properties.DeletionProtectionEnabled).toBe(false);
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::Logs::LogGroup', 'AWS::SQS::Queue'])
+      for (const resource of Object.values(resourcesOf(withOptions, type)))
+        expect({ type, policy: resource.DeletionPolicy }).toEqual({ type, policy: 'Delete' });
+  });
+
+  it('is off by default: the table, logs, secret and queue outlive the stack', () => {
+    for (const type of [
+      'AWS::DynamoDB::Table',
+      'AWS::Logs::LogGroup',
+      'AWS::SQS::Queue',
+      'AWS::SecretsManager::Secret',
+    ])
+      for (const resource of Object.values(resourcesOf(defaults, type)))
+        expect({ type, policy: resource.DeletionPolicy }).toEqual({ type, policy: 'Retain' });
+  });
+
+  it('accepts only true or false', () => {
+    expect(() => stackConfigFromContext(new App({ context: { devStack: 'yes' } }).node)).toThrow(/devStack/);
+  });
+});
+
+describe('throttleRate and throttleBurst', () => {
+  it('set the stage throttling', () => {
+    const [, stage] = only(resourcesOf(withOptions, 'AWS::ApiGatewayV2::Stage'));
+    expect(stage.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: 25,
+      ThrottlingBurstLimit: 50,
+    });
+  });
+
+  it('must be positive numbers', () => {
+    expect(() => stackConfigFromContext(new App({ context: { throttleRate: '0' } }).node)).toThrow(
+      /throttleRate/,
+    );
+  });
+});
+
+describe('enrichmentSecretName', () => {
+  it('imports the named secret instead of creating one, and grants reading only that secret', () => {
+    expect(withOptions.findResources('AWS::SecretsManager::Secret')).toEqual({});
+    const enrich = serviceFunctions(withOptions).get('enrich-person') as { resource: Resource };
+    const secretArn = JSON.stringify(
+      enrich.resource.Properties.Environment.Variables[ENRICHMENT_KEY_SECRET_ENV],
+    );
+    expect(secretArn).toContain(`:secret:${OPTIONS.enrichmentSecretName}`);
+    const reads = permissionsOf(withOptions, roleOf(enrich.resource)).filter(({ action }) =>
+      action.startsWith('secretsmanager:'),
+    );
+    expect(reads.map(({ action }) => action)).toEqual(['secretsmanager:GetSecretValue']);
+    expect(reads[0]?.resource).toContain(`:secret:${OPTIONS.enrichmentSecretName}-??????`);
+  });
+});
+
+describe('enrichmentUrl', () => {
+  it('configures the provider of the enrichment function; without it enrichment finds nothing', () => {
+    expect(variablesOf(withOptions, 'enrich-person').ENRICHMENT_URL).toBe(OPTIONS.enrichmentUrl);
+    expect(variablesOf(defaults, 'enrich-person').ENRICHMENT_URL).toBeUndefined();
+  });
+});
+
+describe('publicBaseUrl', () => {
+  it('sets the base of absolute URLs for every HTTP function', () => {
+    for (const route of ROUTES)
+      expect(variablesOf(withOptions, route.handler).PUBLIC_BASE_URL).toBe(OPTIONS.publicBaseUrl);
+    expect(variablesOf(defaults, 'get-person').PUBLIC_BASE_URL).toBeUndefined();
+  });
+});
+
+describe('alarmEmail', () => {
+  it('subscribes the address to the alarm topic', () => {
+    const [topicId] = only(withOptions.findResources('AWS::SNS::Topic'));
+    const [, subscription] = only(resourcesOf(withOptions, 'AWS::SNS::Subscription'));
+    expect(subscription.Properties).toMatchObject({
+      Protocol: 'email',
+      Endpoint: OPTIONS.alarmEmail,
+      TopicArn: { Ref: topicId },
+    });
+    expect(defaults.findResources('AWS::SNS::Subscription')).toEqual({});
+  });
+});

@@ -1,0 +1,307 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
+import { FALLBACK_HANDLER, ROUTES } from '../../lib/http/routes';
+import { STREAM_SUBSCRIPTIONS } from '../../lib/stream-subscriptions';
+import { type Json, only, type Resource, resourcesOf, serviceFunctions, synthesize } from './support';
+
+let template: Template;
+let functions: ReturnType<typeof serviceFunctions>;
+let tableId: string;
+
+beforeAll(() => {
+  ({ template } = synthesize());
+  functions = serviceFunctions(template);
+  [tableId] = only(template.findResources('AWS::DynamoDB::Table'));
+});
+
+const fn = (handler: string) => {
+  const found = functions.get(handler);
+  if (!found) throw new Error(`No function bundles ${handler}`);
+  return found;
+};
+
+const ref = (value: { Ref?: string; 'Fn::GetAtt'?: string[] }) => value.Ref ?? value['Fn::GetAtt']?.[0];
+
+const ROUTE_HANDLERS = [...new Set(ROUTES.map((route) => route.handler))];
+const STREAM_HANDLERS = STREAM_SUBSCRIPTIONS.map((subscription) => subscription.handler);
+const TABLE_HANDLERS = [
+  'get-person',
+  'list-persons',
+  'list-person-audit',
+  'list-prefixes',
+  'get-prefix',
+  'list-suffixes',
+  'get-suffix',
+  'create-person',
+  'update-person',
+  'enrich-person',
+  'seed-reference-data',
+];
+
+describe('functions', () => {
+  it('are one per handler module: every route handler, the fallback, the stream handlers, the seed', () => {
+    expect([...functions.keys()].sort()).toEqual(
+      [...ROUTE_HANDLERS, FALLBACK_HANDLER, ...STREAM_HANDLERS, 'seed-reference-data'].sort(),
+    );
+  });
+
+  it('are all the service’s own, besides the custom-resource framework CDK provides', () => {
+    const others = Object.entries(resourcesOf(template, 'AWS::Lambda::Function')).filter(
+      ([id]) => ![...functions.values()].some((service) => service.id === id),
+    );
+    expect(others.map(([, resource]) => resource.Properties.Description)).toEqual([
+      'AWS CDK resource provider framework - onEvent (PersonServiceStack/ReferenceDataProvider)',
+    ]);
+  });
+
+  it('run Node.js 24 on arm64, from index.mjs’s handler export', () => {
+    for (const { resource } of functions.values()) {
+      expect(resource.Properties).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+    }
+  });
+
+  it('enable source maps and log under the Powertools service name', () => {
+    for (const { resource } of functions.values()) {
+      expect(resource.Properties.Environment.Variables).toMatchObject({
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: 'person-service',
+      });
+    }
+  });
+
+  it('each log to a log group of its own that keeps logs for 30 days', () => {
+    const logGroups = resourcesOf(template, 'AWS::Logs::LogGroup');
+    const used = new Set<string>();
+    for (const { resource } of functions.values()) {
+      const logGroupId = resource.Properties.LoggingConfig.LogGroup.Ref as string;
+      expect(logGroups[logGroupId]?.Properties.RetentionInDays).toBe(30);
+      used.add(logGroupId);
+    }
+    expect(used.size).toBe(functions.size);
+  });
+
+  it('are told the table name exactly when they use the table', () => {
+    for (const [handler, { resource }] of functions) {
+      const tableName = resource.Properties.Environment.Variables.TABLE_NAME;
+      if (TABLE_HANDLERS.includes(handler)) expect(tableName).toEqual({ Ref: tableId });
+      else expect(tableName).toBeUndefined();
+    }
+  });
+
+  it('give enrichment the provider key’s secret by reference, never the key itself', () => {
+    const [secretId] = only(template.findResources('AWS::SecretsManager::Secret'));
+    const variables = fn('enrich-person').resource.Properties.Environment.Variables;
+    expect(variables[ENRICHMENT_KEY_SECRET_ENV]).toEqual({ Ref: secretId });
+    expect(variables.ENRICHMENT_API_KEY).toBeUndefined();
+  });
+
+  it('name the handler module they bundle in their description', () => {
+    expect(fn('get-docs').resource.Properties.Description).toBe('GET /docs, GET /docs/{asset}');
+    expect(fn('create-person').resource.Properties.Description).toBe('POST /Person');
+  });
+});
+
+describe('the HTTP API', () => {
+  const routes = () => Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route'));
+
+  /** The handler whose function a route's integration invokes. */
+  const handlerOf = (route: Resource) => {
+    const integrationId = route.Properties.Target['Fn::Join'][1][1].Ref as string;
+    const integration = resourcesOf(template, 'AWS::ApiGatewayV2::Integration')[integrationId] as Resource;
+    expect(integration.Properties).toMatchObject({
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
+    const functionId = ref(integration.Properties.IntegrationUri);
+    return [...functions].find(([, { id }]) => id === functionId)?.[0];
+  };
+
+  it('has exactly the route table’s routes, and $default for the rest', () => {
+    expect(
+      routes()
+        .map((route) => route.Properties.RouteKey)
+        .sort(),
+    ).toEqual([...ROUTES.map((route) => `${route.method} ${route.path}`), '$default'].sort());
+  });
+
+  it('sends each route to the function of its handler, and $default to the fallback', () => {
+    for (const route of routes()) {
+      const key = route.Properties.RouteKey as string;
+      const expected =
+        key === '$default'
+          ? FALLBACK_HANDLER
+          : ROUTES.find((candidate) => `${candidate.method} ${candidate.path}` === key)?.handler;
+      expect({ key, handler: handlerOf(route) }).toEqual({ key, handler: expected });
+    }
+  });
+
+  it('authorizes with IAM by default and leaves only the self-description routes public', () => {
+    for (const route of routes()) {
+      const key = route.Properties.RouteKey as string;
+      const isPublic = ROUTES.some(
+        (candidate) => candidate.public && `${candidate.method} ${candidate.path}` === key,
+      );
+      expect({ key, auth: route.Properties.AuthorizationType }).toEqual({
+        key,
+        auth: isPublic ? 'NONE' : 'AWS_IAM',
+      });
+    }
+    expect(template.findResources('AWS::ApiGatewayV2::Authorizer')).toEqual({});
+  });
+
+  it('deploys one auto-deployed $default stage with throttling', () => {
+    const [, stage] = only(resourcesOf(template, 'AWS::ApiGatewayV2::Stage'));
+    expect(stage.Properties).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+    });
+  });
+
+  it('writes a JSON access log line per request to a retained log group', () => {
+    const [, stage] = only(resourcesOf(template, 'AWS::ApiGatewayV2::Stage'));
+    const { DestinationArn, Format } = stage.Properties.AccessLogSettings;
+    const logGroup = resourcesOf(template, 'AWS::Logs::LogGroup')[ref(DestinationArn) as string] as Resource;
+    expect(logGroup.Properties.RetentionInDays).toBe(30);
+    expect(JSON.parse(Format)).toMatchObject({
+      requestId: '$context.requestId',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      integrationError: '$context.integrationErrorMessage',
+    });
+  });
+
+  it('outputs its URL and the table name', () => {
+    const outputs = template.toJSON().Outputs;
+    const [apiId] = only(template.findResources('AWS::ApiGatewayV2::Api'));
+    expect(JSON.stringify(outputs.ApiUrl.Value)).toContain(`{"Ref":"${apiId}"}`);
+    expect(outputs.TableName.Value).toEqual({ Ref: tableId });
+  });
+});
+
+describe('enrichment on the table stream', () => {
+  const mapping = () => only(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))[1].Properties;
+
+  it('feeds the enrichment function from the table’s stream', () => {
+    expect(mapping().FunctionName).toEqual({ Ref: fn('enrich-person').id });
+    expect(mapping().EventSourceArn).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
+  });
+
+  it('filters with the subscription’s own filter pattern (Person INSERTs)', () => {
+    const [subscription] = STREAM_SUBSCRIPTIONS;
+    expect(
+      mapping().FilterCriteria.Filters.map((filter: { Pattern: string }) => JSON.parse(filter.Pattern)),
+    ).toEqual([subscription?.filterPattern]);
+    expect(subscription?.filterPattern).toMatchObject({ eventName: ['INSERT'] });
+  });
+
+  it('takes small batches, splits failing ones, retries a bounded number of times, reports per record', () => {
+    expect(mapping()).toMatchObject({
+      BatchSize: 5,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 3,
+      MaximumRecordAgeInSeconds: 6 * 3600,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      StartingPosition: 'TRIM_HORIZON',
+    });
+  });
+
+  it('sends records it gives up on to an encrypted SQS dead-letter queue that keeps them 14 days', () => {
+    const [queueId, queue] = only(resourcesOf(template, 'AWS::SQS::Queue'));
+    expect(mapping().DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(queue.Properties).toMatchObject({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('gives the function time for a batch of lookups with retries', () => {
+    expect(fn('enrich-person').resource.Properties.Timeout).toBe(120);
+  });
+});
+
+describe('reference data', () => {
+  it('is written at deploy by a custom resource on the table, run by the seed function', () => {
+    const [, resource] = only(resourcesOf(template, 'Custom::ReferenceData'));
+    expect(resource.Properties.TableName).toEqual({ Ref: tableId });
+    expect(resource.Properties.DataVersion).toMatch(/^[0-9a-f]{16}$/);
+    const frameworkId = ref(resource.Properties.ServiceToken) as string;
+    const framework = resourcesOf(template, 'AWS::Lambda::Function')[frameworkId] as Resource;
+    expect(framework.Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN).toEqual({
+      'Fn::GetAtt': [fn('seed-reference-data').id, 'Arn'],
+    });
+  });
+});
+
+describe('alarms', () => {
+  const alarms = () => Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'));
+  const metricsOf = (alarm: Resource) =>
+    (alarm.Properties.Metrics ?? []).flatMap((query: Record<string, Json>) =>
+      query.MetricStat ? [query.MetricStat.Metric] : [],
+    );
+
+  it('watch the API’s 5xx rate: 5xx over request count, in percent', () => {
+    const rate = alarms().filter((alarm) =>
+      metricsOf(alarm).some((metric: { MetricName: string }) => metric.MetricName === '5xx'),
+    );
+    expect(rate).toHaveLength(1);
+    const [alarm] = rate as [Resource];
+    expect(alarm.Properties.Metrics[0].Expression).toBe('IF(requests > 0, 100 * errors / requests, 0)');
+    expect(
+      metricsOf(alarm)
+        .map((metric: { MetricName: string }) => metric.MetricName)
+        .sort(),
+    ).toEqual(['5xx', 'Count']);
+    expect(alarm.Properties).toMatchObject({ Threshold: 5, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+  });
+
+  it('watch throttles of every function', () => {
+    const throttled = alarms()
+      .filter((alarm) => alarm.Properties.MetricName === 'Throttles')
+      .map((alarm) => alarm.Properties.Dimensions[0].Value.Ref);
+    expect(throttled.sort()).toEqual([...functions.values()].map(({ id }) => id).sort());
+  });
+
+  it('watch enrichment errors: failed invocations plus records logged as errors', () => {
+    const [filterId, filter] = only(resourcesOf(template, 'AWS::Logs::MetricFilter'));
+    expect(filter.Properties.FilterPattern).toBe('{ $.level = "ERROR" }');
+    expect(filter.Properties.LogGroupName).toEqual(
+      fn('enrich-person').resource.Properties.LoggingConfig.LogGroup,
+    );
+    const logged = filter.Properties.MetricTransformations[0];
+    const errors = alarms().filter(
+      (alarm) => alarm.Properties.Metrics?.[0]?.Expression === 'failed + logged',
+    );
+    expect(errors).toHaveLength(1);
+    expect(metricsOf(errors[0] as Resource)).toEqual([
+      {
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn('enrich-person').id } }],
+        MetricName: 'Errors',
+        Namespace: 'AWS/Lambda',
+      },
+      { MetricName: logged.MetricName, Namespace: logged.MetricNamespace },
+    ]);
+    expect(filterId).toBeTruthy();
+  });
+
+  it('watch the dead-letter queue’s depth', () => {
+    const [queueId] = only(resourcesOf(template, 'AWS::SQS::Queue'));
+    const depth = alarms().filter(
+      (alarm) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible',
+    );
+    expect(depth.map((alarm) => alarm.Properties.Dimensions)).toEqual([
+      [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+    ]);
+    expect(depth[0]?.Properties).toMatchObject({ Threshold: 1, Statistic: 'Maximum' });
+  });
+
+  it('all notify the alarm topic', () => {
+    const [topicId] = only(template.findResources('AWS::SNS::Topic'));
+    for (const alarm of alarms()) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+  });
+});

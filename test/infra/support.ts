@@ -1,0 +1,102 @@
+/**
+ * Synthesizes the stack the way `cdk synth` does (cdk.json's context, then the test's own), and
+ * reads what the tests assert on out of the template: functions by handler, their IAM statements.
+ */
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { stackConfigFromContext } from '../../infra/config';
+import { PersonServiceStack } from '../../infra/person-service-stack';
+import { ENTRY_METADATA } from '../../infra/service-function';
+
+const CDK_CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
+
+export interface SynthOptions {
+  context?: Record<string, unknown>;
+  /**
+   * Bundle every function with esbuild, as `cdk synth` does. Off by default: the template is the
+   * same either way (only asset hashes differ), and bundling 16 functions takes about half a minute.
+   */
+  bundle?: boolean;
+  outdir?: string;
+}
+
+export const synthesize = ({ context = {}, bundle = false, outdir }: SynthOptions = {}) => {
+  const app = new App({
+    context: { ...CDK_CONTEXT, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...context },
+    ...(outdir ? { outdir } : {}),
+  });
+  const stack = new PersonServiceStack(app, 'PersonServiceStack', {
+    config: stackConfigFromContext(app.node),
+  });
+  return { app, stack, template: Template.fromStack(stack) };
+};
+
+/** Template JSON: its shape is what the assertions check. */
+// biome-ignore lint/suspicious/noExplicitAny: template JSON is checked by the assertions themselves
+export type Json = any;
+
+export type Resource = { Type: string; Properties: Json; Metadata?: Record<string, Json> } & Record<
+  string,
+  Json
+>;
+
+export const resourcesOf = (template: Template, type: string): Record<string, Resource> =>
+  template.findResources(type) as Record<string, Resource>;
+
+export const only = <T>(record: Record<string, T>): [string, T] => {
+  const entries = Object.entries(record);
+  if (entries.length !== 1) throw new Error(`Expected exactly one, found ${entries.length}`);
+  return entries[0] as [string, T];
+};
+
+/** The service's own functions (those the ServiceFunction construct made), by handler name. */
+export const serviceFunctions = (template: Template): Map<string, { id: string; resource: Resource }> => {
+  const functions = new Map<string, { id: string; resource: Resource }>();
+  for (const [id, resource] of Object.entries(resourcesOf(template, 'AWS::Lambda::Function'))) {
+    const entry = resource.Metadata?.[ENTRY_METADATA] as string | undefined;
+    if (!entry) continue;
+    const handler = entry.replace(/^.*\//, '').replace(/\.ts$/, '');
+    if (functions.has(handler)) throw new Error(`Two functions bundle ${entry}`);
+    functions.set(handler, { id, resource });
+  }
+  return functions;
+};
+
+/** One allowed (action, resource, condition) of a policy, with CloudFormation references made readable. */
+export interface Permission {
+  action: string;
+  resource: string;
+  condition?: Record<string, unknown>;
+}
+
+const asList = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** `{"Fn::GetAtt": ["Table…", "Arn"]}` → `Table….Arn`; joins of those → their text. */
+export const readable = (value: unknown): string => {
+  if (typeof value === 'string') return value;
+  const object = value as Record<string, Json>;
+  if (object['Fn::GetAtt']) return object['Fn::GetAtt'].join('.');
+  if (object.Ref) return `${object.Ref}.Ref`;
+  if (object['Fn::Join']) return object['Fn::Join'][1].map(readable).join(object['Fn::Join'][0]);
+  return JSON.stringify(value);
+};
+
+/** Every permission the inline policies of a role grant, one entry per action and resource. */
+export const permissionsOf = (template: Template, roleId: string): Permission[] =>
+  Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+    .filter(({ Properties }) => Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
+    .flatMap(({ Properties }) => Properties.PolicyDocument.Statement)
+    .flatMap((statement: Record<string, Json>) => {
+      if (statement.Effect !== 'Allow') throw new Error('Only Allow statements are expected');
+      return asList(statement.Action).flatMap((action: string) =>
+        asList(statement.Resource).map((resource) => ({
+          action,
+          resource: readable(resource),
+          ...(statement.Condition ? { condition: statement.Condition } : {}),
+        })),
+      );
+    });
+
+/** The role of a function. */
+export const roleOf = (resource: Resource): string => resource.Properties.Role['Fn::GetAtt'][0];

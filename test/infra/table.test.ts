@@ -1,0 +1,79 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { PersonTable, tableShapeFrom } from '../../infra/table';
+import { tableDefinition } from '../../lib/db/table';
+import { only, type Resource } from './support';
+
+const tableOf = (devStack: boolean): Resource => {
+  const stack = new Stack(new App(), 'TableOnly');
+  new PersonTable(stack, 'Table', { devStack });
+  return only(Template.fromStack(stack).findResources('AWS::DynamoDB::Table'))[1] as Resource;
+};
+
+const sortedBy = <T>(items: T[] | undefined, key: (item: T) => string) =>
+  [...(items ?? [])].sort((a, b) => key(a).localeCompare(key(b)));
+
+describe('the CDK table', () => {
+  const definition = tableDefinition('unused');
+  const table = tableOf(false);
+
+  it('has the key schema of the table definition', () => {
+    expect(table.Properties.KeySchema).toEqual(definition.KeySchema);
+  });
+
+  it('defines the attributes of the table definition, and no others', () => {
+    const byName = (attribute: { AttributeName?: string }) => attribute.AttributeName ?? '';
+    expect(sortedBy(table.Properties.AttributeDefinitions, byName)).toEqual(
+      sortedBy(definition.AttributeDefinitions, byName),
+    );
+  });
+
+  it('has the global secondary indexes of the table definition, projection included', () => {
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual(definition.GlobalSecondaryIndexes);
+  });
+
+  it('bills on demand, streams new and old images, and keeps point-in-time recovery', () => {
+    expect(table.Properties.BillingMode).toBe(definition.BillingMode);
+    expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    expect(definition.StreamSpecification?.StreamViewType).toBe('NEW_AND_OLD_IMAGES');
+    expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+  });
+
+  it('is deletion-protected and retained by default', () => {
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it('is unprotected and destroyed with a dev stack', () => {
+    const dev = tableOf(true);
+    expect(dev.Properties.DeletionProtectionEnabled).toBe(false);
+    expect(dev.DeletionPolicy).toBe('Delete');
+  });
+
+  it('lets CloudFormation name the table rather than taking the definition’s local name', () => {
+    expect(table.Properties.TableName).toBeUndefined();
+  });
+});
+
+describe('tableShapeFrom', () => {
+  it('refuses a definition it cannot map rather than dropping part of it', () => {
+    const definition = tableDefinition('t');
+    expect(() =>
+      tableShapeFrom({
+        ...definition,
+        LocalSecondaryIndexes: [
+          { IndexName: 'x', KeySchema: definition.KeySchema, Projection: { ProjectionType: 'ALL' } },
+        ],
+      }),
+    ).toThrow(/Local secondary indexes/);
+    expect(() => tableShapeFrom({ ...definition, BillingMode: 'PROVISIONED' })).toThrow(/on-demand/);
+    expect(() =>
+      tableShapeFrom({
+        ...definition,
+        AttributeDefinitions: definition.AttributeDefinitions?.filter((a) => a.AttributeName !== 'listSk'),
+      }),
+    ).toThrow(/listSk/);
+  });
+});
