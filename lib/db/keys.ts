@@ -15,9 +15,9 @@
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSON` and
  * `listSk` = `<folded fullname>\u0001<id, 16 digits>`, so the index is ordered by folded fullname with
  * ties by id (`\u0001` sorts below every character a folded name holds, so "ann" comes before
- * "ann b"). It projects only `id`, `fullname` and the folded searchable forms (`search_first_name`,
- * `search_last_name`, `search_email`, `search_all`): a list reads small index entries, never Person
- * documents.
+ * "ann b"); names that agree in their first 512 bytes are ordered by id. It projects only `id`,
+ * `fullname` and the folded searchable forms (`search_first_name`, `search_last_name`, `search_email`,
+ * `search_rest`): a list reads small index entries, never Person documents.
  *
  * What a list request costs, for N persons in the table:
  * - no filter, `limit` L at `offset` O: one GetItem of the person counter (the count, O(1)) and
@@ -71,10 +71,25 @@ export const personCounterKey: Key = { pk: 'COUNTER#persons', sk: 'COUNTER' };
 export const PERSON_LIST_INDEX = 'byName';
 export const PERSON_LIST_PARTITION = 'PERSON';
 
-/** Where a person stands in the `byName` index: folded fullname, then id. */
+/** The longest name part of an index sort key (DynamoDB allows 1024 bytes in all). */
+const MAX_SORT_NAME_BYTES = 512;
+
+/** Cuts a string to at most `bytes` of UTF-8, never inside a character. */
+const utf8Prefix = (text: string, bytes: number) => {
+  let used = 0;
+  let end = 0;
+  for (const character of text) {
+    used += Buffer.byteLength(character);
+    if (used > bytes) break;
+    end += character.length;
+  }
+  return text.slice(0, end);
+};
+
+/** Where a person stands in the `byName` index: folded fullname (its first 512 bytes), then id. */
 export const personListKey = (foldedFullname: string, id: number) => ({
   listPk: PERSON_LIST_PARTITION,
-  listSk: `${foldedFullname.replace(/\p{Cc}/gu, '')}\u0001${String(id).padStart(16, '0')}`,
+  listSk: `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${String(id).padStart(16, '0')}`,
 });
 
 export const prefixKey = (id: number): Key => ({ pk: 'PREFIX', sk: `PREFIX#${pad(id)}` });

@@ -5,6 +5,7 @@
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry } from '../domain/audit';
+import { ValidationFailed } from '../domain/errors';
 import { searchableForms } from '../domain/listing';
 import type { ClaimToTake, MergeResult } from '../domain/merge';
 import { type Claim, fullnameOfPerson, type Person } from '../domain/person';
@@ -24,7 +25,7 @@ export const toPersonItem = (person: Person) => {
     search_first_name: search.first_name,
     search_last_name: search.last_name,
     search_email: search.email,
-    search_all: search.search,
+    search_rest: search.rest,
   };
 };
 
@@ -68,6 +69,27 @@ export interface WriteTransaction {
 }
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/**
+ * DynamoDB refuses items over 400 KB. JSON text over-counts an item's size a little (quotes, braces),
+ * so this is a safe bound; each field's limits keep a person well inside it, and this turns the
+ * unforeseen case into a clear 400 instead of a 500.
+ */
+export const MAX_PERSON_ITEM_BYTES = 390_000;
+
+const withinItemLimit = <T>(item: T): T => {
+  if (Buffer.byteLength(JSON.stringify(item)) > MAX_PERSON_ITEM_BYTES)
+    throw new ValidationFailed(
+      [
+        {
+          path: '',
+          message: 'The person would be larger than storage allows: shorten or remove some values',
+        },
+      ],
+      'The person is too large',
+    );
+  return item;
+};
 
 /**
  * The Person's Put: a create never overwrites (`attribute_not_exists`), an update never creates and

@@ -15,7 +15,7 @@ export const PERSON_LIST_ATTRIBUTES = [
   'search_first_name',
   'search_last_name',
   'search_email',
-  'search_all',
+  'search_rest',
 ];
 
 export const tableDefinition = (tableName: string): CreateTableCommandInput => ({

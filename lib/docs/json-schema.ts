@@ -2,7 +2,7 @@
  * zod to JSON Schema 2020-12 with zod's own `z.toJSONSchema`, plus the two places where the wire reads
  * a value differently from what the zod schema's type says, so the documents tell clients the truth.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export type JsonSchema = z.core.JSONSchema.BaseSchema;
 

@@ -4,7 +4,7 @@
  * Person. Each is checked against its builder's return type at compile time: a field added to or
  * dropped from a builder fails `tsc` here until the schema follows.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { AuditEntry } from '../domain/audit';
 import { LIST_DEFAULTS, PAGE_DEFAULTS, type paginatedList, type Stub } from '../domain/listing';
 import type { Prefix, Suffix } from '../domain/reference-data';

@@ -2,10 +2,10 @@
  * Listing (API.md 4 and 6): the query parameters, the stub of a Person, the searchable forms of a
  * Person, and the PaginatedList envelope every paged endpoint answers with.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { fullnameOfPerson, type Person } from './person';
 import { personUrl } from './representation';
-import { LIMITS } from './schemas';
+import { LIMITS, wellFormed } from './schemas';
 import { fold } from './text';
 
 const integer = (min: number, max: number) =>
@@ -16,9 +16,7 @@ const integer = (min: number, max: number) =>
     .pipe(z.int().min(min).max(max));
 
 /** A filter value, folded as stored values are; an empty value is the same as none (API.md 4). */
-const filter = z
-  .string()
-  .max(LIMITS.text)
+const filter = wellFormed(z.string().max(LIMITS.text))
   .transform((value) => fold(value) || undefined)
   .optional();
 
@@ -118,21 +116,21 @@ export const personListRequest = (query: ListPersonsQuery): PersonListRequest =>
 
 /**
  * The folded, searchable forms of a Person, one string per filter with values separated by a line
- * break (which no folded filter value can contain, so a match never spans two values).
+ * break (which no folded filter value can contain, so a match never spans two values). Each value is
+ * cut to the length of a field: folding can expand a character many times (NFKD turns U+FDFA into 18),
+ * and these strings live in the Person item and the index. `search` matches these and `rest`: the
+ * fullname and the freeform names, so nothing is stored twice.
  */
 export const searchableForms = (person: Person) => {
+  const folded = (value: string) => fold(value).slice(0, LIMITS.text);
   const join = (values: (string | null | undefined)[]) =>
-    values.flatMap((value) => (value ? [fold(value)] : [])).join('\n');
-  const first = join(person.Names.map((name) => name.first_name));
-  const last = join(person.Names.map((name) => name.last_name));
-  const freeform = join(person.Names.map((name) => name.freeform_name));
-  const email = join(person.Emails.map((item) => item.email));
+    values.flatMap((value) => (value ? [folded(value)] : [])).join('\n');
   return {
-    first_name: first,
-    last_name: last,
-    email,
-    search: [fold(fullnameOfPerson(person)), first, last, freeform, email].filter(Boolean).join('\n'),
-  } satisfies Record<keyof PersonFilters, string>;
+    first_name: join(person.Names.map((name) => name.first_name)),
+    last_name: join(person.Names.map((name) => name.last_name)),
+    email: join(person.Emails.map((item) => item.email)),
+    rest: join([fullnameOfPerson(person), ...person.Names.map((name) => name.freeform_name)]),
+  };
 };
 
 export interface PersonSummary {

@@ -3,7 +3,7 @@
  * OpenAPI and JSON Schema documents. Field lists of the sub-object sets live here too, so the merge,
  * the representation and the schemas cannot disagree on what a Name or an Email holds.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const LIMITS = {
   bodyBytes: 256 * 1024,
@@ -13,14 +13,19 @@ export const LIMITS = {
   sets: { Names: 20, Emails: 50, PhoneNumbers: 50, PersonRoles: 50, PostalAddresses: 20 },
 } as const;
 
-const text = z.string().max(LIMITS.text);
-const emailAddress = z
-  .string()
-  .trim()
-  .max(LIMITS.email)
-  .pipe(z.email({ error: 'Not a valid email address' }));
+/**
+ * A string that is well-formed Unicode: a lone surrogate cannot be stored or compared reliably (two
+ * different ones may become the same key), so it is refused at the edge.
+ */
+export const wellFormed = (schema: z.ZodString) =>
+  schema.refine((value) => !/\p{Cs}/u.test(value), { error: 'Not well-formed Unicode (a lone surrogate)' });
+
+const text = wellFormed(z.string().max(LIMITS.text));
+const emailAddress = wellFormed(z.string().trim().max(LIMITS.email)).pipe(
+  z.email({ error: 'Not a valid email address' }),
+);
 const positiveId = z.int().positive();
-const localReferenceId = z.string().max(LIMITS.localReferenceId).nullable();
+const localReferenceId = wellFormed(z.string().max(LIMITS.localReferenceId)).nullable();
 
 /**
  * An object that refuses unknown keys (reported with their path) but lets JSON-LD keywords (`@context`,

@@ -3,7 +3,7 @@
  * Status codes as such providers use them: 200 data, 404 unknown, 202 queued (ask again), 429 rate
  * limited (honour Retry-After), 5xx and network faults retryable, 401/402/403 configuration errors.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { LookupResult, PersonDataProvider, SocialProfiles } from './provider';
 
 const handle = z.object({ handle: z.string().nullable().optional() }).nullable().optional();

@@ -82,7 +82,7 @@ const listing = (...emails: string[]) => ({
   search_first_name: 'john',
   search_last_name: 'smith',
   search_email: emails.join('\n'),
-  search_all: ['john smith', 'john', 'smith', ...emails].join('\n'),
+  search_rest: 'john smith',
 });
 
 const counterIncrement = {
@@ -390,6 +390,6 @@ describe('toPersonItem and fromPersonItem', () => {
     expect(read).not.toHaveProperty('sk');
     expect(read).not.toHaveProperty('type');
     expect(read).not.toHaveProperty('listSk');
-    expect(read).not.toHaveProperty('search_all');
+    expect(read).not.toHaveProperty('search_rest');
   });
 });
