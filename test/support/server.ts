@@ -40,7 +40,8 @@ export const runEntry = ({ args = [], env = {} }: StartOptions = {}) => {
 export const startServer = async (options: StartOptions = {}): Promise<ServerProcess> => {
   const { child, output } = runEntry(options);
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-  while (!/listening on (\S+)/.test(output())) {
+  // The banner ends with this line: everything above it (URL, DynamoDB endpoint) is then there.
+  while (!output().includes('Ctrl-C stops it.')) {
     if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode}:\n${output()}`);
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
