@@ -102,7 +102,7 @@ export const personPut = (
 ): TransactItem => ({
   Put: {
     TableName: tableName,
-    Item: toPersonItem(person),
+    Item: withinItemLimit(toPersonItem(person)),
     ...(previousVersion === null
       ? { ConditionExpression: 'attribute_not_exists(pk)' }
       : {

@@ -4,10 +4,12 @@ import {
   type ActionRole,
   buildWriteTransaction,
   fromPersonItem,
+  personPut,
   toPersonItem,
   type WriteTransaction,
 } from '../../../lib/db/person-items';
 import type { AuditEntry } from '../../../lib/domain/audit';
+import { ValidationFailed } from '../../../lib/domain/errors';
 import { type MergeResult, mergePerson } from '../../../lib/domain/merge';
 import type { Person } from '../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../lib/domain/schemas';
@@ -391,5 +393,25 @@ describe('toPersonItem and fromPersonItem', () => {
     expect(read).not.toHaveProperty('type');
     expect(read).not.toHaveProperty('listSk');
     expect(read).not.toHaveProperty('search_rest');
+  });
+});
+
+describe('the item size limit', () => {
+  it('refuses with a validation error a Person whose item would exceed what DynamoDB stores', () => {
+    const huge = created('jsmith@no-reply.org').person;
+    huge.PostalAddresses = Array.from({ length: 2_000 }, (_, index) => ({
+      id: 1_000 + index,
+      address1: 'x'.repeat(200),
+      address2: null,
+      city: null,
+      state_territory_province: null,
+      postal_code: null,
+      country: null,
+      country_code: null,
+      primary: false,
+      local_reference_id: null,
+    }));
+    expect(() => personPut(TABLE, huge, null)).toThrow(ValidationFailed);
+    expect(() => personPut(TABLE, created('jsmith@no-reply.org').person, null)).not.toThrow();
   });
 });
