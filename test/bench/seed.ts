@@ -1,0 +1,155 @@
+/**
+ * Persons straight into a table through BatchWriteItem, built by the same code a create uses
+ * (`mergePerson`, then `toPersonItem` with its `byName` index attributes), and counted in the
+ * `COUNTER#persons` item the list reads its total from. Ids come from the id counter, as a container's
+ * block would. No claims and no audit entries are written: listing reads neither.
+ */
+import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Storage } from '../../lib/db/client';
+import { idCounterKey, PERSON_LIST_INDEX, PERSON_LIST_PARTITION, personCounterKey } from '../../lib/db/keys';
+import { toPersonItem } from '../../lib/db/person-items';
+import { countNewIds, mergePerson } from '../../lib/domain/merge';
+import { CreatePersonBody } from '../../lib/domain/schemas';
+import { fold } from '../../lib/domain/text';
+import { itemSize } from './capacity';
+
+// biome-ignore format: a list of names
+const FIRST_NAMES = [
+  'Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Donald', 'Frances', 'John', 'Radia', 'Ken', 'Dennis',
+  'Margaret', 'Tim', 'Vint', 'Leslie', 'Niklaus', 'Hedy', 'Katherine', 'Sophie', 'Linus', 'Guido',
+  'Bjarne', 'James', 'Anita', 'Shafi', 'Silvio', 'Tony', 'Robin', 'Judea', 'Fran', 'Jean', 'Karen',
+  'Mary', 'Annie', 'Evelyn', 'Joan', 'Ivan', 'Peter', 'Yukihiro', 'Brendan',
+];
+
+// biome-ignore format: a list of names
+const LAST_NAMES = [
+  'Lovelace', 'Turing', 'Hopper', 'Dijkstra', 'Liskov', 'Knuth', 'Allen', 'McCarthy', 'Perlman',
+  'Thompson', 'Ritchie', 'Hamilton', 'Berners-Lee', 'Cerf', 'Lamport', 'Wirth', 'Lamarr', 'Johnson',
+  'Wilson', 'Torvalds', 'van Rossum', 'Stroustrup', 'Gosling', 'Borg', 'Goldwasser', 'Micali', 'Hoare',
+  'Milner', 'Pearl', 'Bartik', 'Sammet', 'Jones', 'Easley', 'Clarke', 'Sutherland', 'Naur', 'Backus',
+  'Kay', 'Engelbart', 'Shannon', 'Boole', 'Babbage', 'Noether', 'Hilbert', 'Godel', 'Church', 'Kleene',
+  'Codd', 'Gray', 'Stonebraker', 'Bachman', 'Chen', 'Kahn', 'Metcalfe', 'Baran', 'Davies', 'Kleinrock',
+  'Postel', 'Floyd', 'Tarjan', 'Hopcroft', 'Karp', 'Cook', 'Levin', 'Rabin', 'Scott', 'Blum', 'Yao',
+  'Valiant', 'Wigderson', 'Sipser', 'Aho', 'Ullman', 'Kernighan', 'Pike', 'Bell', 'Mauchly', 'Eckert',
+  'Zuse', 'Wilkes', 'Kilburn', 'Williams', 'Aiken', 'Atanasoff', 'Berry', 'Cray', 'Amdahl', 'Brooks',
+  'Parnas', 'Meyer', 'Wadler', 'Hughes', 'Peyton', 'Steele', 'Sussman', 'Abelson', 'Felleisen', 'Hickey',
+];
+
+/** One person in five is called this: a filter that matches 20% of the table. */
+export const COMMON_FIRST_NAME = 'Maria';
+/** One person in a thousand has this last name: a filter that matches 0.1% of the table. */
+export const RARE_LAST_NAME = 'Quillfeather';
+
+if (
+  FIRST_NAMES.some((name) => fold(name).includes(fold(COMMON_FIRST_NAME))) ||
+  LAST_NAMES.some((name) => fold(name).includes(fold(RARE_LAST_NAME)))
+)
+  throw new Error('A filler name contains a filter value: the match rates would be wrong');
+
+/** A deterministic spread over the lists, so the index order is not the id order. */
+const pick = <T>(list: readonly T[], n: number, salt: number) =>
+  list[(Math.imul(n + salt, 2654435761) >>> 0) % list.length] as T;
+
+/** The wire body of the n-th seeded person (0-based across every batch seeded into a table). */
+export const seedBody = (n: number) => ({
+  Names: {
+    '@set': [
+      {
+        first_name: n % 5 === 0 ? COMMON_FIRST_NAME : pick(FIRST_NAMES, n, 7),
+        last_name: n % 1000 === 500 ? RARE_LAST_NAME : pick(LAST_NAMES, n, 13),
+      },
+    ],
+  },
+  Emails: { '@set': [{ email: `seed-${n}@bench.example.org` }] },
+});
+
+const BATCH = 25;
+
+const writeBatch = async ({ client, tableName }: Storage, items: Record<string, unknown>[]) => {
+  let pending: Record<string, unknown>[] = items.map((Item) => ({ PutRequest: { Item } }));
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * 2 ** attempt)));
+    const { UnprocessedItems } = await client.send(
+      new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }),
+    );
+    pending = (UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
+  }
+};
+
+export interface SeedOptions {
+  /** Index of the first person to seed (names and emails follow it). */
+  from: number;
+  count: number;
+  concurrency?: number;
+  progress?: (done: number) => void;
+}
+
+/** Seeds `count` persons and returns their ids, in seeding order. */
+export const seedPersons = async (
+  storage: Storage,
+  { from, count, concurrency = 6, progress }: SeedOptions,
+): Promise<number[]> => {
+  if (count <= 0) return [];
+  const { client, tableName } = storage;
+  const idsEach = countNewIds(CreatePersonBody.parse(seedBody(from)), true);
+  const { Attributes } = await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: idCounterKey,
+      UpdateExpression: 'ADD #value :size',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':size': count * idsEach },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  let nextId = (Attributes?.value as number) - count * idsEach + 1;
+  const now = new Date().toISOString();
+  const ids: number[] = [];
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < count) {
+      const start = next;
+      next = Math.min(count, next + BATCH);
+      const items: Record<string, unknown>[] = [];
+      for (let n = start; n < next; n++) {
+        const body = CreatePersonBody.parse(seedBody(from + n));
+        const first = nextId;
+        nextId += idsEach;
+        let id = first;
+        const { person } = mergePerson(null, body, { requester: 0, now, nextId: () => id++ });
+        ids[n] = first;
+        items.push(toPersonItem(person));
+      }
+      await writeBatch(storage, items);
+      done += items.length;
+      progress?.(done);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: personCounterKey,
+      UpdateExpression: 'ADD #value :count',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':count': count },
+    }),
+  );
+  return ids;
+};
+
+/** The average size of an entry of the `byName` index: keys plus projected attributes. */
+export const averageIndexEntryBytes = async ({ client, tableName }: Storage, sample = 2_000) => {
+  const { Items = [] } = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: PERSON_LIST_INDEX,
+      KeyConditionExpression: 'listPk = :partition',
+      ExpressionAttributeValues: { ':partition': PERSON_LIST_PARTITION },
+      Limit: sample,
+    }),
+  );
+  if (Items.length === 0) return 0;
+  return Items.reduce((sum, item) => sum + itemSize(item), 0) / Items.length;
+};

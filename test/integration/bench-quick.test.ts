@@ -1,0 +1,82 @@
+/**
+ * `npm run bench -- --quick` (test/bench/) keeps working: every section runs on tiny sizes, the
+ * report is printed and written with its JSON, and the figures that are not timings hold. Timings
+ * are not checked here: performance claims come from the full benchmark, never from a timed test.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { BenchResults } from '../bench/report';
+
+const out = mkdtempSync(join(tmpdir(), 'person-bench-quick-'));
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+describe('npm run bench -- --quick', () => {
+  it('runs every section and reports the same figures as Markdown and JSON', async () => {
+    const { stdout } = await promisify(execFile)(
+      'npm',
+      ['run', '--silent', 'bench', '--', '--quick', '--out', out],
+      {
+        timeout: 170_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+    const results = JSON.parse(readFileSync(join(out, 'quick.json'), 'utf8')) as BenchResults;
+    expect(readFileSync(join(out, 'quick.md'), 'utf8')).toBe(stdout);
+    for (const heading of [
+      '## 1. Overhead',
+      '## 2. Round trips',
+      '## 3. List scale',
+      '## 4. Cold start',
+      '## 5. Throughput',
+      '## Checks',
+    ])
+      expect(stdout).toContain(heading);
+    expect(results.mode).toBe('quick');
+
+    const operations = Object.fromEntries(
+      (results.overhead?.operations ?? []).map((row) => [row.operation, row]),
+    );
+    expect(Object.keys(operations)).toEqual(['create', 'get', 'patch', 'list', 'list-filtered']);
+    for (const row of Object.values(operations)) {
+      for (const mode of [row.http, row.handler, row.floor]) expect(mode.median).toBeGreaterThan(0);
+      // The floor sends what the handler sends.
+      expect(Object.keys(row.callsByCommand).length).toBeGreaterThan(0);
+    }
+    expect(operations.get?.calls.handler).toBe(1);
+    expect(operations.get?.calls.floor).toBe(1);
+    expect(operations.list?.calls.handler).toBe(2);
+    expect(operations['list-filtered']?.callsByCommand).toEqual({ Query: 1 });
+    expect(operations.create?.callsByCommand.TransactWriteItems).toBe(1);
+    expect(operations.patch?.callsByCommand).toMatchObject({ BatchGetItem: 1, TransactWriteItems: 1 });
+    expect(operations.create?.capacity.wcu).toBeGreaterThanOrEqual(8);
+    expect(operations.get?.capacity.rcu).toBe(1);
+
+    const scale = results.scale?.rows ?? [];
+    expect(scale).toHaveLength(12);
+    for (const row of scale.filter((entry) => entry.query === 'first page')) {
+      expect(row.count).toBe(row.persons);
+      expect(row.itemsRead).toBe(51);
+    }
+    for (const row of scale.filter((entry) => entry.query.includes('filter')))
+      expect(row.itemsRead).toBe(row.persons);
+    expect(scale.find((row) => row.query.startsWith('common') && row.persons === 1_000)?.count).toBe(200);
+    expect(results.scale?.growth.map((row) => row.itemsRead)).toEqual([1, 2.49, 10, 10]);
+
+    const cold = results.coldStart?.rows ?? [];
+    expect(cold.length).toBeGreaterThanOrEqual(15);
+    for (const row of cold) {
+      expect(row.bundleBytes).toBeGreaterThan(0);
+      expect(row.status === null || row.status < 500).toBe(true);
+    }
+
+    for (const row of results.throughput ?? []) {
+      expect(row.requests).toBeGreaterThan(0);
+      expect(row.non2xx + row.errors).toBe(0);
+    }
+    expect(results.checks.map((check) => check.check)).toHaveLength(4);
+  }, 180_000);
+});
