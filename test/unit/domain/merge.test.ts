@@ -5,6 +5,7 @@ import type { Person } from '../../../lib/domain/person';
 import { PREFIXES, SUFFIXES } from '../../../lib/domain/reference-data';
 import { toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, type SetName } from '../../../lib/domain/schemas';
+import { EXAMPLE_OBJECTS } from '../../support/fixtures';
 
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const PATCHED_AT = '2026-11-22T09:30:00.000Z';
@@ -131,60 +132,7 @@ const storedThreeOfEach = () =>
     PostalAddresses: { '@set': [{ city: 'Aarau' }, { city: 'Bern', primary: true }, { city: 'Chur' }] },
   }).person;
 
-/** Example objects exactly as GET shows them in an empty set (API.md 3). */
-const examples = {
-  Names: {
-    '@type': 'Name',
-    id: null,
-    first_name: null,
-    last_name: null,
-    middle_initial: null,
-    freeform_name: null,
-    name_prefix_fk: null,
-    name_suffix_fk: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  Emails: {
-    '@type': 'Email',
-    id: null,
-    email: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PhoneNumbers: {
-    '@type': 'PhoneNumber',
-    id: null,
-    phone_number: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PersonRoles: {
-    '@type': 'PersonRole',
-    id: null,
-    name: null,
-    role_fk: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PostalAddresses: {
-    '@type': 'PostalAddress',
-    id: null,
-    address1: null,
-    address2: null,
-    city: null,
-    state_territory_province: null,
-    postal_code: null,
-    country: null,
-    country_code: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-};
+const examples = EXAMPLE_OBJECTS;
 
 describe('mergePerson: example objects', () => {
   it.each(Object.entries(examples))('ignores an example object in %s of a PATCH', (set, example) => {

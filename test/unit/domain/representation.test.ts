@@ -3,6 +3,7 @@ import { mergePerson } from '../../../lib/domain/merge';
 import type { Person } from '../../../lib/domain/person';
 import { etagOf, toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, PersonOut } from '../../../lib/domain/schemas';
+import { EXAMPLE_OBJECTS } from '../../support/fixtures';
 
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const PATCHED_AT = '2026-11-22T09:30:00.000Z';
@@ -41,60 +42,7 @@ const richPerson = () =>
     SocialAddresses: { twitter: 'https://x.com/jsmith' },
   });
 
-/** The example object of each set, exactly as API.md 3 shows it. */
-const examples = {
-  Names: {
-    '@type': 'Name',
-    id: null,
-    first_name: null,
-    last_name: null,
-    middle_initial: null,
-    freeform_name: null,
-    name_prefix_fk: null,
-    name_suffix_fk: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  Emails: {
-    '@type': 'Email',
-    id: null,
-    email: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PhoneNumbers: {
-    '@type': 'PhoneNumber',
-    id: null,
-    phone_number: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PersonRoles: {
-    '@type': 'PersonRole',
-    id: null,
-    name: null,
-    role_fk: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PostalAddresses: {
-    '@type': 'PostalAddress',
-    id: null,
-    address1: null,
-    address2: null,
-    city: null,
-    state_territory_province: null,
-    postal_code: null,
-    country: null,
-    country_code: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-} as const;
+const examples = EXAMPLE_OBJECTS;
 
 describe('toPersonOut', () => {
   it('gives the full Person of API.md 3 for the person it shows', () => {
