@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { toPersonItem } from '../../lib/db/person-items';
 import { personList } from '../../lib/db/person-list';
+import type { paginatedList } from '../../lib/domain/listing';
 import { mergePerson } from '../../lib/domain/merge';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { personApi, personBody, uniqueEmail } from '../support/api';
@@ -32,18 +33,8 @@ interface StubList {
   '@set': Stub[];
 }
 
-interface PaginatedList<T> {
-  '@context': string;
-  '@id': string;
-  '@type': string;
-  itemType: string;
-  page: number;
-  perPage: number;
-  total: number;
-  previousPage: string | null;
-  nextPage: string | null;
-  items: T[];
-}
+/** The envelope as lib/domain/listing.ts builds it. */
+type PaginatedList<T> = ReturnType<typeof paginatedList<T>>;
 
 interface Problem {
   type: string;

@@ -6,6 +6,7 @@ import { buildHandler as buildListPrefixes } from '../../functions/list-prefixes
 import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes';
 import { auditLog } from '../../lib/db/audit-log';
 import { type ReferenceData, referenceData } from '../../lib/db/reference-data';
+import type { paginatedList } from '../../lib/domain/listing';
 import { PREFIXES, SUFFIXES } from '../../lib/domain/reference-data';
 import { type Json, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, invoke } from '../support/events';
@@ -18,18 +19,8 @@ const CONTEXT = `${BASE}/context.jsonld`;
 
 type Query = Record<string, string>;
 
-interface PaginatedList<T> {
-  '@context': string;
-  '@id': string;
-  '@type': string;
-  itemType: string;
-  page: number;
-  perPage: number;
-  total: number;
-  previousPage: string | null;
-  nextPage: string | null;
-  items: T[];
-}
+/** The envelope as lib/domain/listing.ts builds it. */
+type PaginatedList<T> = ReturnType<typeof paginatedList<T>>;
 
 interface AuditEntry {
   '@type': string;
