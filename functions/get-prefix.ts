@@ -1,9 +1,9 @@
-import { referenceDataFromEnv } from '../lib/db/from-env';
-import type { ReferenceData } from '../lib/db/reference-data';
-import { referenceItemHandler } from '../lib/http/reference-handlers';
+import { vocabularyRepositoryFromEnv } from '../lib/db/from-env';
+import type { VocabularyRepository } from '../lib/db/vocabulary-repository';
+import { referenceItemHandler } from '../lib/http/vocabulary-handlers';
 
 /** GET /Prefix/{id} */
-export const buildHandler = ({ reference }: { reference: ReferenceData }) =>
-  referenceItemHandler('Prefix', reference);
+export const buildHandler = ({ vocabulary }: { vocabulary: VocabularyRepository }) =>
+  referenceItemHandler('NamePrefix', vocabulary);
 
-export const handler = buildHandler({ reference: referenceDataFromEnv() });
+export const handler = buildHandler({ vocabulary: vocabularyRepositoryFromEnv() });

@@ -1,6 +1,6 @@
 import { personListFromEnv } from '../lib/db/from-env';
 import type { PersonList } from '../lib/db/person-list';
-import { ListPersonsQuery, personListRequest, toStub } from '../lib/domain/listing';
+import { ListPersonsQuery, offsetList, personListRequest, toStub } from '../lib/domain/listing';
 import { readHandler } from '../lib/http/handler';
 import { paginatedResponse } from '../lib/http/paged';
 import { queryOf } from '../lib/http/request';
@@ -14,17 +14,7 @@ export const buildHandler = ({ persons }: { persons: PersonList }) =>
     const stubs = found.map((person) => toStub(person, links.baseUrl, links.contextUrl));
     if (request.page)
       return paginatedResponse(event, links, 'Stub', request.page, { total: count, items: stubs });
-    return ok({
-      '@context': links.contextUrl,
-      Pagination: {
-        '@context': links.contextUrl,
-        '@type': 'Pagination',
-        count,
-        limit: stubs.length,
-        offset: request.window.offset,
-      },
-      '@set': stubs,
-    });
+    return ok(offsetList(links.contextUrl, count, request.window.offset, stubs));
   });
 
 export const handler = buildHandler({ persons: personListFromEnv() });

@@ -1,9 +1,9 @@
-import { referenceDataFromEnv } from '../lib/db/from-env';
-import type { ReferenceData } from '../lib/db/reference-data';
-import { referenceListHandler } from '../lib/http/reference-handlers';
+import { vocabularyRepositoryFromEnv } from '../lib/db/from-env';
+import type { VocabularyRepository } from '../lib/db/vocabulary-repository';
+import { referenceListHandler } from '../lib/http/vocabulary-handlers';
 
-/** GET /Prefix */
-export const buildHandler = ({ reference }: { reference: ReferenceData }) =>
-  referenceListHandler('Prefix', reference);
+/** GET /Prefix: the NamePrefix entries in the PaginatedList view */
+export const buildHandler = ({ vocabulary }: { vocabulary: VocabularyRepository }) =>
+  referenceListHandler('NamePrefix', vocabulary);
 
-export const handler = buildHandler({ reference: referenceDataFromEnv() });
+export const handler = buildHandler({ vocabulary: vocabularyRepositoryFromEnv() });

@@ -1,9 +1,9 @@
-import { referenceDataFromEnv } from '../lib/db/from-env';
-import type { ReferenceData } from '../lib/db/reference-data';
-import { referenceListHandler } from '../lib/http/reference-handlers';
+import { vocabularyRepositoryFromEnv } from '../lib/db/from-env';
+import type { VocabularyRepository } from '../lib/db/vocabulary-repository';
+import { referenceListHandler } from '../lib/http/vocabulary-handlers';
 
-/** GET /Suffix */
-export const buildHandler = ({ reference }: { reference: ReferenceData }) =>
-  referenceListHandler('Suffix', reference);
+/** GET /Suffix: the NameSuffix entries in the PaginatedList view */
+export const buildHandler = ({ vocabulary }: { vocabulary: VocabularyRepository }) =>
+  referenceListHandler('NameSuffix', vocabulary);
 
-export const handler = buildHandler({ reference: referenceDataFromEnv() });
+export const handler = buildHandler({ vocabulary: vocabularyRepositoryFromEnv() });

@@ -26,6 +26,11 @@ export interface StackConfig {
   publicBaseUrl?: string;
   /** Where alarm notifications are emailed, if anywhere. */
   alarmEmail?: string;
+  /**
+   * Table indexes to leave out of this deploy (infra/table.ts): for an existing stack that gains more
+   * than one index at once, which CloudFormation refuses in one update.
+   */
+  withholdIndexes: string[];
 }
 
 export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 };
@@ -63,7 +68,8 @@ const optional = <K extends string>(key: K, value: string | undefined) =>
 
 /**
  * Reads the options: `devStack`, `jwtIssuer` with `jwtAudience` (comma-separated), `throttleRate`,
- * `throttleBurst`, `enrichmentUrl`, `enrichmentSecretName`, `publicBaseUrl`, `alarmEmail`.
+ * `throttleBurst`, `enrichmentUrl`, `enrichmentSecretName`, `publicBaseUrl`, `alarmEmail`,
+ * `withholdIndexes` (comma-separated index names).
  */
 export const stackConfigFromContext = (node: Node): StackConfig => {
   const issuer = text(node, 'jwtIssuer');
@@ -81,5 +87,6 @@ export const stackConfigFromContext = (node: Node): StackConfig => {
     ...optional('enrichmentSecretName', text(node, 'enrichmentSecretName')),
     ...optional('publicBaseUrl', text(node, 'publicBaseUrl')),
     ...optional('alarmEmail', text(node, 'alarmEmail')),
+    withholdIndexes: list(text(node, 'withholdIndexes')),
   };
 };

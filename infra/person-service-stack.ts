@@ -35,7 +35,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
-import { PREFIXES, SUFFIXES } from '../lib/domain/reference-data';
+import { SEEDED_VOCABULARY } from '../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
 import { FALLBACK_HANDLER, ROUTES } from '../lib/http/routes';
 import { STREAM_SUBSCRIPTIONS } from '../lib/stream-subscriptions';
@@ -99,7 +99,10 @@ export class PersonServiceStack extends Stack {
     this.config = config;
     const stateful = config.devStack ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
 
-    this.table = new PersonTable(this, 'Table', { devStack: config.devStack });
+    this.table = new PersonTable(this, 'Table', {
+      devStack: config.devStack,
+      withholdIndexes: config.withholdIndexes,
+    });
     ({ api: this.api, stage: this.stage } = this.httpApi(stateful));
     this.streamSubscriptions(stateful);
     this.referenceData(stateful);
@@ -312,12 +315,16 @@ export class PersonServiceStack extends Stack {
     }
   }
 
-  /** Prefix and Suffix written at deploy, by the same seed function the local runtime uses. */
+  /**
+   * The seeded NamePrefix and NameSuffix entries, written at deploy by the same seed function the
+   * local runtime and the tests use. The construct ids keep their old names, so the resource is
+   * updated in place rather than replaced.
+   */
   private referenceData(stateful: RemovalPolicy) {
     const seed = this.serviceFunction(
       'seed-reference-data',
       'infra/handlers/seed-reference-data.ts',
-      'Custom resource: writes the Prefix and Suffix reference data',
+      'Custom resource: writes the seeded NamePrefix and NameSuffix entries',
       { timeout: Duration.minutes(1) },
     );
     const provider = new Provider(this, 'ReferenceDataProvider', {
@@ -332,9 +339,9 @@ export class PersonServiceStack extends Stack {
       resourceType: 'Custom::ReferenceData',
       properties: {
         TableName: this.table.tableName,
-        // Changes when the lists change, so an update seeds again.
+        // Changes when the seeded entries change, so an update seeds again.
         DataVersion: createHash('sha256')
-          .update(JSON.stringify({ PREFIXES, SUFFIXES }))
+          .update(JSON.stringify(SEEDED_VOCABULARY))
           .digest('hex')
           .slice(0, 16),
       },

@@ -9,15 +9,22 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
+  CHANGE_ID_INDEX,
+  CHANGE_LIST_INDEX,
+  CHANGE_SHARDS,
+  changeCounterKey,
   claimKey,
+  historyKey,
   idCounterKey,
   type Key,
   PERSON_LIST_INDEX,
   personCounterKey,
   personKey,
-  prefixKey,
-  suffixKey,
+  vocabularyPartition,
 } from '../lib/db/keys';
+import type { Endpoint } from '../lib/domain/change-history';
+import type { ClaimField } from '../lib/domain/person';
+import type { VocabularyKind } from '../lib/domain/vocabulary';
 
 export type TableAction =
   | 'GetItem'
@@ -26,8 +33,7 @@ export type TableAction =
   | 'PutItem'
   | 'UpdateItem'
   | 'DeleteItem'
-  | 'ConditionCheckItem'
-  | 'BatchWriteItem';
+  | 'ConditionCheckItem';
 
 export interface TableAccessRule {
   actions: readonly TableAction[];
@@ -42,14 +48,47 @@ export interface TableAccessRule {
 /** `PERSON#12` → `PERSON#*`: every partition whose key is built the same way. */
 export const partitionsLike = ({ pk }: Key): string => `${pk.slice(0, pk.indexOf('#') + 1)}*`;
 
+/** `ABBREVIATION#NamePrefix#<value>` → `ABBREVIATION#NamePrefix#*`: the claims of one field only. */
+export const claimsOf = (field: ClaimField): string => `${claimKey({ field, value: '' }).pk}*`;
+
+/** A vocabulary's one partition, exactly (`VOCABULARY#NamePrefix`): never the other kind's. */
+export const vocabularyOf = (kind: VocabularyKind): string => vocabularyPartition(kind);
+
+/** The change counters of an endpoint, each shard's by name (never the id or person counter). */
+export const changeCountersOf = (endpoint: Endpoint): string[] =>
+  Array.from({ length: CHANGE_SHARDS[endpoint] }, (_, shard) => changeCounterKey(endpoint, shard).pk);
+
 const PERSONS = partitionsLike(personKey(0));
-const CLAIMS = [
-  partitionsLike(claimKey({ field: 'email', value: '' })),
-  partitionsLike(claimKey({ field: 'name', value: '' })),
-];
+/** History partitions: a Person's is the person's own (`PERSON#*`), a vocabulary entry's its own. */
+const HISTORY: Record<Endpoint, string> = {
+  Person: partitionsLike(historyKey('Person', 0, 1)),
+  NamePrefix: partitionsLike(historyKey('NamePrefix', 0, 1)),
+  NameSuffix: partitionsLike(historyKey('NameSuffix', 0, 1)),
+};
+const PERSON_CLAIMS = [claimsOf('email'), claimsOf('name')];
+const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 
 /** Reserving a block of ids (ids.ts): one `UpdateItem ADD` on the id counter, outside transactions. */
 const RESERVE_IDS: TableAccessRule = { actions: ['UpdateItem'], partitions: [idCounterKey.pk] };
+
+/** An entry's create (vocabulary-repository.ts): the entry, its history, counter and claim, the requester. */
+const createEntry = (kind: VocabularyKind): TableAccessRule[] => [
+  RESERVE_IDS,
+  {
+    actions: ['PutItem'],
+    partitions: [vocabularyOf(kind), HISTORY[kind], claimsOf(kind)],
+    transactional: true,
+  },
+  { actions: ['UpdateItem'], partitions: changeCountersOf(kind), transactional: true },
+  { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+];
+
+/** An entry's update: the entry read first, then as create, with the old abbreviation's claim released. */
+const updateEntry = (kind: VocabularyKind): TableAccessRule[] => [
+  ...createEntry(kind),
+  { actions: ['GetItem'], partitions: [vocabularyOf(kind)] },
+  { actions: ['DeleteItem'], partitions: [claimsOf(kind)], transactional: true },
+];
 
 export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> = {
   'get-person': [{ actions: ['GetItem'], partitions: [PERSONS] }],
@@ -58,33 +97,100 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['Query'], index: PERSON_LIST_INDEX },
     { actions: ['GetItem'], partitions: [personCounterKey.pk] },
   ],
+  // The person's version (GetItem), then its history entries in its own partition (audit-log.ts).
   'list-person-audit': [{ actions: ['GetItem', 'Query'], partitions: [PERSONS] }],
-  'list-prefixes': [{ actions: ['Query'], partitions: [prefixKey(0).pk] }],
-  'get-prefix': [{ actions: ['GetItem'], partitions: [prefixKey(0).pk] }],
-  'list-suffixes': [{ actions: ['Query'], partitions: [suffixKey(0).pk] }],
-  'get-suffix': [{ actions: ['GetItem'], partitions: [suffixKey(0).pk] }],
-  // Person, audit entry and claims put, the person counter bumped, the requester checked: one transaction.
+  // The older /Prefix and /Suffix views read the same vocabulary partitions as /NamePrefix, /NameSuffix.
+  'list-prefixes': [{ actions: ['Query'], partitions: [vocabularyOf('NamePrefix')] }],
+  'get-prefix': [{ actions: ['GetItem'], partitions: [vocabularyOf('NamePrefix')] }],
+  'list-suffixes': [{ actions: ['Query'], partitions: [vocabularyOf('NameSuffix')] }],
+  'get-suffix': [{ actions: ['GetItem'], partitions: [vocabularyOf('NameSuffix')] }],
+  'list-name-prefixes': [{ actions: ['Query'], partitions: [vocabularyOf('NamePrefix')] }],
+  'get-name-prefix': [{ actions: ['GetItem'], partitions: [vocabularyOf('NamePrefix')] }],
+  'create-name-prefix': createEntry('NamePrefix'),
+  'update-name-prefix': updateEntry('NamePrefix'),
+  'list-name-suffixes': [{ actions: ['Query'], partitions: [vocabularyOf('NameSuffix')] }],
+  'get-name-suffix': [{ actions: ['GetItem'], partitions: [vocabularyOf('NameSuffix')] }],
+  'create-name-suffix': createEntry('NameSuffix'),
+  'update-name-suffix': updateEntry('NameSuffix'),
+  // Person, history entry and claims put, the person counter and a change counter bumped, the
+  // requester and the vocabulary entries the names point at checked: one transaction. The entries'
+  // abbreviations are read before it, for the fullname.
   'create-person': [
     RESERVE_IDS,
-    { actions: ['PutItem'], partitions: [PERSONS, ...CLAIMS], transactional: true },
-    { actions: ['UpdateItem'], partitions: [personCounterKey.pk], transactional: true },
-    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+    { actions: ['BatchGetItem'], partitions: VOCABULARIES },
+    { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS], transactional: true },
+    {
+      actions: ['UpdateItem'],
+      partitions: [personCounterKey.pk, ...changeCountersOf('Person')],
+      transactional: true,
+    },
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS, ...VOCABULARIES], transactional: true },
   ],
-  // Person and requester read together; person, audit entry and new claims put, old claims released.
+  // Person and requester read together, then the vocabulary entries; person, history entry and new
+  // claims put, old claims released, a change counter bumped, the vocabulary entries checked.
   'update-person': [
     RESERVE_IDS,
-    { actions: ['BatchGetItem'], partitions: [PERSONS] },
-    { actions: ['PutItem'], partitions: [PERSONS, ...CLAIMS], transactional: true },
-    { actions: ['DeleteItem'], partitions: CLAIMS, transactional: true },
+    { actions: ['BatchGetItem'], partitions: [PERSONS, ...VOCABULARIES] },
+    { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS], transactional: true },
+    { actions: ['DeleteItem'], partitions: PERSON_CLAIMS, transactional: true },
+    { actions: ['UpdateItem'], partitions: changeCountersOf('Person'), transactional: true },
+    { actions: ['ConditionCheckItem'], partitions: VOCABULARIES, transactional: true },
   ],
-  // The person and its enrichment mark read; person, audit entry and mark put in one transaction.
+  // The person and its enrichment mark read; person, history entry and mark put, a change counter
+  // bumped, in one transaction.
   'enrich-person': [
     RESERVE_IDS,
     { actions: ['Query'], partitions: [PERSONS] },
     { actions: ['PutItem'], partitions: [PERSONS], transactional: true },
+    { actions: ['UpdateItem'], partitions: changeCountersOf('Person'), transactional: true },
   ],
-  // The deploy-time seed of Prefix and Suffix (lib/db/reference-data.ts).
-  'seed-reference-data': [{ actions: ['BatchWriteItem'], partitions: [prefixKey(0).pk, suffixKey(0).pk] }],
+  // change-history.ts `page`: one object's version and history window, or the index shards, their
+  // counters and the window's entries; with `object_id` alone, the three objects that id may name.
+  'list-change-history': [
+    { actions: ['GetItem'], partitions: [PERSONS, ...VOCABULARIES] },
+    { actions: ['Query'], partitions: Object.values(HISTORY) },
+    { actions: ['Query'], index: CHANGE_LIST_INDEX },
+    {
+      actions: ['BatchGetItem'],
+      partitions: [
+        ...new Set([
+          ...Object.values(HISTORY),
+          PERSONS,
+          ...VOCABULARIES,
+          ...changeCountersOf('Person'),
+          ...changeCountersOf('NamePrefix'),
+          ...changeCountersOf('NameSuffix'),
+        ]),
+      ],
+    },
+  ],
+  // change-history.ts `get`: the entry's key by id, then the entry and the one before it.
+  'get-change-history': [
+    { actions: ['Query'], index: CHANGE_ID_INDEX },
+    { actions: ['BatchGetItem'], partitions: Object.values(HISTORY) },
+  ],
+  // The deploy-time seed (`seedVocabulary`): the id counter raised and reserved from, each vocabulary
+  // read, each missing entry written as a create is (without a requester to check).
+  'seed-reference-data': [
+    RESERVE_IDS,
+    { actions: ['Query'], partitions: VOCABULARIES },
+    {
+      actions: ['PutItem'],
+      partitions: [
+        ...VOCABULARIES,
+        HISTORY.NamePrefix,
+        HISTORY.NameSuffix,
+        claimsOf('NamePrefix'),
+        claimsOf('NameSuffix'),
+      ],
+      transactional: true,
+    },
+    {
+      actions: ['UpdateItem'],
+      partitions: [...changeCountersOf('NamePrefix'), ...changeCountersOf('NameSuffix')],
+      transactional: true,
+    },
+  ],
 };
 
 /** The IAM statements of a list of rules on one table. */

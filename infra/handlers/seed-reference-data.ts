@@ -1,13 +1,15 @@
 /**
- * The reference-data custom resource (Provider framework `onEvent`): writes the Prefix and Suffix
- * lists at deploy with the same seed function `npm start` and the tests use, so the deployed table
- * holds exactly what lib/domain/reference-data.ts declares. A stack update that changes the lists
- * changes the resource's `DataVersion` and so seeds again; delete leaves the data with the table.
+ * The reference-data custom resource (Provider framework `onEvent`): writes the seeded NamePrefix and
+ * NameSuffix entries at deploy with the same seed function `npm start` and the tests use, so the
+ * deployed table holds exactly what `SEEDED_VOCABULARY` (lib/domain/vocabulary.ts) declares, each entry
+ * with its ChangeHistory entry and abbreviation claim. A stack update that changes the seed changes the
+ * resource's `DataVersion` and so seeds again (only entries not there yet are written); delete leaves
+ * the data with the table.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { documentClient } from '../../lib/db/client';
-import { seedReferenceData } from '../../lib/db/reference-data';
+import { seedVocabulary } from '../../lib/db/vocabulary-repository';
 
 export interface SeedResult {
   PhysicalResourceId: string;
@@ -18,7 +20,7 @@ export const buildHandler =
   async (event: CloudFormationCustomResourceEvent): Promise<SeedResult> => {
     if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
     const tableName = event.ResourceProperties.TableName as string;
-    await seedReferenceData(client, tableName);
+    await seedVocabulary({ client, tableName });
     // Stable per table: a new table (a replacement) is a new resource, the old one's delete a no-op.
     return { PhysicalResourceId: `reference-data:${tableName}` };
   };

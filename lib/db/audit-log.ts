@@ -1,15 +1,13 @@
 /**
- * A person's change history. AuditEntry sort keys are the person's versions (keys.ts), and every
- * stored change writes exactly one, so the total is the person's version and any page is one key
- * range: two calls whatever the history's length.
+ * A person's change history in the older AuditEntry view (`GET /Person/{id}/audit`, API.md 6): the
+ * person's ChangeHistory entries, read without the stored objects. Two calls whatever its length.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry } from '../domain/audit';
+import { toAuditEntry } from '../domain/change-history';
 import { PersonNotFound } from '../domain/errors';
 import type { Window } from '../domain/listing';
+import { changeHistory } from './change-history';
 import type { Storage } from './client';
-import { auditKey, personKey } from './keys';
-import { storageCall } from './storage-errors';
 
 export interface AuditPage {
   total: number;
@@ -21,48 +19,13 @@ export interface AuditLog {
   page(personId: number, window: Window): Promise<AuditPage>;
 }
 
-export const auditLog = ({ client, tableName }: Storage): AuditLog => ({
-  async page(personId, { offset, limit }) {
-    const { Item } = await storageCall(() =>
-      client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: personKey(personId),
-          ProjectionExpression: 'CoreMetaData.version',
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    if (!Item) throw new PersonNotFound(personId);
-    const total = (Item.CoreMetaData as { version: number }).version;
-    const newest = total - offset;
-    const oldest = Math.max(1, newest - limit + 1);
-    if (newest < 1 || limit === 0) return { total, entries: [] };
-    const { Items } = await storageCall(() =>
-      client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :oldest AND :newest',
-          ExpressionAttributeValues: {
-            ':pk': personKey(personId).pk,
-            ':oldest': auditKey(personId, oldest).sk,
-            ':newest': auditKey(personId, newest).sk,
-          },
-          ScanIndexForward: false,
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    return {
-      total,
-      entries: (Items ?? []).map(({ id, person_id, action, requester, at, changed }) => ({
-        id,
-        person_id,
-        action,
-        requester,
-        at,
-        changed,
-      })) as AuditEntry[],
-    };
-  },
-});
+export const auditLog = (storage: Storage): AuditLog => {
+  const history = changeHistory(storage);
+  return {
+    async page(personId, window) {
+      const page = await history.entriesOf('Person', personId, window);
+      if (!page) throw new PersonNotFound(personId);
+      return { total: page.total, entries: page.changes.map(toAuditEntry) };
+    },
+  };
+};

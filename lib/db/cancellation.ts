@@ -4,14 +4,18 @@
  */
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Endpoint } from '../domain/change-history';
 import {
   type DomainError,
   type FieldError,
   RequesterUnknown,
   ServiceUnavailable,
+  type UniqueField,
   UniquenessConflict,
+  ValidationFailed,
 } from '../domain/errors';
-import type { ActionRole } from './person-items';
+import type { ClaimField } from '../domain/person';
+import type { ActionRole } from './versioned-write';
 
 /** Either a verdict for the client, or "the stored state moved: read again and retry". */
 export type CancellationOutcome = { retry: true } | { retry: false; error: DomainError };
@@ -19,6 +23,27 @@ export type CancellationOutcome = { retry: true } | { retry: false; error: Domai
 const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
 const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
+
+const UNIQUE_FIELDS: Record<ClaimField, UniqueField> = {
+  email: 'email',
+  name: 'name',
+  NamePrefix: 'abbreviation',
+  NameSuffix: 'abbreviation',
+};
+
+const CLASH_MESSAGES: Record<ClaimField, (value: string) => string> = {
+  email: (value) => `${value} is already used by another person`,
+  name: () => 'Another person without an email has this name',
+  NamePrefix: () => 'Another NamePrefix has this abbreviation',
+  NameSuffix: () => 'Another NameSuffix has this abbreviation',
+};
+
+/** The object that holds the claim, from the claim item DynamoDB handed back. */
+const existingOf = (field: ClaimField, item: Record<string, unknown> | undefined) => {
+  const endpoint: Endpoint = field === 'email' || field === 'name' ? 'Person' : field;
+  const id = item?.personId ?? item?.entryId;
+  return typeof id === 'number' ? { existing: { type: endpoint, id } } : {};
+};
 
 export const decodeCancellation = (
   reasons: CancellationReason[],
@@ -30,10 +55,21 @@ export const decodeCancellation = (
   if (requester?.role.kind === 'requester')
     return { retry: false, error: new RequesterUnknown(requester.role.requester) };
 
+  const missing = paired.flatMap(({ role, reason }) =>
+    role.kind === 'vocabulary' && failed(reason) ? [role.reference] : [],
+  );
+  if (missing.length > 0)
+    return {
+      retry: false,
+      error: new ValidationFailed(
+        missing.map(({ kind, id, path }) => ({ path, message: `No ${kind} with id ${id}` })),
+      ),
+    };
+
   // A moved version or a claim that changed hands means what we merged onto is stale: any claim
   // failure seen alongside may be stale too, so re-read before judging.
   const stale = paired.some(
-    ({ role, reason }) => (role.kind === 'person' || role.kind === 'release') && failed(reason),
+    ({ role, reason }) => (role.kind === 'object' || role.kind === 'release') && failed(reason),
   );
   if (stale) return { retry: true };
 
@@ -43,14 +79,12 @@ export const decodeCancellation = (
       : [],
   );
   if (clashes.length > 0) {
-    const field = clashes.some(({ claim }) => claim.field === 'email') ? 'email' : 'name';
+    const fields = clashes.map(({ claim }) => UNIQUE_FIELDS[claim.field]);
+    const field = fields.includes('email') ? 'email' : (fields[0] as UniqueField);
     const errors: FieldError[] = clashes.map(({ claim, item }) => ({
       path: claim.path,
-      message:
-        claim.field === 'email'
-          ? `${claim.value} is already used by another person`
-          : 'Another person without an email has this name',
-      ...(typeof item?.personId === 'number' ? { existingPersonId: item.personId } : {}),
+      message: CLASH_MESSAGES[claim.field](claim.value),
+      ...existingOf(claim.field, item),
     }));
     return { retry: false, error: new UniquenessConflict(field, errors) };
   }

@@ -3,11 +3,12 @@
  * by `TABLE_NAME` (and `DYNAMODB_ENDPOINT` for DynamoDB Local), shared by every repository.
  */
 import { auditLog } from './audit-log';
+import { changeHistory } from './change-history';
 import { documentClient, type Storage, storageConfigFromEnv } from './client';
 import { personList } from './person-list';
 import { personRepository } from './person-repository';
-import { referenceData } from './reference-data';
 import { socialAddressWriter } from './social-address-writer';
+import { vocabularyRepository } from './vocabulary-repository';
 
 let storage: Storage | undefined;
 
@@ -21,6 +22,7 @@ const storageFromEnv = (): Storage => {
 
 export const personRepositoryFromEnv = () => personRepository(storageFromEnv());
 export const personListFromEnv = () => personList(storageFromEnv());
-export const referenceDataFromEnv = () => referenceData(storageFromEnv());
+export const vocabularyRepositoryFromEnv = () => vocabularyRepository(storageFromEnv());
+export const changeHistoryFromEnv = () => changeHistory(storageFromEnv());
 export const auditLogFromEnv = () => auditLog(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());

@@ -1,16 +1,18 @@
 /**
  * The single-table key design: every key string is built here and nowhere else.
  *
- * | item            | pk                      | sk                 | attributes                                  |
- * |-----------------|-------------------------|--------------------|---------------------------------------------|
- * | Person          | `PERSON#<id>`           | `PERSON`           | the stored Person (lib/domain/person.ts)     |
- * | AuditEntry      | `PERSON#<id>`           | `AUDIT#<version>`  | id, person_id, action, requester, at, changed |
- * | enrichment mark | `PERSON#<id>`           | `ENRICHMENT`       | at: when enrichment wrote (once per person)  |
- * | email claim     | `EMAIL#<normalised>`    | `CLAIM`            | personId, value                             |
- * | name claim      | `NAME#<folded fullname>`| `CLAIM`            | personId, value (held only by email-less persons) |
- * | id counter      | `COUNTER#ids`           | `COUNTER`          | value: the last id handed out               |
- * | person counter  | `COUNTER#persons`       | `COUNTER`          | value: how many persons exist (ADD 1 in each create's transaction) |
- * | Prefix / Suffix | `PREFIX` / `SUFFIX`     | `PREFIX#<id>` / `SUFFIX#<id>` | id, prefix / suffix              |
+ * | item              | pk                          | sk                      | attributes                                  |
+ * |-------------------|-----------------------------|-------------------------|---------------------------------------------|
+ * | Person            | `PERSON#<id>`               | `PERSON`                | the stored Person (lib/domain/person.ts)     |
+ * | ChangeHistory     | `PERSON#<id>`, `NAMEPREFIX#<id>`, `NAMESUFFIX#<id>` | `AUDIT#<version>` | the entry and its object as stored after the change (gzip JSON) |
+ * | enrichment mark   | `PERSON#<id>`               | `ENRICHMENT`            | at: when enrichment wrote (once per person)  |
+ * | email claim       | `EMAIL#<normalised>`        | `CLAIM`                 | personId, value                             |
+ * | name claim        | `NAME#<folded fullname>`    | `CLAIM`                 | personId, value (held only by email-less persons) |
+ * | abbreviation claim| `ABBREVIATION#<kind>#<folded>` | `CLAIM`              | entryId, value                              |
+ * | NamePrefix/Suffix | `VOCABULARY#<kind>`         | `ENTRY#<id>`            | the stored entry (lib/domain/vocabulary.ts)  |
+ * | id counter        | `COUNTER#ids`               | `COUNTER`               | value: the last id handed out               |
+ * | person counter    | `COUNTER#persons`           | `COUNTER`               | value: how many persons exist (ADD 1 in each create's transaction) |
+ * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSON` and
  * `listSk` = `<folded fullname>\u0001<id, 16 digits>`, so the index is ordered by folded fullname with
@@ -27,13 +29,32 @@
  * - `limit=0` without filters: the counter read only.
  * The single index partition (`PERSON`) takes about 1 000 writes/s, which bounds the rate of creates.
  *
- * Claims are written in the same transaction as the Person with `attribute_not_exists(pk)`, and
- * released with a condition that they still name that Person, so uniqueness holds under concurrency.
- * AuditEntry sort keys use the Person's version (zero-padded), which grows by one per write: a
- * Person's history is one Query on its partition, newest first, and two writes can never collide.
+ * ChangeHistory. An object's entries live in the object's own history partition, sort key its version
+ * (one entry per version, so two writes never collide and the object's version is the count). Each
+ * entry stores the object after the change; the object before it is the entry of the version before.
+ * Two indexes serve the other reads:
+ * - `byChange` (KEYS_ONLY): `changePk` = `CHANGES#<endpoint>#<shard>`, `changeSk` = `<timestamp>#<id>`.
+ *   Person entries spread over 8 shards by id (no index partition or counter that every write touches:
+ *   each takes about 1 000 writes/s); a vocabulary, written rarely, has one.
+ * - `byChangeId` (KEYS_ONLY): `changeId`, so `GET /ChangeHistory/{id}` finds an entry by its id.
+ * What a ChangeHistory read costs, for H entries in all:
+ * - one object (`endpoint` and `object_id`), L entries at offset O: one GetItem of the object (its
+ *   version is the count) and one Query of L + 1 entries (the one before the window is the first
+ *   entry's previous object), whatever H and the object's own history length are.
+ * - `object_id` alone: the same for each of the three endpoints.
+ * - unfiltered or `endpoint` alone, L at offset O: one Query of the index per shard (10, or 8 for
+ *   Person), O + L keys each at most; one BatchGetItem of the shard counters (the count); BatchGetItem
+ *   of the L entries and their predecessors. It grows with O + L, never with H.
+ * - one entry by id: one Query of `byChangeId` and one BatchGetItem (the entry and its predecessor).
+ * Vocabulary lists read their one partition (GRC's tables hold tens of entries, never persons).
+ *
+ * Claims are written in the same transaction as their owner with `attribute_not_exists(pk)`, and
+ * released with a condition that they still name that owner, so uniqueness holds under concurrency.
  */
 import { createHash } from 'node:crypto';
-import type { Claim } from '../domain/person';
+import type { Endpoint } from '../domain/change-history';
+import type { Claim, ClaimField } from '../domain/person';
+import type { VocabularyKind } from '../domain/vocabulary';
 
 export interface Key {
   pk: string;
@@ -52,16 +73,63 @@ const keyValue = (value: string) =>
 
 export const personKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'PERSON' });
 
-export const auditKey = (personId: number, version: number): Key => ({
-  pk: `PERSON#${personId}`,
+const HISTORY_PARTITIONS: Record<Endpoint, string> = {
+  Person: 'PERSON',
+  NamePrefix: 'NAMEPREFIX',
+  NameSuffix: 'NAMESUFFIX',
+};
+
+/** The partition holding an object's ChangeHistory (a Person's is the person's own partition). */
+export const historyPartition = (endpoint: Endpoint, objectId: number): string =>
+  `${HISTORY_PARTITIONS[endpoint]}#${objectId}`;
+
+/** The ChangeHistory entry of the write that made `version` of an object. */
+export const historyKey = (endpoint: Endpoint, objectId: number, version: number): Key => ({
+  pk: historyPartition(endpoint, objectId),
   sk: `AUDIT#${pad(version)}`,
 });
+
+/** The version a history sort key names. */
+export const versionOfHistoryKey = (sk: string): number => Number(sk.slice('AUDIT#'.length));
+
+export const CHANGE_LIST_INDEX = 'byChange';
+export const CHANGE_ID_INDEX = 'byChangeId';
+
+/** Shards of the `byChange` index and of the change counters, per endpoint (see above). */
+export const CHANGE_SHARDS: Record<Endpoint, number> = { Person: 8, NamePrefix: 1, NameSuffix: 1 };
+
+const shardOf = (endpoint: Endpoint, id: number) => id % CHANGE_SHARDS[endpoint];
+
+export const changeListPartition = (endpoint: Endpoint, shard: number) => `CHANGES#${endpoint}#${shard}`;
+
+/** Where an entry stands in `byChange` and `byChangeId`: newest last by time, ties by id. */
+export const changeListKey = (endpoint: Endpoint, id: number, at: string) => ({
+  changePk: changeListPartition(endpoint, shardOf(endpoint, id)),
+  changeSk: `${at}#${String(id).padStart(16, '0')}`,
+  changeId: id,
+});
+
+export const changeCounterKey = (endpoint: Endpoint, shard: number): Key => ({
+  pk: `COUNTER#changes#${endpoint}#${shard}`,
+  sk: 'COUNTER',
+});
+
+/** The counter a new entry of this id adds one to. */
+export const changeCounterKeyOf = (endpoint: Endpoint, id: number): Key =>
+  changeCounterKey(endpoint, shardOf(endpoint, id));
 
 /** Written in the transaction that enriches a person, so a redelivered record never writes twice. */
 export const enrichmentKey = (personId: number): Key => ({ pk: `PERSON#${personId}`, sk: 'ENRICHMENT' });
 
+const CLAIM_PARTITIONS: Record<ClaimField, string> = {
+  email: 'EMAIL',
+  name: 'NAME',
+  NamePrefix: 'ABBREVIATION#NamePrefix',
+  NameSuffix: 'ABBREVIATION#NameSuffix',
+};
+
 export const claimKey = ({ field, value }: Claim): Key => ({
-  pk: `${field === 'email' ? 'EMAIL' : 'NAME'}#${keyValue(value)}`,
+  pk: `${CLAIM_PARTITIONS[field]}#${keyValue(value)}`,
   sk: 'CLAIM',
 });
 
@@ -92,5 +160,10 @@ export const personListKey = (foldedFullname: string, id: number) => ({
   listSk: `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${String(id).padStart(16, '0')}`,
 });
 
-export const prefixKey = (id: number): Key => ({ pk: 'PREFIX', sk: `PREFIX#${pad(id)}` });
-export const suffixKey = (id: number): Key => ({ pk: 'SUFFIX', sk: `SUFFIX#${pad(id)}` });
+/** A vocabulary is one small partition, read whole by its lists; entries sort by id. */
+export const vocabularyPartition = (kind: VocabularyKind) => `VOCABULARY#${kind}`;
+
+export const vocabularyKey = (kind: VocabularyKind, id: number): Key => ({
+  pk: vocabularyPartition(kind),
+  sk: `ENTRY#${pad(id)}`,
+});

@@ -1,35 +1,22 @@
 /**
- * The Person repository: reads, and writes through one transaction per request (Person, claims,
- * audit entry). Builders in person-items.ts decide what is sent; this file only sends and retries.
+ * The Person repository: reads, and writes through one versioned transaction per request (Person,
+ * ChangeHistory entry, claims, vocabulary checks). Builders in person-items.ts decide what is sent;
+ * this file reads what a write needs, sends and retries.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
-import type { AuditEntry } from '../domain/audit';
-import {
-  PersonNotFound,
-  PreconditionFailed,
-  RequesterUnknown,
-  ServiceUnavailable,
-  ValidationFailed,
-} from '../domain/errors';
-import { countNewIds, type MergeResult, mergePerson, type Tombstones } from '../domain/merge';
-import type { Person } from '../domain/person';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { NO_PROVIDER_DATA, type ProviderData } from '../domain/change-history';
+import { PersonNotFound, PreconditionFailed, RequesterUnknown, ServiceUnavailable } from '../domain/errors';
+import { countNewIds, mergePerson, referencedVocabulary, type Tombstones } from '../domain/merge';
+import { NO_ABBREVIATIONS, type Person } from '../domain/person';
 import type { PersonBody } from '../domain/schemas';
-import { decodeCancellation } from './cancellation';
+import type { VocabularyKind } from '../domain/vocabulary';
+import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
 import { personKey } from './keys';
-import {
-  buildWriteTransaction,
-  fromPersonItem,
-  MAX_TRANSACTION_ACTIONS,
-  type WritePlan,
-} from './person-items';
+import { buildWriteTransaction, fromPersonItem, personChangeEntry, type WritePlan } from './person-items';
 import { storageCall } from './storage-errors';
+import { jitteredBackoff, type RetryOptions, retrying, sendWrite } from './versioned-write';
+import { type VocabularyReader, vocabularyReader } from './vocabulary-repository';
 
 export interface WriteOutcome {
   person: Person;
@@ -39,27 +26,21 @@ export interface WriteOutcome {
 export interface UpdateOptions {
   /** The request's `If-Match` header, if any. */
   ifMatch?: string;
+  /** Where the request came from, for the ChangeHistory entry. */
+  provider?: ProviderData;
 }
 
 export interface PersonRepository {
   get(id: number): Promise<Person>;
-  create(body: PersonBody, requester: number): Promise<WriteOutcome>;
+  create(body: PersonBody, requester: number, provider?: ProviderData): Promise<WriteOutcome>;
   update(id: number, body: PersonBody, requester: number, options?: UpdateOptions): Promise<WriteOutcome>;
 }
 
-export interface PersonRepositoryDeps {
-  client: DynamoDBDocumentClient;
-  tableName: string;
+export type PersonRepositoryDeps = Storage & {
   ids?: IdAllocator;
   clock?: () => Date;
-  /** Attempts at a write whose transaction met a concurrent one, before giving up with 503. */
-  maxAttempts?: number;
-  /** Milliseconds to wait before retry `attempt` (1-based). */
-  backoff?: (attempt: number) => number;
-}
-
-/** Full jitter, capped: spreads colliding writers apart without long waits. */
-const jitteredBackoff = (attempt: number) => Math.random() * Math.min(200, 10 * 2 ** attempt);
+  vocabulary?: VocabularyReader;
+} & Partial<RetryOptions>;
 
 /** Does an `If-Match` header (a list of strong ETags, or `*`) match this version? */
 export const ifMatchAccepts = (header: string, version: number): boolean =>
@@ -70,53 +51,18 @@ export const personRepository = ({
   tableName,
   ids = idAllocator(client, tableName),
   clock = () => new Date(),
+  vocabulary = vocabularyReader({ client, tableName }),
   maxAttempts = 12,
   backoff = jitteredBackoff,
 }: PersonRepositoryDeps): PersonRepository => {
-  /** Sends a write; true when it landed, false when it met a concurrent write and should be retried. */
-  const write = async (plan: WritePlan): Promise<boolean> => {
-    const { input, roles } = buildWriteTransaction(plan);
-    if (roles.length > MAX_TRANSACTION_ACTIONS) {
-      throw new ValidationFailed(
-        [{ path: '/Emails', message: 'Too many email changes in one request: split them over several' }],
-        'The request changes more than one write can hold',
-      );
-    }
-    try {
-      await storageCall(() => client.send(new TransactWriteCommand(input)));
-      return true;
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const outcome = decodeCancellation(error.CancellationReasons ?? [], roles);
-      if (!outcome) throw error;
-      if (outcome.retry) return false;
-      throw outcome.error;
-    }
-  };
+  const retry = { maxAttempts, backoff };
 
-  const retrying = async <T>(attempt: () => Promise<T | undefined>): Promise<T> => {
-    for (let n = 1; n <= maxAttempts; n++) {
-      const result = await attempt();
-      if (result !== undefined) return result;
-      if (n < maxAttempts) await new Promise((resolve) => setTimeout(resolve, backoff(n)));
-    }
-    throw new ServiceUnavailable('The person is being changed by many requests at once', 1);
+  /** The vocabulary entries the write may point at; no call at all when it points at none. */
+  const abbreviationsFor = (stored: Person | null, body: PersonBody) => {
+    const referenced = referencedVocabulary(stored, body);
+    const none = Object.values(referenced).every((list) => list.length === 0);
+    return none ? NO_ABBREVIATIONS : vocabulary.abbreviations(referenced as Record<VocabularyKind, number[]>);
   };
-
-  const auditOf = (
-    merge: MergeResult,
-    action: AuditEntry['action'],
-    id: number,
-    requester: number,
-    at: string,
-  ) => ({
-    id,
-    person_id: merge.person.id,
-    action,
-    requester,
-    at,
-    changed: merge.changed,
-  });
 
   /** The stored person and whether the requester exists, in one consistent round trip. */
   const readForUpdate = async (id: number, requester: number) => {
@@ -135,6 +81,8 @@ export const personRepository = ({
     };
   };
 
+  const write = (plan: WritePlan) => sendWrite(client, buildWriteTransaction(plan));
+
   return {
     async get(id) {
       const { Item } = await storageCall(() =>
@@ -144,30 +92,36 @@ export const personRepository = ({
       return fromPersonItem(Item);
     },
 
-    async create(body, requester) {
+    async create(body, requester, provider = NO_PROVIDER_DATA) {
       const now = clock().toISOString();
-      // One block: the person, its sub-objects, then the audit entry.
-      const reserved = await ids.reserve(countNewIds(body, true) + 1);
+      // One block: the person, its sub-objects, then the ChangeHistory entry.
+      const [reserved, abbreviations] = await Promise.all([
+        ids.reserve(countNewIds(body, true) + 1),
+        abbreviationsFor(null, body),
+      ]);
       const nextId = reserved.sequence();
-      const merge = mergePerson(null, body, { requester, now, nextId });
-      const audit = auditOf(merge, 'create', nextId(), merge.person.CoreMetaData.created_by, now);
-      const plan = {
+      const personId = reserved.first;
+      const changeId = reserved.first + reserved.count - 1;
+      // The new person cannot ask for itself: only 0 (self-registration) names it.
+      if (requester === personId) throw new RequesterUnknown(requester);
+      const merge = mergePerson(null, body, { requester, now, nextId, changeId, abbreviations });
+      const plan: WritePlan = {
         tableName,
         merge,
         previousVersion: null,
-        audit,
+        entry: personChangeEntry(merge, changeId, merge.person.CoreMetaData.created_by, now, provider),
         requesterToCheck: requester === 0 ? null : requester,
       };
-      return retrying(async () =>
+      return retrying(retry, async () =>
         (await write(plan)) ? { person: merge.person, tombstones: merge.tombstones } : undefined,
       );
     },
 
-    async update(id, body, requester, { ifMatch } = {}) {
+    async update(id, body, requester, { ifMatch, provider = NO_PROVIDER_DATA } = {}) {
       // The id block (when this container needs a new one) and the read go out together: one round
       // trip where there were two in a row, which a cold container always paid.
       const reserving = ids.reserve(countNewIds(body, false) + 1);
-      return retrying(async () => {
+      return retrying(retry, async () => {
         const [reserved, { stored, requesterExists }] = await Promise.all([
           reserving,
           readForUpdate(id, requester),
@@ -179,14 +133,15 @@ export const personRepository = ({
 
         const now = clock().toISOString();
         const nextId = reserved.sequence();
-        const merge = mergePerson(stored, body, { requester, now, nextId });
+        const changeId = reserved.first + reserved.count - 1;
+        const abbreviations = await abbreviationsFor(stored, body);
+        const merge = mergePerson(stored, body, { requester, now, nextId, changeId, abbreviations });
         if (merge.changed.length === 0) return { person: stored, tombstones: merge.tombstones };
-        const audit = auditOf(merge, 'update', nextId(), requester, now);
         const landed = await write({
           tableName,
           merge,
           previousVersion: version,
-          audit,
+          entry: personChangeEntry(merge, changeId, requester, now, provider),
           requesterToCheck: null,
         });
         return landed ? { person: merge.person, tombstones: merge.tombstones } : undefined;

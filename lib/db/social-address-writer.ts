@@ -5,14 +5,16 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { NO_PROVIDER_DATA } from '../domain/change-history';
 import { fillSocialAddresses, type SocialProfiles } from '../domain/enrichment';
 import { ServiceUnavailable } from '../domain/errors';
 import type { Person } from '../domain/person';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
 import { enrichmentKey, personKey } from './keys';
-import { auditPut, fromPersonItem, personPut } from './person-items';
+import { fromPersonItem, personPut } from './person-items';
 import { storageCall } from './storage-errors';
+import { historyActions } from './versioned-write';
 
 export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
 
@@ -61,27 +63,31 @@ export const socialAddressWriter = ({
         if (!person) return 'no-such-person';
         if (enriched) return 'already-enriched';
         const now = clock().toISOString();
-        const { person: next, filled } = fillSocialAddresses(person, profiles, now);
+        const { person: filledPerson, filled } = fillSocialAddresses(person, profiles, now);
         if (filled.length === 0) return 'nothing-to-fill';
-        const auditId = (await ids.reserve(1)).first;
+        const changeId = (await ids.reserve(1)).first;
+        const next = {
+          ...filledPerson,
+          CoreMetaData: { ...filledPerson.CoreMetaData, modified_audit_id: changeId },
+        };
+        const entry = {
+          id: changeId,
+          endpoint: 'Person' as const,
+          object_id: personId,
+          version: next.CoreMetaData.version,
+          action: 'enrich' as const,
+          requester: null,
+          at: now,
+          changed: ['/SocialAddresses'],
+          provider_data: { ...NO_PROVIDER_DATA, caller: 'enrichment' },
+        };
         try {
           await storageCall(() =>
             client.send(
               new TransactWriteCommand({
                 TransactItems: [
-                  personPut(tableName, next, person.CoreMetaData.version),
-                  auditPut(
-                    tableName,
-                    {
-                      id: auditId,
-                      person_id: personId,
-                      action: 'enrich',
-                      requester: null,
-                      at: now,
-                      changed: ['/SocialAddresses'],
-                    },
-                    next.CoreMetaData.version,
-                  ),
+                  personPut(tableName, next, person.CoreMetaData.version)[0],
+                  ...historyActions(tableName, entry, next).map(([item]) => item),
                   {
                     Put: {
                       TableName: tableName,

@@ -3,7 +3,7 @@
  * table from it.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
-import { PERSON_LIST_INDEX } from './keys';
+import { CHANGE_ID_INDEX, CHANGE_LIST_INDEX, PERSON_LIST_INDEX } from './keys';
 
 export const PARTITION_KEY = 'pk';
 export const SORT_KEY = 'sk';
@@ -29,6 +29,9 @@ export const tableDefinition = (tableName: string): CreateTableCommandInput => (
     { AttributeName: SORT_KEY, AttributeType: 'S' },
     { AttributeName: 'listPk', AttributeType: 'S' },
     { AttributeName: 'listSk', AttributeType: 'S' },
+    { AttributeName: 'changePk', AttributeType: 'S' },
+    { AttributeName: 'changeSk', AttributeType: 'S' },
+    { AttributeName: 'changeId', AttributeType: 'N' },
   ],
   GlobalSecondaryIndexes: [
     {
@@ -38,6 +41,20 @@ export const tableDefinition = (tableName: string): CreateTableCommandInput => (
         { AttributeName: 'listSk', KeyType: 'RANGE' },
       ],
       Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: PERSON_LIST_ATTRIBUTES },
+    },
+    // ChangeHistory newest first across objects, and by id (keys.ts); both hold keys only.
+    {
+      IndexName: CHANGE_LIST_INDEX,
+      KeySchema: [
+        { AttributeName: 'changePk', KeyType: 'HASH' },
+        { AttributeName: 'changeSk', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'KEYS_ONLY' },
+    },
+    {
+      IndexName: CHANGE_ID_INDEX,
+      KeySchema: [{ AttributeName: 'changeId', KeyType: 'HASH' }],
+      Projection: { ProjectionType: 'KEYS_ONLY' },
     },
   ],
   BillingMode: 'PAY_PER_REQUEST',

@@ -3,32 +3,43 @@
  * schema.org where schema.org has the notion, and to terms of the service's own (fragments of the
  * context's URL) where it has not, so a JSON-LD processor turns a response into meaningful triples.
  */
-import { SET_NAMES, type SetName } from '../domain/schemas';
+import { ITEM_TYPES, SET_NAMES, type SetName } from '../domain/schemas';
 
 /** schema.org's own namespace IRI: what its published context and most processors expand to. */
 export const SCHEMA_ORG = 'http://schema.org/';
 
 type TermDefinition = string | null | { '@id': string; '@type'?: string; '@container'?: string };
 
-/** The property that holds each set's items, and the class of the items. */
+/**
+ * The property that holds each set's items, and the class of the items. A membership (in an
+ * organization, group, initiative or team: all organizations in schema.org's sense) is an
+ * OrganizationRole whose `*_fk` names what it is in. The four sets keep properties of their own: they
+ * hang off the `PersonMemberships` container, not the person, so schema.org's `memberOf` would say
+ * the container is the member.
+ */
 const SET_TERMS: Record<SetName, { property: string; item: string }> = {
   Names: { property: 'aps:Names', item: 'aps:Name' },
   Emails: { property: 'schema:contactPoint', item: 'schema:ContactPoint' },
   PhoneNumbers: { property: 'schema:contactPoint', item: 'schema:ContactPoint' },
   PersonRoles: { property: 'aps:PersonRoles', item: 'schema:Role' },
   PostalAddresses: { property: 'schema:address', item: 'schema:PostalAddress' },
+  PersonOrganizations: { property: 'aps:PersonOrganizations', item: 'schema:OrganizationRole' },
+  PersonGroups: { property: 'aps:PersonGroups', item: 'schema:OrganizationRole' },
+  PersonInitiatives: { property: 'aps:PersonInitiatives', item: 'schema:OrganizationRole' },
+  PersonTeams: { property: 'aps:PersonTeams', item: 'schema:OrganizationRole' },
 };
 
-const ITEM_CLASSES = {
-  Name: SET_TERMS.Names.item,
-  Email: SET_TERMS.Emails.item,
-  PhoneNumber: SET_TERMS.PhoneNumbers.item,
-  PersonRole: SET_TERMS.PersonRoles.item,
-  PostalAddress: SET_TERMS.PostalAddresses.item,
-};
+/** Each item `@type` (`Name`, `PersonTeam`, ...) to its class. */
+const ITEM_CLASSES = Object.fromEntries(SET_NAMES.map((set) => [ITEM_TYPES[set], SET_TERMS[set].item]));
 
 const dateTime = (id: string): TermDefinition => ({ '@id': id, '@type': 'xsd:dateTime' });
 const link = (id: string): TermDefinition => ({ '@id': id, '@type': '@id' });
+/**
+ * A JSON literal (JSON-LD 1.1's `@json`): kept as the JSON it is, not read as statements. The objects
+ * a ChangeHistory entry holds carry the `@id` of the live object; read as data they would merge the
+ * old and the new values into the object's own description.
+ */
+const jsonLiteral = (id: string): TermDefinition => ({ '@id': id, '@type': '@json' });
 
 /**
  * The context document. `termBase` names the service's own terms: the context's URL plus `#`.
@@ -37,7 +48,9 @@ const link = (id: string): TermDefinition => ({ '@id': id, '@type': '@id' });
  * object holds nothing but `@set` and `@index`; jsonld.js keeps it on expansion, then fails to make
  * triples of it). Declared as index maps, the sets read as intended: every item becomes a value of the
  * set's property, indexed "@set", and the container's `@type` one plain literal indexed "@type".
- * `Pagination` of the stub list is paging metadata, not data: null keeps the list a plain set.
+ * `PersonMemberships` is a container of four such sets. `Pagination` of GRC's lists is paging
+ * metadata, not data: null keeps a list a plain set. ChangeHistory's `type` (POST, PATCH, ENRICH) is
+ * a term of its own, `aps:changeType`; it is no alias of `@type`, which stays the keyword.
  */
 export const jsonLdContext = (termBase: string) => {
   const context: Record<string, TermDefinition> = {
@@ -56,6 +69,7 @@ export const jsonLdContext = (termBase: string) => {
     ...ITEM_CLASSES,
     primary: 'aps:primary',
     person_fk: 'aps:person_fk',
+    organization_fk: 'aps:organization_fk',
 
     first_name: 'schema:givenName',
     last_name: 'schema:familyName',
@@ -66,6 +80,10 @@ export const jsonLdContext = (termBase: string) => {
     phone_number: 'schema:telephone',
     name: 'schema:roleName',
     role_fk: 'aps:role_fk',
+    PersonMemberships: 'aps:PersonMemberships',
+    group_fk: 'aps:group_fk',
+    team_fk: 'aps:team_fk',
+    initiative: 'aps:initiative',
     address1: 'schema:streetAddress',
     address2: 'schema:extendedAddress',
     city: 'schema:addressLocality',
@@ -86,6 +104,14 @@ export const jsonLdContext = (termBase: string) => {
     created_by: 'aps:created_by',
     modified_by: 'aps:modified_by',
     version: 'schema:version',
+    created_audit_id: 'aps:created_audit_id',
+    modified_audit_id: 'aps:modified_audit_id',
+    live_status: 'aps:live_status',
+    validated: 'aps:validated',
+    checksum: 'aps:checksum',
+    // GRC's CoreMetaData keys that clients send and the service ignores (API.md 11.1).
+    deprecated_notes: 'aps:deprecated_notes',
+    superceded_by: 'aps:superceded_by',
 
     Pagination: null,
     Stub: 'aps:Stub',
@@ -109,10 +135,22 @@ export const jsonLdContext = (termBase: string) => {
     at: dateTime('aps:at'),
     changed: { '@id': 'aps:changed', '@container': '@set' },
 
+    NamePrefix: 'aps:NamePrefix',
+    NameSuffix: 'aps:NameSuffix',
     Prefix: 'aps:Prefix',
-    prefix: 'schema:honorificPrefix',
     Suffix: 'aps:Suffix',
+    prefix: 'schema:honorificPrefix',
     suffix: 'schema:honorificSuffix',
+    abbreviation: 'aps:abbreviation',
+
+    ChangeHistory: 'aps:ChangeHistory',
+    endpoint: 'aps:endpoint',
+    object_id: 'aps:object_id',
+    type: 'aps:changeType',
+    previous_object: jsonLiteral('aps:previous_object'),
+    current_object: jsonLiteral('aps:current_object'),
+    provider_data: jsonLiteral('aps:provider_data'),
+    timestamp: dateTime('aps:timestamp'),
   };
   return { '@context': context };
 };

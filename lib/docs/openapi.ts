@@ -4,7 +4,9 @@
  * differently from how the service behaves, nor be left out.
  */
 import type { z } from 'zod';
+import { checksumDigits, recordChecksum } from '../domain/checksum';
 import { CreatePersonBody, PatchPersonBody, PersonOut } from '../domain/schemas';
+import { vocabularyBody } from '../domain/vocabulary';
 import { PROBLEM_TYPES, type ProblemType } from '../http/problems';
 import { ROUTES, type Route } from '../http/routes';
 import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
@@ -15,21 +17,10 @@ import {
   QUERY_PARAMETERS,
   type RequestSchemaName,
   type ResponseHeader,
-  type ResponseSchemaName,
   type SuccessDoc,
   TAGS,
 } from './operations';
-import {
-  AuditEntryOut,
-  PROBLEM_TYPE_NAMES,
-  PrefixOut,
-  ProblemOut,
-  paginatedListOf,
-  problemTypeUri,
-  StubListOut,
-  StubOut,
-  SuffixOut,
-} from './response-schemas';
+import { PROBLEM_TYPE_NAMES, problemTypeUri, RESPONSE_SCHEMAS } from './response-schemas';
 
 export type OpenApiDocument = Record<string, unknown> & {
   openapi: string;
@@ -50,23 +41,13 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 const schemaRef = (name: string) => `#/components/schemas/${name}`;
 const ref = (name: string) => ({ $ref: schemaRef(name) });
 
-const RESPONSE_SCHEMAS: Record<ResponseSchemaName | 'Stub' | 'AuditEntry' | 'Problem', z.ZodType> = {
-  Person: PersonOut,
-  Stub: StubOut,
-  StubList: StubListOut,
-  PaginatedStubList: paginatedListOf('Stub', StubOut),
-  AuditEntry: AuditEntryOut,
-  PaginatedAuditEntryList: paginatedListOf('AuditEntry', AuditEntryOut),
-  Prefix: PrefixOut,
-  PaginatedPrefixList: paginatedListOf('Prefix', PrefixOut),
-  Suffix: SuffixOut,
-  PaginatedSuffixList: paginatedListOf('Suffix', SuffixOut),
-  Problem: ProblemOut,
-};
-
 const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
   PersonCreate: CreatePersonBody,
   PersonPatch: PatchPersonBody,
+  NamePrefixCreate: vocabularyBody('NamePrefix', true),
+  NamePrefixPatch: vocabularyBody('NamePrefix', false),
+  NameSuffixCreate: vocabularyBody('NameSuffix', true),
+  NameSuffixPatch: vocabularyBody('NameSuffix', false),
 };
 
 const HEADERS: Record<ResponseHeader | 'Retry-After' | 'Allow', Record<string, unknown>> = {
@@ -76,7 +57,7 @@ const HEADERS: Record<ResponseHeader | 'Retry-After' | 'Allow', Record<string, u
     schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' },
   },
   Location: {
-    description: 'The URL of the created Person',
+    description: 'The URL of the created resource',
     required: true,
     schema: { type: 'string', format: 'uri' },
   },
@@ -173,15 +154,15 @@ const pathParameters = (path: string) => {
       name,
       in: 'path',
       required: true,
-      description: name === 'id' ? `${known.description} to the ${resource}` : known.description,
+      description: name === 'id' ? `${known.description} of the ${resource}` : known.description,
       schema: known.schema ?? valueSchema(PersonOut.shape.id),
     };
   });
 };
 
-const queryParameters = (key: string, query: z.ZodObject | undefined) =>
+const queryParameters = (key: string, { query, parameters }: OperationDoc) =>
   Object.entries(query?.shape ?? {}).map(([name, schema]) => {
-    const known = QUERY_PARAMETERS[name];
+    const known = parameters?.[name] ?? QUERY_PARAMETERS[name];
     if (!known) throw new Error(`No description of the query parameter ${name} of ${key} in lib/docs`);
     return {
       name,
@@ -209,8 +190,8 @@ const headerParameters = ({ requester, conditional }: OperationDoc) => [
           required: true,
           description:
             requester === 'create'
-              ? 'Id of the person making the request; 0 when a person registers itself'
-              : 'Id of the person making the request',
+              ? 'Id of the person making the request (403 when it is no person); 0 when a person registers itself'
+              : 'Id of the existing person making the request (403 when it is no person); 0 is refused (400)',
           schema: requester === 'create' ? { type: 'integer', minimum: 0 } : { type: 'integer', minimum: 1 },
         },
       ]
@@ -230,11 +211,7 @@ const headerParameters = ({ requester, conditional }: OperationDoc) => [
 
 const operation = (route: Route, doc: OperationDoc): OpenApiOperation => {
   const key = `${route.method} ${route.path}`;
-  const parameters = [
-    ...pathParameters(route.path),
-    ...queryParameters(key, doc.query),
-    ...headerParameters(doc),
-  ];
+  const parameters = [...pathParameters(route.path), ...queryParameters(key, doc), ...headerParameters(doc)];
   return {
     operationId: doc.operationId,
     tags: [doc.tag],
@@ -266,13 +243,28 @@ const operation = (route: Route, doc: OperationDoc): OpenApiOperation => {
   };
 };
 
-const DESCRIPTION = `The authoritative store of Person records.
+/** An example of the checksum, from the code itself, so the description cannot disagree with it. */
+const CHECKSUM_EXAMPLE = {
+  digits: checksumDigits('2026-11-21T15:04:05.123Z', 30863, 1),
+  checksum: recordChecksum('2026-11-21T15:04:05.123Z', 30863, 1),
+};
+
+const DESCRIPTION = `The authoritative store of Person records, wire-compatible with the GRC Schema Person API.
 
 - Bodies are JSON (\`application/json\`, or \`application/ld+json\` when \`Accept\` prefers it); every
   resource names its JSON-LD context in \`@context\`, which maps its terms to schema.org.
+- Every path also answers with one trailing slash (\`/Person/\` is \`/Person\`, \`/NamePrefix/21/\` is
+  \`/NamePrefix/21\`), as GRC's documents write them. Deployed, such a request that API Gateway does not
+  route itself (its routes cannot end in \`/\`) is answered with a 308 redirect to the path without the
+  slash, which clients repeat with the same method and body.
 - Errors are RFC 9457 \`application/problem+json\`. A path no route matches is 404; a method a path
   does not allow is 405 with an \`Allow\` header.
-- Writes name the requesting person in \`x-requester-person\`.
+- Writes name the requesting person in \`x-requester-person\`; each stored change of a Person, NamePrefix
+  or NameSuffix is a ChangeHistory entry, whose id the object's \`CoreMetaData.created_audit_id\` and
+  \`modified_audit_id\` name.
+- \`CoreMetaData.checksum\` is the Verhoeff check digit (GRC's checksum proposal) of the digits of
+  \`date_modified\`, then \`id\`, then \`live_status\`: for \`2026-11-21T15:04:05.123Z\`, id 30863 and live
+  status 1, the digits are \`${CHECKSUM_EXAMPLE.digits}\` and the checksum ${CHECKSUM_EXAMPLE.checksum}.
 - Deployed, every route but the self-description ones needs AWS IAM (SigV4) authorization.`;
 
 /**

@@ -1,37 +1,44 @@
 /**
  * What the OpenAPI document says about each route of lib/http/routes.ts: the prose, and which of the
  * zod schemas, headers and problem types apply. Schemas themselves are never written here; they come
- * from lib/domain (and lib/docs/response-schemas.ts) through zod's JSON Schema output.
+ * from lib/domain (and lib/docs/response-schemas.ts) through zod's JSON Schema output, and the query
+ * parameters from the very zod schemas the handlers read the query with.
  */
 import type { z } from 'zod';
 import { LIST_DEFAULTS, ListPersonsQuery, PAGE_DEFAULTS, PageQuery } from '../domain/listing';
 import { LIMITS } from '../domain/schemas';
+import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
+import { ChangeHistoryQuery, MAX_CHANGES_PER_PAGE } from '../http/change-history-handlers';
 import type { ProblemType } from '../http/problems';
 import type { RequesterRule } from '../http/request';
+import { vocabularyListQuery } from '../http/vocabulary-handlers';
 import { DOCS_ASSET_NAMES } from './docs-page';
 import type { JsonSchema } from './json-schema';
+import type { ResponseSchemaName } from './response-schemas';
 
-export type Tag = 'Person' | 'Reference data' | 'Self-description';
+export type { ResponseSchemaName } from './response-schemas';
+
+export type Tag = 'Person' | 'Vocabularies' | 'ChangeHistory' | 'Self-description';
 
 export const TAGS: Record<Tag, string> = {
   Person: 'Person records: list, read, create, update, and their change history',
-  'Reference data': 'The name prefixes and suffixes that `name_prefix_fk` and `name_suffix_fk` refer to',
+  Vocabularies:
+    'The NamePrefix and NameSuffix vocabularies that `name_prefix_fk` and `name_suffix_fk` refer to, ' +
+    'and their older read-only `/Prefix` and `/Suffix` view',
+  ChangeHistory:
+    'One entry per stored change of any object (Person, NamePrefix, NameSuffix), with the object before ' +
+    'and after it',
   'Self-description':
     'This document, the JSON Schema of the Person, the JSON-LD context and this page; public, for tools',
 };
 
-/** Names of the response schemas in `components.schemas` (openapi.ts builds them from zod). */
-export type ResponseSchemaName =
-  | 'Person'
-  | 'StubList'
-  | 'PaginatedStubList'
-  | 'PaginatedAuditEntryList'
-  | 'Prefix'
-  | 'PaginatedPrefixList'
-  | 'Suffix'
-  | 'PaginatedSuffixList';
-
-export type RequestSchemaName = 'PersonCreate' | 'PersonPatch';
+export type RequestSchemaName =
+  | 'PersonCreate'
+  | 'PersonPatch'
+  | 'NamePrefixCreate'
+  | 'NamePrefixPatch'
+  | 'NameSuffixCreate'
+  | 'NameSuffixPatch';
 
 export type ResponseHeader = 'ETag' | 'Location';
 
@@ -45,6 +52,12 @@ export interface SuccessDoc {
   headers?: ResponseHeader[];
 }
 
+/** What a parameter means and the default the service applies when it is not sent. */
+export interface ParameterDoc {
+  description: string;
+  default?: unknown;
+}
+
 export interface OperationDoc {
   operationId: string;
   tag: Tag;
@@ -52,6 +65,8 @@ export interface OperationDoc {
   description: string;
   /** Every key of the schema becomes a query parameter, described in QUERY_PARAMETERS. */
   query?: z.ZodObject;
+  /** What a query parameter means for this operation, where QUERY_PARAMETERS says it too generally. */
+  parameters?: Record<string, ParameterDoc>;
   body?: { schema: RequestSchemaName; description: string; example: unknown };
   requester?: RequesterRule;
   conditional?: 'If-Match' | 'If-None-Match';
@@ -59,22 +74,28 @@ export interface OperationDoc {
   problems: ProblemType[];
 }
 
+const FOLDED = 'case and accents are ignored';
+
 /** Query parameters by name: what they mean and the default the service applies. */
-export const QUERY_PARAMETERS: Record<string, { description: string; default?: unknown }> = {
-  first_name: { description: "Part of any of the person's first names; case and accents are ignored" },
-  last_name: { description: "Part of any of the person's last names; case and accents are ignored" },
-  email: { description: "Part of any of the person's email addresses; case and accents are ignored" },
+export const QUERY_PARAMETERS: Record<string, ParameterDoc> = {
+  first_name: { description: `Part of any of the person's first names; ${FOLDED}` },
+  last_name: { description: `Part of any of the person's last names; ${FOLDED}` },
+  email: { description: `Part of any of the person's email addresses; ${FOLDED}` },
   search: {
-    description:
-      'Part of the fullname, any first, last or freeform name, or any email; case and accents are ignored',
+    description: `Part of the fullname, any first, last or freeform name, or any email; ${FOLDED}`,
   },
-  sort_dir: { description: 'Order by fullname: 1 ascending, 0 descending', default: '1' },
+  prefix: { description: `Part of the prefix ("Doctor"); ${FOLDED}` },
+  suffix: { description: `Part of the suffix ("Esquire"); ${FOLDED}` },
+  abbreviation: { description: `Part of the abbreviation ("Dr."); ${FOLDED}` },
+  endpoint: { description: 'Only changes of this kind of object' },
+  object_id: { description: 'Only changes of the object with this id (with `endpoint`: one object)' },
+  sort_dir: { description: 'Order: 1 ascending, 0 descending', default: '1' },
   limit: {
-    description: 'How many stubs to return (0 returns only the count); not combined with page/perPage',
+    description: 'How many items to return (0 returns only the count); not combined with page/perPage',
     default: LIST_DEFAULTS.limit,
   },
   offset: {
-    description: 'Position of the first stub to return; not combined with page/perPage',
+    description: 'Position of the first item to return; not combined with page/perPage',
     default: LIST_DEFAULTS.offset,
   },
   page: { description: 'Page number, from 1', default: PAGE_DEFAULTS.page },
@@ -83,7 +104,7 @@ export const QUERY_PARAMETERS: Record<string, { description: string; default?: u
 
 /** Path parameters by name. `{id}` takes its schema from the Person's `id`. */
 export const PATH_PARAMETERS: Record<string, { description: string; schema?: JsonSchema }> = {
-  id: { description: 'The id the service assigned' },
+  id: { description: 'The id' },
   asset: {
     description: 'A file of the documentation page',
     schema: { type: 'string', enum: DOCS_ASSET_NAMES },
@@ -91,21 +112,31 @@ export const PATH_PARAMETERS: Record<string, { description: string; schema?: Jso
 };
 
 const STORAGE_PROBLEMS: ProblemType[] = ['unavailable', 'internal-error'];
-const WRITE_PROBLEMS: ProblemType[] = [
+/** What any write refuses before it looks at the data: the body's form and the requester. */
+const REQUEST_PROBLEMS: ProblemType[] = [
   'validation-error',
   'missing-requester',
   'invalid-requester',
   'unknown-requester',
-  'duplicate-email',
-  'duplicate-name',
   'payload-too-large',
   'unsupported-media-type',
+];
+const WRITE_PROBLEMS: ProblemType[] = [
+  ...REQUEST_PROBLEMS,
+  'duplicate-email',
+  'duplicate-name',
   ...STORAGE_PROBLEMS,
 ];
 
 const PERSON_RESPONSE_NOTE =
   'Empty sets hold one example object (`@type` and every property null). `fullname`, `email`, `id`, ' +
-  '`person_fk` and `CoreMetaData` are read only.';
+  "the ownership keys `person_fk` and `organization_fk` (null on a person's own items) and " +
+  '`CoreMetaData` are read only.';
+
+const LIST_STYLES =
+  'With `limit`/`offset` (or neither) the answer is GRC\'s list, `{ "@context", "Pagination": { count, ' +
+  'limit, offset }, "@set" }`; with `page`/`perPage` it is the PaginatedList envelope. Mixing the two ' +
+  'styles is 400.';
 
 const createExample = {
   '@type': 'Person',
@@ -117,12 +148,13 @@ const createExample = {
         '@type': 'Name',
         first_name: 'John',
         last_name: 'Smith',
+        name_prefix_fk: 21,
         primary: true,
         local_reference_id: 'name-1',
       },
     ],
   },
-  Emails: { '@type': 'Emails', '@set': [{ '@type': 'Email', email: 'jsmith@no-reply.org' }] },
+  Emails: { '@type': 'Emails', '@set': [{ '@type': 'Email', email: 'jsmith@no-reply.org', primary: 1 }] },
 };
 
 const patchExample = {
@@ -135,32 +167,120 @@ const patchExample = {
     '@type': 'PostalAddresses',
     '@set': [{ '@type': 'PostalAddress', id: 700, local_reference_id: 'address-1' }],
   },
+  PersonMemberships: {
+    '@type': 'PersonMemberships',
+    PersonTeams: {
+      '@type': 'PersonTeams',
+      '@set': [{ '@type': 'PersonTeam', name: 'Audit committee', team_fk: 12, local_reference_id: 'team-1' }],
+    },
+  },
 };
 
 const json = (type: string): JsonSchema => ({ type: 'object', description: `A ${type} document` });
 
-const referenceOperations = (kind: 'Prefix' | 'Suffix') => ({
-  list: {
-    operationId: `list${kind}es`,
-    tag: 'Reference data',
-    summary: `List ${kind.toLowerCase()}es`,
-    description: `The seeded ${kind} list, in the PaginatedList envelope. Ids never change once published.`,
-    query: PageQuery,
-    success: [{ status: 200, description: `A page of ${kind}es`, json: `Paginated${kind}List` }],
-    problems: ['validation-error', ...STORAGE_PROBLEMS],
-  } satisfies OperationDoc,
-  get: {
-    operationId: `get${kind}`,
-    tag: 'Reference data',
-    summary: `Get one ${kind.toLowerCase()}`,
-    description: `One ${kind}; 404 for an id that names none.`,
-    success: [{ status: 200, description: `The ${kind}`, json: kind }],
-    problems: ['not-found', ...STORAGE_PROBLEMS],
-  } satisfies OperationDoc,
-});
+/** The two vocabularies differ only in their names (API.md 11.4). */
+const vocabularyOperations = (kind: VocabularyKind) => {
+  const { term, view } = VOCABULARIES[kind];
+  const plural = `${kind}es`;
+  const example =
+    kind === 'NamePrefix'
+      ? { text: 'Captain', abbreviation: 'Capt.' }
+      : { text: 'Doctor of Laws', abbreviation: 'LLD' };
+  const writeNote =
+    `Needs \`x-requester-person\` (an existing person) and writes a ChangeHistory entry. The \`abbreviation\` ` +
+    `is unique within the ${kind} vocabulary, compared without case and accents (409 ` +
+    '`duplicate-abbreviation`). `local_reference_id` is stored and echoed. There is no delete: persons may ' +
+    'point at any entry.';
+  return {
+    list: {
+      operationId: `list${plural}`,
+      tag: 'Vocabularies',
+      summary: `List the ${kind} vocabulary`,
+      description:
+        `The ${kind} entries matching every given filter, ordered by id. ${LIST_STYLES} The seeded ids are ` +
+        `GRC's, so stored \`name_${term}_fk\` values keep their meaning.`,
+      query: vocabularyListQuery(kind),
+      parameters: {
+        search: { description: `Part of the ${term} or the abbreviation; ${FOLDED}` },
+        sort_dir: { description: 'Order by id: 1 ascending, 0 descending', default: '1' },
+      },
+      success: [
+        {
+          status: 200,
+          description: `GRC's list of ${kind} entries, or with page/perPage a PaginatedList of them`,
+          json: [`${kind}List`, `Paginated${kind}List`],
+        },
+      ],
+      problems: ['validation-error', ...STORAGE_PROBLEMS],
+    },
+    create: {
+      operationId: `create${kind}`,
+      tag: 'Vocabularies',
+      summary: `Add a ${kind}`,
+      description: `A new entry with \`${term}\` and \`abbreviation\`, both required. ${writeNote}`,
+      body: {
+        schema: `${kind}Create`,
+        description: `A ${kind}; \`id\` and \`CoreMetaData\` are ignored`,
+        example: {
+          '@type': kind,
+          [term]: example.text,
+          abbreviation: example.abbreviation,
+          local_reference_id: `${term}-1`,
+        },
+      },
+      requester: 'update',
+      success: [{ status: 201, description: `The created ${kind}`, json: kind, headers: ['Location'] }],
+      problems: [...REQUEST_PROBLEMS, 'duplicate-abbreviation', ...STORAGE_PROBLEMS],
+    },
+    get: {
+      operationId: `get${kind}`,
+      tag: 'Vocabularies',
+      summary: `Get a ${kind}`,
+      description: `One ${kind} entry; 404 for an id that names none.`,
+      success: [{ status: 200, description: `The ${kind}`, json: kind }],
+      problems: ['not-found', ...STORAGE_PROBLEMS],
+    },
+    update: {
+      operationId: `update${kind}`,
+      tag: 'Vocabularies',
+      summary: `Change a ${kind}`,
+      description:
+        `Send the entry as GET returned it, with changes: \`${term}\`, \`abbreviation\` and ` +
+        `\`local_reference_id\` sent are changed, absent ones kept. Persons' stored fullnames are not ` +
+        `rewritten; each one's next write is. ${writeNote}`,
+      body: {
+        schema: `${kind}Patch`,
+        description: `The ${kind} as GET returned it, with changes; everything optional`,
+        example: { abbreviation: example.abbreviation },
+      },
+      requester: 'update',
+      success: [{ status: 200, description: `The changed ${kind}`, json: kind }],
+      problems: [...REQUEST_PROBLEMS, 'duplicate-abbreviation', 'not-found', ...STORAGE_PROBLEMS],
+    },
+    viewList: {
+      operationId: `list${view}es`,
+      tag: 'Vocabularies',
+      summary: `List ${view.toLowerCase()}es (the ${kind} view)`,
+      description:
+        `The ${kind} entries by id in the PaginatedList envelope, each with \`${term}\` and ` +
+        `\`abbreviation\` only. \`/${kind}\` answers the full entries and takes filters.`,
+      query: PageQuery,
+      success: [{ status: 200, description: `A page of ${view}es`, json: `Paginated${view}List` }],
+      problems: ['validation-error', ...STORAGE_PROBLEMS],
+    },
+    viewGet: {
+      operationId: `get${view}`,
+      tag: 'Vocabularies',
+      summary: `Get a ${view.toLowerCase()} (the ${kind} view)`,
+      description: `The ${kind} entry of this id with \`${term}\` and \`abbreviation\` only; 404 for an id that names none.`,
+      success: [{ status: 200, description: `The ${view}`, json: view }],
+      problems: ['not-found', ...STORAGE_PROBLEMS],
+    },
+  } satisfies Record<string, OperationDoc>;
+};
 
-const prefixes = referenceOperations('Prefix');
-const suffixes = referenceOperations('Suffix');
+const prefixes = vocabularyOperations('NamePrefix');
+const suffixes = vocabularyOperations('NameSuffix');
 
 /** By route key (`METHOD /path`, as API Gateway names routes). */
 export const OPERATIONS: Record<string, OperationDoc> = {
@@ -168,11 +288,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'listPersons',
     tag: 'Person',
     summary: 'List person stubs',
-    description:
-      'Stubs of the persons matching every given filter, ordered by fullname (folded), ties by id. ' +
-      'With `limit`/`offset` (or neither) the answer is the stub list with `Pagination`; with ' +
-      '`page`/`perPage` it is the PaginatedList envelope. Mixing the two styles is 400.',
+    description: `Stubs of the persons matching every given filter, ordered by fullname (folded), ties by id. ${LIST_STYLES}`,
     query: ListPersonsQuery,
+    parameters: {
+      sort_dir: { description: 'Order by fullname: 1 ascending, 0 descending', default: '1' },
+      limit: {
+        description: 'How many stubs to return (0 returns only the count); not combined with page/perPage',
+        default: LIST_DEFAULTS.limit,
+      },
+      offset: {
+        description: 'Position of the first stub to return; not combined with page/perPage',
+        default: LIST_DEFAULTS.offset,
+      },
+    },
     success: [
       {
         status: 200,
@@ -188,9 +316,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Create a person',
     description:
       'At least one Name: structured (`first_name` and `last_name`) or `freeform_name`. The first Name ' +
-      'and the first Email become primary when none is. `id` and `person_fk` are ignored. Email ' +
-      'addresses are unique across the system, and a person without email is unique by name (409). ' +
-      `The body may be at most ${LIMITS.bodyBytes / 1024} KiB.`,
+      "and the first Email become primary when none is; `primary` takes `true`/`false` or GRC's `1`/`0`, " +
+      "and on Names GRC's alias types `2` and `3` (not primary, kept as sent). `id`, `fullname`, " +
+      "`email`, `CoreMetaData` (ours or GRC's keys) and the ownership keys `person_fk` and " +
+      '`organization_fk` are ignored. `name_prefix_fk`/`name_suffix_fk` must name NamePrefix/NameSuffix ' +
+      'entries. Email addresses are unique across the system, and a person without email is unique by ' +
+      `name (409). The body may be at most ${LIMITS.bodyBytes / 1024} KiB.`,
     body: {
       schema: 'PersonCreate',
       description: 'A Person; keys not sent are null',
@@ -227,7 +358,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       'Send the object from GET with changes: root properties sent are changed, absent ones kept. In a ' +
       'set, an element without `id` is added, one with `id` and properties changes that item, and one ' +
       'with only `id` (and `local_reference_id`) deletes it; items not mentioned stay. A deleted ' +
-      'element that carried `local_reference_id` comes back as `{ "@type", "local_reference_id" }`. ' +
+      'element that carried `local_reference_id` comes back as `{ "@type", "id", "local_reference_id" }`. ' +
+      'The sets of `PersonMemberships` follow the same rules. ' +
       'Without If-Match the change is merged onto the latest state.',
     body: {
       schema: 'PersonPatch',
@@ -250,15 +382,57 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: 'listPersonAudit',
     tag: 'Person',
     summary: "List a person's change history",
-    description: 'One AuditEntry per stored change (create, update, enrich), newest first.',
+    description:
+      'One AuditEntry per stored change (create, update, enrich), newest first: the ChangeHistory ' +
+      'entries of this person, by the same ids, without the objects.',
     query: PageQuery,
     success: [{ status: 200, description: 'A page of AuditEntries', json: 'PaginatedAuditEntryList' }],
     problems: ['validation-error', 'not-found', ...STORAGE_PROBLEMS],
   },
-  'GET /Prefix': prefixes.list,
-  'GET /Prefix/{id}': prefixes.get,
-  'GET /Suffix': suffixes.list,
-  'GET /Suffix/{id}': suffixes.get,
+  'GET /Prefix': prefixes.viewList,
+  'GET /Prefix/{id}': prefixes.viewGet,
+  'GET /Suffix': suffixes.viewList,
+  'GET /Suffix/{id}': suffixes.viewGet,
+  'GET /NamePrefix': prefixes.list,
+  'POST /NamePrefix': prefixes.create,
+  'GET /NamePrefix/{id}': prefixes.get,
+  'PATCH /NamePrefix/{id}': prefixes.update,
+  'GET /NameSuffix': suffixes.list,
+  'POST /NameSuffix': suffixes.create,
+  'GET /NameSuffix/{id}': suffixes.get,
+  'PATCH /NameSuffix/{id}': suffixes.update,
+  'GET /ChangeHistory': {
+    operationId: 'listChangeHistory',
+    tag: 'ChangeHistory',
+    summary: 'List changes',
+    description:
+      'One entry per stored change of a Person (create, update, enrichment) or a NamePrefix or ' +
+      'NameSuffix (create, update), newest first, each with the object as GET showed it before and after ' +
+      `the change. ${LIST_STYLES} At most ${MAX_CHANGES_PER_PAGE} entries an answer: each carries two ` +
+      'whole objects.',
+    query: ChangeHistoryQuery,
+    parameters: {
+      sort_dir: { description: 'Order by time: 0 newest first, 1 oldest first', default: '0' },
+    },
+    success: [
+      {
+        status: 200,
+        description: "GRC's list of ChangeHistory entries, or with page/perPage a PaginatedList of them",
+        json: ['ChangeHistoryList', 'PaginatedChangeHistoryList'],
+      },
+    ],
+    problems: ['validation-error', ...STORAGE_PROBLEMS],
+  },
+  'GET /ChangeHistory/{id}': {
+    operationId: 'getChangeHistory',
+    tag: 'ChangeHistory',
+    summary: 'Get a change',
+    description:
+      "One ChangeHistory entry: the id that an object's `CoreMetaData.created_audit_id` or " +
+      '`modified_audit_id` names.',
+    success: [{ status: 200, description: 'The ChangeHistory entry', json: 'ChangeHistory' }],
+    problems: ['not-found', ...STORAGE_PROBLEMS],
+  },
   'GET /openapi.json': {
     operationId: 'getOpenApi',
     tag: 'Self-description',
@@ -289,7 +463,8 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'JSON-LD context',
     description:
       'The context every response names in `@context`: the terms mapped to schema.org (`first_name` to ' +
-      '`schema:givenName`, ...), so JSON-LD processors expand responses into triples.',
+      '`schema:givenName`, ...) or to terms of its own (fragments of its URL), so JSON-LD processors ' +
+      'expand responses into triples.',
     success: [
       {
         status: 200,

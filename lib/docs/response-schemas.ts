@@ -1,45 +1,61 @@
 /**
- * zod schemas of the responses that lib/domain builds without one (stub list, PaginatedList envelope,
- * AuditEntry, Prefix, Suffix, problem+json), so the OpenAPI document describes them from zod like the
- * Person. Each is checked against its builder's return type at compile time: a field added to or
- * dropped from a builder fails `tsc` here until the schema follows.
+ * zod schemas of the responses that lib/domain builds without one (the two list shapes, stubs,
+ * AuditEntry, the NamePrefix and NameSuffix entries and their Prefix and Suffix view, ChangeHistory,
+ * problem+json), so the OpenAPI document describes them from zod like the Person. Each is checked
+ * against its builder's return type at compile time: a field added to or dropped from a builder fails
+ * `tsc` here until the schema follows.
  */
 import * as z from 'zod';
 import type { AuditEntry } from '../domain/audit';
-import { LIST_DEFAULTS, PAGE_DEFAULTS, type paginatedList, type Stub } from '../domain/listing';
-import type { Prefix, Suffix } from '../domain/reference-data';
-import type { auditEntryOut, referenceOut } from '../domain/representation';
-import { PersonOut } from '../domain/schemas';
+import { CHANGE_TYPES, type ChangeEntry, ENDPOINTS, type ProviderData } from '../domain/change-history';
+import {
+  LIST_DEFAULTS,
+  type offsetList,
+  PAGE_DEFAULTS,
+  type paginatedList,
+  type Stub,
+} from '../domain/listing';
+import type { auditEntryOut, changeHistoryOut, referenceOut, vocabularyOut } from '../domain/representation';
+import { CoreMetaDataOut, localReferenceId, PersonOut } from '../domain/schemas';
+import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
+import { MAX_CHANGES_PER_PAGE } from '../http/change-history-handlers';
 import { PROBLEM_TYPES, type ProblemBody, type ProblemType } from '../http/problems';
 
 const context = PersonOut.shape['@context'];
-const personId = PersonOut.shape.id;
+const id = PersonOut.shape.id;
 const count = z.int().nonnegative();
 
 export const StubOut = z.object({
   '@context': context,
   '@type': z.literal('Stub'),
   '@id': z.url(),
-  id: personId,
+  id,
   property_name: z.literal('fullname'),
   property_value: z.string(),
   thing_type: z.literal('Person'),
 });
 
-/** `GET /Person` with `limit`/`offset` (API.md 4). */
-export const StubListOut = z.object({
-  '@context': context,
-  Pagination: z.object({
+/**
+ * GRC's list shape (API.md 4, 11.4, 11.5), answered with `limit`/`offset` (or neither): `count` is how
+ * many match, `limit` how many came, `offset` where they start.
+ */
+export const offsetListOf = <I extends z.ZodType>(item: I, maxLimit: number) =>
+  z.object({
     '@context': context,
-    '@type': z.literal('Pagination'),
-    count,
-    limit: z.int().min(0).max(LIST_DEFAULTS.maxLimit),
-    offset: count,
-  }),
-  '@set': z.array(StubOut).max(LIST_DEFAULTS.maxLimit),
-});
+    Pagination: z.object({
+      '@context': context,
+      '@type': z.literal('Pagination'),
+      count: count.describe('How many items match the filters'),
+      limit: z.int().min(0).max(maxLimit).describe('How many items this answer holds'),
+      offset: count.describe('The position of the first of them'),
+    }),
+    '@set': z.array(item).max(maxLimit),
+  });
 
-/** The PaginatedList envelope (API.md 6) around items of one schema. */
+/** `GET /Person` with `limit`/`offset` (API.md 4). */
+export const StubListOut = offsetListOf(StubOut, LIST_DEFAULTS.maxLimit);
+
+/** The PaginatedList envelope (API.md 6) around items of one schema, answered with `page`/`perPage`. */
 export const paginatedListOf = <I extends z.ZodType>(itemType: string, item: I) =>
   z.object({
     '@context': context,
@@ -57,28 +73,89 @@ export const paginatedListOf = <I extends z.ZodType>(itemType: string, item: I) 
 export const AuditEntryOut = z.object({
   '@type': z.literal('AuditEntry'),
   '@id': z.url(),
-  id: personId,
-  person_id: personId,
+  id,
+  person_id: id,
   action: z.enum(['create', 'update', 'enrich'] as const satisfies readonly AuditEntry['action'][]),
-  requester: personId.nullable().describe('The person who asked; null for the service (enrichment)'),
+  requester: id.nullable().describe('The person who asked; null for the service (enrichment)'),
   at: z.iso.datetime(),
   changed: z.array(z.string()).describe('JSON Pointers of the top-level parts that changed'),
 });
 
-export const PrefixOut = z.object({
-  '@context': context,
-  '@type': z.literal('Prefix'),
-  '@id': z.url(),
-  id: personId,
-  prefix: z.string(),
-});
+/** The key of a kind's text: `prefix` or `suffix`. */
+type Term<K extends VocabularyKind> = (typeof VOCABULARIES)[K]['term'];
 
-export const SuffixOut = z.object({
+/** `{ prefix: schema }` or `{ suffix: schema }`, typed by the kind (a computed key alone types as any string). */
+const termOf = <K extends VocabularyKind, S extends z.ZodType>(kind: K, schema: S) =>
+  ({ [VOCABULARIES[kind].term]: schema }) as Record<Term<K>, S>;
+
+/** A NamePrefix or NameSuffix entry as its own endpoints answer it (API.md 11.4). */
+const vocabularyEntryOf = <K extends VocabularyKind>(kind: K) =>
+  z.object({
+    '@context': context,
+    '@type': z.literal(kind),
+    '@id': z.url(),
+    id,
+    ...termOf(
+      kind,
+      z.string().describe(kind === 'NamePrefix' ? 'The prefix: "Doctor"' : 'The suffix: "Esquire"'),
+    ),
+    abbreviation: z
+      .string()
+      .describe('What a fullname shows; unique within the vocabulary, compared without case and accents'),
+    local_reference_id: localReferenceId,
+    CoreMetaData: CoreMetaDataOut.extend({
+      created_by: id.nullable().describe('The person who created the entry; null for a seeded one'),
+    }),
+  });
+
+export const NamePrefixOut = vocabularyEntryOf('NamePrefix');
+export const NameSuffixOut = vocabularyEntryOf('NameSuffix');
+
+/** The same entries in the `/Prefix`, `/Suffix` view (API.md 6). */
+const referenceOf = <K extends VocabularyKind>(kind: K) =>
+  z.object({
+    '@context': context,
+    '@type': z.literal(VOCABULARIES[kind].view as (typeof VOCABULARIES)[K]['view']),
+    '@id': z.url(),
+    id,
+    ...termOf(kind, z.string()),
+    abbreviation: z.string(),
+  });
+
+export const PrefixOut = referenceOf('NamePrefix');
+export const SuffixOut = referenceOf('NameSuffix');
+
+/** A Person, NamePrefix or NameSuffix as GET /{endpoint}/{object_id} answered it, or null. */
+const snapshot = z.union([PersonOut, NamePrefixOut, NameSuffixOut, z.null()]);
+
+/** One ChangeHistory entry (API.md 11.5). */
+export const ChangeHistoryOut = z.object({
   '@context': context,
-  '@type': z.literal('Suffix'),
+  '@type': z.literal('ChangeHistory'),
   '@id': z.url(),
-  id: personId,
-  suffix: z.string(),
+  id: id.describe('Named by the CoreMetaData `created_audit_id`/`modified_audit_id` of the object'),
+  endpoint: z.enum(ENDPOINTS).describe('The kind of object that changed'),
+  object_id: id.describe('The id of the object that changed'),
+  person_fk: id.nullable().describe('The person who asked; null for the service (seed, enrichment)'),
+  organization_fk: z.null(),
+  team_fk: z.null(),
+  type: z
+    .enum(Object.values(CHANGE_TYPES))
+    .describe('The change: POST (created), PATCH (updated) or ENRICH (enriched by the service)'),
+  changed: z.array(z.string()).describe('JSON Pointers of the top-level parts that changed'),
+  previous_object: snapshot.describe('The object as GET showed it before the change; null before a create'),
+  current_object: snapshot.describe('The object as GET showed it after the change'),
+  provider_data: z
+    .object({
+      request_id: z.string().nullable().describe('The API Gateway request id'),
+      user_agent: z.string().nullable(),
+      caller: z
+        .string()
+        .nullable()
+        .describe('The authenticated caller: an IAM principal ARN or a JWT subject'),
+    } satisfies Record<keyof ProviderData, z.ZodType>)
+    .describe('Where the change came from; never cookies, tokens or authorization headers'),
+  timestamp: z.iso.datetime(),
 });
 
 export const PROBLEM_TYPE_NAMES = Object.keys(PROBLEM_TYPES) as ProblemType[];
@@ -98,11 +175,47 @@ export const ProblemOut = z.object({
       z.object({
         path: z.string().describe('JSON Pointer of the offending element ("" is the whole body)'),
         message: z.string(),
-        existing: z.url().optional().describe('The person that already holds a unique value'),
+        existing: z
+          .url()
+          .optional()
+          .describe('The record (a Person, NamePrefix or NameSuffix) that already holds a unique value'),
       }),
     )
     .optional(),
 });
+
+/**
+ * The response schemas by the name `components.schemas` gives them. A list of a kind of item comes in
+ * GRC's list shape (`<Item>List`) and in the PaginatedList envelope (`Paginated<Item>List`).
+ */
+export const RESPONSE_SCHEMAS = {
+  Person: PersonOut,
+  Stub: StubOut,
+  StubList: StubListOut,
+  PaginatedStubList: paginatedListOf('Stub', StubOut),
+  AuditEntry: AuditEntryOut,
+  PaginatedAuditEntryList: paginatedListOf('AuditEntry', AuditEntryOut),
+  NamePrefix: NamePrefixOut,
+  NamePrefixList: offsetListOf(NamePrefixOut, LIST_DEFAULTS.maxLimit),
+  PaginatedNamePrefixList: paginatedListOf('NamePrefix', NamePrefixOut),
+  NameSuffix: NameSuffixOut,
+  NameSuffixList: offsetListOf(NameSuffixOut, LIST_DEFAULTS.maxLimit),
+  PaginatedNameSuffixList: paginatedListOf('NameSuffix', NameSuffixOut),
+  Prefix: PrefixOut,
+  PaginatedPrefixList: paginatedListOf('Prefix', PrefixOut),
+  Suffix: SuffixOut,
+  PaginatedSuffixList: paginatedListOf('Suffix', SuffixOut),
+  ChangeHistory: ChangeHistoryOut,
+  ChangeHistoryList: offsetListOf(ChangeHistoryOut, MAX_CHANGES_PER_PAGE),
+  PaginatedChangeHistoryList: paginatedListOf('ChangeHistory', ChangeHistoryOut),
+  Problem: ProblemOut,
+} satisfies Record<string, z.ZodType>;
+
+export type ResponseSchemaName = Exclude<keyof typeof RESPONSE_SCHEMAS, 'Problem'>;
+
+// ---------------------------------------------------------------------------------------------------
+// Compile-time checks against the builders
+// ---------------------------------------------------------------------------------------------------
 
 /** True when the schema's output has exactly the builder's keys and fits the builder's type. */
 type Describes<S extends z.ZodType, Built> = [z.output<S>] extends [Built]
@@ -113,12 +226,62 @@ type Describes<S extends z.ZodType, Built> = [z.output<S>] extends [Built]
     : false
   : false;
 
+/** A type without its index signatures: only the keys it names. */
+type KnownKeys<T> = {
+  [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K];
+};
+
+/**
+ * What a vocabulary builder returns for one kind. The builders key the text by `VOCABULARIES[kind].term`,
+ * which TypeScript types as an index signature, and type `@type` as any of the kinds; this puts the
+ * kind's own key back and narrows `@type` to the kind's, each taken from what the builder's type allows,
+ * so the checks still fail when a builder drops, renames or retypes a key.
+ */
+type ForKind<Built, K extends VocabularyKind, Type extends string> = Omit<KnownKeys<Built>, '@type'> & {
+  '@type': Extract<KnownKeys<Built>['@type' & keyof KnownKeys<Built>], Type>;
+} & Record<Term<K>, Extract<Built[keyof Built & string], string>>;
+
+type Entry<K extends VocabularyKind> = ForKind<ReturnType<typeof vocabularyOut>, K, K>;
+type Reference<K extends VocabularyKind> = ForKind<
+  ReturnType<typeof referenceOut>,
+  K,
+  (typeof VOCABULARIES)[K]['view']
+>;
+
+/** The `@type`s of a union of objects; null stays null. */
+type TypesOf<T> = T extends { '@type': infer Type } ? Type : T;
+
+/** The entry builder with its two objects typed as what they are, one kind of entry each. */
+type ChangeHistoryOf = Omit<ReturnType<typeof changeHistoryOut>, 'previous_object' | 'current_object'> &
+  Record<
+    'previous_object' | 'current_object',
+    z.output<typeof PersonOut> | Entry<'NamePrefix'> | Entry<'NameSuffix'> | null
+  >;
+
 true satisfies Describes<typeof StubOut, Stub>;
+true satisfies Describes<typeof StubListOut, ReturnType<typeof offsetList<Stub>>>;
 true satisfies Describes<
   ReturnType<typeof paginatedListOf<typeof StubOut>>,
   ReturnType<typeof paginatedList<Stub>>
 >;
 true satisfies Describes<typeof AuditEntryOut, ReturnType<typeof auditEntryOut>>;
-true satisfies Describes<typeof PrefixOut, ReturnType<typeof referenceOut<Prefix>>>;
-true satisfies Describes<typeof SuffixOut, ReturnType<typeof referenceOut<Suffix>>>;
+true satisfies Describes<typeof NamePrefixOut, Entry<'NamePrefix'>>;
+true satisfies Describes<typeof NameSuffixOut, Entry<'NameSuffix'>>;
+true satisfies Describes<typeof PrefixOut, Reference<'NamePrefix'>>;
+true satisfies Describes<typeof SuffixOut, Reference<'NameSuffix'>>;
+true satisfies Describes<typeof ChangeHistoryOut, ChangeHistoryOf>;
+// Both ways for what varies: every kind of object (by its `@type`) and every endpoint the builder can
+// answer with, so a kind the schema leaves out fails here too.
+true satisfies [TypesOf<ChangeHistoryOf['current_object']>] extends [
+  TypesOf<z.output<typeof ChangeHistoryOut>['current_object']>,
+]
+  ? true
+  : false;
+true satisfies [ChangeEntry['endpoint']] extends [z.output<typeof ChangeHistoryOut>['endpoint']]
+  ? true
+  : false;
+// And the builder's own type admits what the schema says.
+true satisfies [z.output<typeof ChangeHistoryOut>] extends [ReturnType<typeof changeHistoryOut>]
+  ? true
+  : false;
 true satisfies Describes<typeof ProblemOut, ProblemBody>;

@@ -7,8 +7,8 @@
 export interface FieldError {
   path: string;
   message: string;
-  /** Id of the person that already holds a unique value (uniqueness conflicts only). */
-  existingPersonId?: number;
+  /** The object that already holds a unique value (uniqueness conflicts only): its type and id. */
+  existing?: { type: string; id: number };
 }
 
 export class DomainError extends Error {
@@ -48,14 +48,20 @@ export class RequesterUnknown extends DomainError {
   }
 }
 
-export type UniqueField = 'email' | 'name';
+export type UniqueField = 'email' | 'name' | 'abbreviation';
+
+const UNIQUENESS_MESSAGES: Record<UniqueField, string> = {
+  email: 'Email address already in use',
+  name: 'A person with this name and no email exists',
+  abbreviation: 'Another entry of this vocabulary has this abbreviation',
+};
 
 export class UniquenessConflict extends DomainError {
   constructor(
     readonly field: UniqueField,
     readonly errors: FieldError[],
   ) {
-    super(field === 'email' ? 'Email address already in use' : 'A person with this name and no email exists');
+    super(UNIQUENESS_MESSAGES[field]);
   }
 }
 

@@ -8,17 +8,12 @@ import { personUrl } from './representation';
 import { LIMITS, wellFormed } from './schemas';
 import { fold } from './text';
 
-const integer = (min: number, max: number) =>
+export const integer = (min: number, max: number) =>
   z
     .string()
     .regex(/^\d{1,9}$/, 'Must be a whole number')
     .transform(Number)
     .pipe(z.int().min(min).max(max));
-
-/** A filter value, folded as stored values are; an empty value is the same as none (API.md 4). */
-const filter = wellFormed(z.string().max(LIMITS.text))
-  .transform((value) => fold(value) || undefined)
-  .optional();
 
 export const PAGE_DEFAULTS = { page: 1, perPage: 10, maxPerPage: 100 } as const;
 export const LIST_DEFAULTS = { limit: 50, maxLimit: 500, offset: 0 } as const;
@@ -49,36 +44,12 @@ const pageShape = {
 /** `page`/`perPage` of any PaginatedList endpoint (API.md 6). */
 export const PageQuery = z.strictObject(pageShape);
 
-/** `GET /Person`: filters, sort and either `limit`/`offset` or `page`/`perPage`, never both. */
-export const ListPersonsQuery = z
-  .strictObject({
-    first_name: filter,
-    last_name: filter,
-    email: filter,
-    search: filter,
-    sort_dir: z.enum(['0', '1'], { error: 'Must be 1 (ascending) or 0 (descending)' }).optional(),
-    limit: integer(0, LIST_DEFAULTS.maxLimit).optional(),
-    offset: integer(0, 1_000_000_000).optional(),
-    ...pageShape,
-  })
-  .superRefine((query, context) => {
-    const paged = query.page !== undefined || query.perPage !== undefined;
-    const offsetStyle = query.limit !== undefined || query.offset !== undefined;
-    if (paged && offsetStyle)
-      context.addIssue({
-        code: 'custom',
-        path: [query.page !== undefined ? 'page' : 'perPage'],
-        message: 'Use either limit/offset or page/perPage, not both',
-      });
-  });
-
-export type ListPersonsQuery = z.output<typeof ListPersonsQuery>;
-
-export interface PersonFilters {
-  first_name?: string;
-  last_name?: string;
-  email?: string;
-  search?: string;
+export interface ListRequest<F extends object = Record<string, string | undefined>> {
+  filters: F;
+  descending: boolean;
+  window: Window;
+  /** Set when the client paged with `page`/`perPage`: the answer is a PaginatedList. */
+  page?: PageRequest;
 }
 
 /** A window of the ordered list: `offset` items skipped, at most `limit` taken. */
@@ -87,22 +58,52 @@ export interface Window {
   limit: number;
 }
 
-export interface PersonListRequest {
-  filters: PersonFilters;
-  descending: boolean;
-  window: Window;
-  /** Set when the client paged with `page`/`perPage`: the answer is a PaginatedList. */
-  page?: PageRequest;
+/**
+ * The query of a GRC list (API.md 4, 11.4, 11.5): the list's own parameters, `sort_dir`, and either
+ * `limit`/`offset` (GRC's `Pagination` list) or `page`/`perPage` (the PaginatedList), never both.
+ */
+export const listQuery = <S extends z.ZodRawShape>(shape: S, maxLimit: number = LIST_DEFAULTS.maxLimit) =>
+  z
+    .strictObject({
+      ...shape,
+      sort_dir: z.enum(['0', '1'], { error: 'Must be 1 (ascending) or 0 (descending)' }).optional(),
+      limit: integer(0, maxLimit).optional(),
+      offset: integer(0, 1_000_000_000).optional(),
+      ...pageShape,
+    })
+    .superRefine((value, context) => {
+      const query = value as ListQueryOutput;
+      const paged = query.page !== undefined || query.perPage !== undefined;
+      const offsetStyle = query.limit !== undefined || query.offset !== undefined;
+      if (paged && offsetStyle)
+        context.addIssue({
+          code: 'custom',
+          path: [query.page !== undefined ? 'page' : 'perPage'],
+          message: 'Use either limit/offset or page/perPage, not both',
+        });
+    });
+
+interface ListQueryOutput {
+  sort_dir?: '0' | '1' | undefined;
+  limit?: number | undefined;
+  offset?: number | undefined;
+  page?: number | undefined;
+  perPage?: number | undefined;
 }
 
-/** Turns the validated query into what storage needs: filters, direction and a window. */
-export const personListRequest = (query: ListPersonsQuery): PersonListRequest => {
+/**
+ * Turns a validated list query into filters (the set values of `filterKeys`), a direction and a
+ * window. `newestFirst` lists (ChangeHistory) run descending unless `sort_dir=1` asks otherwise.
+ */
+export const listRequest = <Q extends ListQueryOutput, K extends keyof Q & string>(
+  query: Q,
+  filterKeys: readonly K[],
+  { descendingByDefault = false } = {},
+): ListRequest<Partial<Record<K, string>>> => {
   const filters = Object.fromEntries(
-    (['first_name', 'last_name', 'email', 'search'] as const).flatMap((key) =>
-      query[key] ? [[key, query[key]]] : [],
-    ),
-  );
-  const descending = query.sort_dir === '0';
+    filterKeys.flatMap((key) => (query[key] !== undefined ? [[key, String(query[key])]] : [])),
+  ) as Partial<Record<K, string>>;
+  const descending = query.sort_dir === undefined ? descendingByDefault : query.sort_dir === '0';
   if (query.page !== undefined || query.perPage !== undefined) {
     const page = pageRequest(query);
     return { filters, descending, window: pageWindow(page), page };
@@ -113,6 +114,41 @@ export const personListRequest = (query: ListPersonsQuery): PersonListRequest =>
     window: { offset: query.offset ?? LIST_DEFAULTS.offset, limit: query.limit ?? LIST_DEFAULTS.limit },
   };
 };
+
+/** A filter value, folded as stored values are; an empty value is the same as none (API.md 4). */
+export const filter = wellFormed(z.string().max(LIMITS.text))
+  .transform((value) => fold(value) || undefined)
+  .optional();
+
+/** `GET /Person`: filters, sort and either `limit`/`offset` or `page`/`perPage`, never both. */
+export const ListPersonsQuery = listQuery({
+  first_name: filter,
+  last_name: filter,
+  email: filter,
+  search: filter,
+});
+
+export type ListPersonsQuery = z.output<typeof ListPersonsQuery>;
+
+export interface PersonFilters {
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  search?: string;
+}
+
+export type PersonListRequest = ListRequest<PersonFilters>;
+
+/** Turns the validated query into what storage needs: filters, direction and a window. */
+export const personListRequest = (query: ListPersonsQuery): PersonListRequest =>
+  listRequest(query, ['first_name', 'last_name', 'email', 'search']);
+
+/** GRC's list shape (API.md 4, 11.4): `Pagination` with count, limit and offset, and the `@set`. */
+export const offsetList = <T>(contextUrl: string, count: number, offset: number, items: T[]) => ({
+  '@context': contextUrl,
+  Pagination: { '@context': contextUrl, '@type': 'Pagination', count, limit: items.length, offset },
+  '@set': items,
+});
 
 /**
  * The folded, searchable forms of a Person, one string per filter with values separated by a line

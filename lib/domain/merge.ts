@@ -4,20 +4,34 @@
  * A create is the same merge applied to an empty Person.
  */
 import { type FieldError, UniquenessConflict, ValidationFailed } from './errors';
-import { type Claim, claimsOf, emptyPerson, type Item, PERSON_PARTS, type Person, primaryOf } from './person';
-import { isPrefixId, isSuffixId } from './reference-data';
 import {
+  type Abbreviations,
+  type Claim,
+  claimsOf,
+  computeFullname,
+  emptyPerson,
+  type Item,
+  PERSON_PARTS,
+  type Person,
+  primaryOf,
+} from './person';
+import {
+  elementsOf,
   type InputItem,
   ITEM_FIELDS,
   ITEM_FOREIGN_KEYS,
+  ITEM_OWNER_KEYS,
   ITEM_TYPES,
   LIMITS,
+  NAME_ALIAS_TYPES,
   type PersonBody,
   SET_NAMES,
   type SetName,
   type SocialField,
+  setPointer,
 } from './schemas';
 import { isBlank, isStructuredName, type NameParts, normaliseEmail } from './text';
+import type { VocabularyKind } from './vocabulary';
 
 export interface MergeContext {
   /** Who asks: a person id, or 0 for self-registration on create. */
@@ -26,6 +40,13 @@ export interface MergeContext {
   now: string;
   /** Hands out ids reserved beforehand, in order; `countNewIds` says how many a body needs. */
   nextId: () => number;
+  /** Id of the ChangeHistory entry this write makes (`created_audit_id`/`modified_audit_id`). */
+  changeId: number;
+  /**
+   * The vocabulary entries the write may point at (`referencedVocabulary` names them): a foreign key
+   * not found here is refused, and the fullname takes its abbreviations from here.
+   */
+  abbreviations: Abbreviations;
 }
 
 /** A claim to take, with the JSON Pointer of the request element that asks for it. */
@@ -33,46 +54,88 @@ export interface ClaimToTake extends Claim {
   path: string;
 }
 
-/** Per set, the `local_reference_id`s of deleted elements, echoed after the live items. */
-export type Tombstones = Partial<Record<SetName, string[]>>;
+/** A deleted element that carried a `local_reference_id`: echoed after the live items (API.md 5.3). */
+export interface Tombstone {
+  id: number;
+  local_reference_id: string;
+}
+
+/** Per set, the tombstones of deleted elements. */
+export type Tombstones = Partial<Record<SetName, Tombstone[]>>;
+
+/** A vocabulary entry the write newly points at, checked to exist in the write's own transaction. */
+export interface VocabularyReference {
+  kind: VocabularyKind;
+  id: number;
+  /** The JSON Pointer of the foreign key in the request. */
+  path: string;
+}
 
 export interface MergeResult {
   person: Person;
   take: ClaimToTake[];
   release: Claim[];
   tombstones: Tombstones;
-  /** JSON Pointers of the top-level parts that changed, for the audit entry; empty when nothing did. */
+  /** JSON Pointers of the parts that changed, for the ChangeHistory entry; empty when nothing did. */
   changed: string[];
+  references: VocabularyReference[];
 }
 
 /** Sets in which a non-empty set always has exactly one primary item (API.md 5.2). */
 const PRIMARY_REQUIRED: ReadonlySet<SetName> = new Set(['Names', 'Emails']);
-/** Properties that are read only on every element. */
-const IGNORED_KEYS = new Set(['person_fk']);
+const FOREIGN_KEY_KINDS: Record<string, VocabularyKind> = {
+  name_prefix_fk: 'NamePrefix',
+  name_suffix_fk: 'NameSuffix',
+};
 
 type Element = InputItem & Record<string, unknown>;
-type MutableItem = Record<string, unknown> & { id: number; primary?: boolean | null };
+type MutableItem = Record<string, unknown> & { id: number; primary?: boolean | number | null };
+
+/** GRC's alias types (2, 3) mark a Name that is not, and cannot become, the primary one. */
+const isAlias = (item: { primary?: unknown }) => NAME_ALIAS_TYPES.includes(item.primary as 2 | 3);
+
+/** Properties that are read only on every element of a set: ownership keys. */
+const ignoredKeys = (set: SetName): ReadonlySet<string> => new Set(['person_fk', ...ITEM_OWNER_KEYS[set]]);
 
 /** The properties of an element that carry meaning: no JSON-LD keywords, no read-only ones. */
-const significantEntries = (element: Element, creating: boolean) =>
-  Object.entries(element).filter(
-    ([key]) => !key.startsWith('@') && !IGNORED_KEYS.has(key) && !(creating && key === 'id'),
+const significantEntries = (set: SetName, element: Element, creating: boolean) => {
+  const ignored = ignoredKeys(set);
+  return Object.entries(element).filter(
+    ([key]) => !key.startsWith('@') && !ignored.has(key) && !(creating && key === 'id'),
   );
+};
 
-const isExample = (element: Element, creating: boolean) =>
-  significantEntries(element, creating).every(([, value]) => value == null);
+const isExample = (set: SetName, element: Element, creating: boolean) =>
+  significantEntries(set, element, creating).every(([, value]) => value == null);
 
-const isAdd = (element: Element, creating: boolean) =>
-  !isExample(element, creating) && (creating || element.id == null);
+const isAdd = (set: SetName, element: Element, creating: boolean) =>
+  !isExample(set, element, creating) && (creating || element.id == null);
+
+const elements = (body: PersonBody, set: SetName) => (elementsOf(body, set) ?? []) as Element[];
 
 /** How many fresh ids a body needs for the sub-objects it adds (plus one for a new person). */
 export const countNewIds = (body: PersonBody, creating: boolean): number =>
   (creating ? 1 : 0) +
   SET_NAMES.reduce(
-    (count, set) =>
-      count + (body[set]?.['@set'] ?? []).filter((element) => isAdd(element as Element, creating)).length,
+    (count, set) => count + elements(body, set).filter((element) => isAdd(set, element, creating)).length,
     0,
   );
+
+/**
+ * The vocabulary entries a write needs to know: those the body's Names point at and, when the body
+ * touches Names (so the fullname is computed again), those of the stored Names. Empty for most writes.
+ */
+export const referencedVocabulary = (
+  stored: Person | null,
+  body: PersonBody,
+): Record<VocabularyKind, number[]> => {
+  const sent = elements(body, 'Names');
+  const names: Record<string, unknown>[] = [...sent, ...(sent.length > 0 ? (stored?.Names ?? []) : [])];
+  const ids = (field: string) => [
+    ...new Set(names.flatMap((name) => (typeof name[field] === 'number' ? [name[field] as number] : []))),
+  ];
+  return { NamePrefix: ids('name_prefix_fk'), NameSuffix: ids('name_suffix_fk') };
+};
 
 const itemFields = (set: SetName) => Object.keys(ITEM_FIELDS[set]);
 
@@ -103,26 +166,39 @@ const itemProblem = (set: SetName, item: MutableItem): string | null => {
       return itemFields(set).every((field) => field === 'primary' || isBlank(item[field] as string | null))
         ? 'A PostalAddress needs at least one address field'
         : null;
+    default: {
+      // The membership sets: a name, or the key of what the person is a member of.
+      const [key] = ITEM_FOREIGN_KEYS[set];
+      return isBlank(item.name as string | null) && item[key] == null
+        ? `A ${ITEM_TYPES[set]} needs a name or a ${key}`
+        : null;
+    }
   }
 };
 
-const foreignKeyProblems = (set: SetName, item: MutableItem, path: string): FieldError[] => {
-  if (set !== 'Names') return [];
-  const problems: FieldError[] = [];
-  const prefix = item.name_prefix_fk as number | null;
-  const suffix = item.name_suffix_fk as number | null;
-  if (prefix != null && !isPrefixId(prefix))
-    problems.push({ path: `${path}/name_prefix_fk`, message: `No Prefix with id ${prefix}` });
-  if (suffix != null && !isSuffixId(suffix))
-    problems.push({ path: `${path}/name_suffix_fk`, message: `No Suffix with id ${suffix}` });
-  return problems;
-};
+/** Vocabulary foreign keys of an added item: refused when unknown, else to be checked in the write. */
+const vocabularyReferences = (
+  item: MutableItem,
+  path: string,
+  abbreviations: Abbreviations,
+  errors: FieldError[],
+): VocabularyReference[] =>
+  Object.entries(FOREIGN_KEY_KINDS).flatMap(([field, kind]) => {
+    const id = item[field];
+    if (typeof id !== 'number') return [];
+    if (!abbreviations[kind].has(id)) {
+      errors.push({ path: `${path}/${field}`, message: `No ${kind} with id ${id}` });
+      return [];
+    }
+    return [{ kind, id, path: `${path}/${field}` }];
+  });
 
 interface SetOutcome {
   items: MutableItem[];
-  tombstones: string[];
+  tombstones: Tombstone[];
   /** Request path of every item this request added or changed, by item id. */
   paths: Map<number, string>;
+  references: VocabularyReference[];
 }
 
 const mergeSet = (
@@ -130,12 +206,13 @@ const mergeSet = (
   stored: MutableItem[],
   elements: Element[],
   creating: boolean,
-  nextId: () => number,
+  context: MergeContext,
   errors: FieldError[],
 ): SetOutcome => {
   const items = stored.map((item) => ({ ...item }));
-  const tombstones: string[] = [];
+  const tombstones: Tombstone[] = [];
   const paths = new Map<number, string>();
+  const references: VocabularyReference[] = [];
   const foreignKeys = new Set<string>(ITEM_FOREIGN_KEYS[set]);
   let markedPrimary: number | undefined;
   let deletedPrimary = false;
@@ -148,13 +225,13 @@ const mergeSet = (
   };
 
   elements.forEach((element, index) => {
-    const path = `/${set}/@set/${index}`;
-    if (isExample(element, creating)) return;
-    if (isAdd(element, creating)) {
-      const item = newItem(set, element, nextId());
+    const path = `${setPointer(set)}/@set/${index}`;
+    if (isExample(set, element, creating)) return;
+    if (isAdd(set, element, creating)) {
+      const item = newItem(set, element, context.nextId());
       items.push(item);
       paths.set(item.id, path);
-      errors.push(...foreignKeyProblems(set, item, path));
+      references.push(...vocabularyReferences(item, path, context.abbreviations, errors));
       markPrimary(element, item.id, path);
       return;
     }
@@ -165,8 +242,9 @@ const mergeSet = (
     );
     if (isDelete) {
       const [deleted] = at >= 0 ? items.splice(at, 1) : [];
-      if (deleted?.primary) deletedPrimary = true;
-      if (element.local_reference_id != null) tombstones.push(element.local_reference_id);
+      if (deleted?.primary === true) deletedPrimary = true;
+      if (element.local_reference_id != null)
+        tombstones.push({ id, local_reference_id: element.local_reference_id });
       return;
     }
     const item = items[at];
@@ -182,16 +260,17 @@ const mergeSet = (
   });
 
   if (markedPrimary !== undefined) {
-    for (const item of items) if (item.id !== markedPrimary && item.primary) item.primary = false;
+    for (const item of items) if (item.id !== markedPrimary && item.primary === true) item.primary = false;
   }
-  const lowestId = items.reduce<MutableItem | undefined>(
-    (low, item) => (!low || item.id < low.id ? item : low),
-    undefined,
-  );
+  // The item a set falls back on for its primary: the lowest id that is not an alias.
+  const lowestId = items
+    .filter((item) => !isAlias(item))
+    .reduce<MutableItem | undefined>((low, item) => (!low || item.id < low.id ? item : low), undefined);
+  const hasPrimary = () => items.some((item) => item.primary === true);
   if (PRIMARY_REQUIRED.has(set)) {
-    for (const item of items) item.primary = item.primary === true;
-    if (lowestId && !items.some((item) => item.primary)) lowestId.primary = true;
-  } else if (deletedPrimary && lowestId && !items.some((item) => item.primary)) {
+    for (const item of items) if (!isAlias(item)) item.primary = item.primary === true;
+    if (lowestId && !hasPrimary()) lowestId.primary = true;
+  } else if (deletedPrimary && lowestId && !hasPrimary()) {
     lowestId.primary = true;
   }
 
@@ -201,8 +280,11 @@ const mergeSet = (
     if (problem) errors.push({ path: path as string, message: problem });
   }
   if (items.length > LIMITS.sets[set])
-    errors.push({ path: `/${set}/@set`, message: `A person holds at most ${LIMITS.sets[set]} ${set}` });
-  return { items, tombstones, paths };
+    errors.push({
+      path: `${setPointer(set)}/@set`,
+      message: `A person holds at most ${LIMITS.sets[set]} ${set}`,
+    });
+  return { items, tombstones, paths, references };
 };
 
 const claimKey = (claim: Claim) => `${claim.field}:${claim.value}`;
@@ -250,34 +332,42 @@ export const mergePerson = (stored: Person | null, body: PersonBody, context: Me
   for (const [field, value] of Object.entries(body.SocialAddresses ?? {})) {
     if (!field.startsWith('@') && value !== undefined) person.SocialAddresses[field as SocialField] = value;
   }
+  const references: VocabularyReference[] = [];
   for (const set of SET_NAMES) {
-    const elements = body[set]?.['@set'];
-    if (!elements) continue;
+    const sent = elementsOf(body, set);
+    if (!sent) continue;
     const outcome = mergeSet(
       set,
       person[set] as unknown as MutableItem[],
-      elements as Element[],
+      sent as Element[],
       creating,
-      context.nextId,
+      context,
       errors,
     );
     (person as Record<SetName, unknown>)[set] = outcome.items as unknown as Item[];
     if (outcome.tombstones.length > 0) tombstones[set] = outcome.tombstones;
     for (const [id, path] of outcome.paths) paths.set(id, path);
+    references.push(...outcome.references);
   }
   if (person.Names.length === 0)
     errors.push({
       path: '/Names',
       message: creating ? 'A person needs at least one Name' : 'The last Name of a person cannot be deleted',
     });
+  else if (!primaryOf(person.Names))
+    errors.push({
+      path: '/Names',
+      message: 'A person needs a Name that is not an alias (primary 2 or 3) to be its primary name',
+    });
   if (errors.length > 0) throw new ValidationFailed(errors);
 
   const duplicates = emailDuplicates(person, paths);
   if (duplicates.length > 0) throw new UniquenessConflict('email', duplicates);
 
+  if (creating || elementsOf(body, 'Names')) person.fullname = computeFullname(person, context.abbreviations);
   const changed = PERSON_PARTS.filter(
-    (part) => JSON.stringify(before[part]) !== JSON.stringify(person[part]),
-  ).map((part) => `/${part}`);
+    ([part]) => JSON.stringify(before[part]) !== JSON.stringify(person[part]),
+  ).map(([, pointer]) => pointer);
 
   if (creating) {
     person.CoreMetaData = {
@@ -286,6 +376,8 @@ export const mergePerson = (stored: Person | null, body: PersonBody, context: Me
       created_by: context.requester === 0 ? person.id : context.requester,
       modified_by: null,
       version: 1,
+      created_audit_id: context.changeId,
+      modified_audit_id: null,
     };
   } else if (changed.length > 0) {
     person.CoreMetaData = {
@@ -293,6 +385,7 @@ export const mergePerson = (stored: Person | null, body: PersonBody, context: Me
       date_modified: context.now,
       modified_by: context.requester,
       version: person.CoreMetaData.version + 1,
+      modified_audit_id: context.changeId,
     };
   }
 
@@ -307,5 +400,9 @@ export const mergePerson = (stored: Person | null, body: PersonBody, context: Me
     release: creating ? [] : claimsOf(before).filter((claim) => !afterKeys.has(claimKey(claim))),
     tombstones,
     changed,
+    // One check per entry: a transaction may not touch one item twice.
+    references: [
+      ...new Map(references.map((reference) => [`${reference.kind}#${reference.id}`, reference])).values(),
+    ],
   };
 };

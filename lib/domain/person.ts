@@ -3,7 +3,14 @@
  * (lib/domain/representation.ts turns it into the full Person of API.md 3).
  */
 import type { z } from 'zod';
-import { type ITEM_FIELDS, SET_NAMES, type SetName, SOCIAL_FIELDS, type SocialField } from './schemas';
+import {
+  type ITEM_FIELDS,
+  SET_NAMES,
+  type SetName,
+  SOCIAL_FIELDS,
+  type SocialField,
+  setPointer,
+} from './schemas';
 import { fold, fullnameOf, normaliseEmail } from './text';
 
 type FieldValues<N extends SetName> = {
@@ -26,10 +33,19 @@ export interface CoreMetaData {
   created_by: number;
   modified_by: number | null;
   version: number;
+  /** Id of the ChangeHistory entry of the create (API.md 11.2). */
+  created_audit_id?: number | null;
+  /** Id of the ChangeHistory entry of the latest change; null before one. */
+  modified_audit_id?: number | null;
 }
 
 export type Person = {
   id: number;
+  /**
+   * Derived from the primary Name with the prefix and suffix abbreviations of the time of the write
+   * (API.md 3), so it is stored: a later rename in the vocabulary shows at the person's next write.
+   */
+  fullname: string;
   local_reference_id: string | null;
   SocialAddresses: Record<SocialField, string | null>;
   CoreMetaData: CoreMetaData;
@@ -38,12 +54,9 @@ export type Person = {
 /** A Person with nothing in it yet: what a create merges its body onto. */
 export const emptyPerson = (id: number): Person => ({
   id,
+  fullname: '',
   local_reference_id: null,
-  Names: [],
-  Emails: [],
-  PhoneNumbers: [],
-  PersonRoles: [],
-  PostalAddresses: [],
+  ...(Object.fromEntries(SET_NAMES.map((set) => [set, []])) as unknown as { [N in SetName]: Item<N>[] }),
   SocialAddresses: Object.fromEntries(Object.keys(SOCIAL_FIELDS).map((field) => [field, null])) as Record<
     SocialField,
     null
@@ -52,18 +65,43 @@ export const emptyPerson = (id: number): Person => ({
 });
 
 export const primaryOf = <N extends SetName>(items: Item<N>[]): Item<N> | undefined =>
-  items.find((item) => (item as { primary?: boolean | null }).primary === true);
+  items.find((item) => (item as { primary?: unknown }).primary === true);
 
-export const fullnameOfPerson = (person: Person): string => {
-  const name = primaryOf(person.Names) ?? person.Names[0];
-  return name ? fullnameOf(name) : '';
+/** The Name that feeds `fullname`: the primary one, else the first. */
+export const displayNameOf = (person: Pick<Person, 'Names'>): NameItem | undefined =>
+  primaryOf(person.Names) ?? person.Names[0];
+
+/** Abbreviations of the vocabulary entries a Name points at, by id (lib/domain/vocabulary.ts). */
+export interface Abbreviations {
+  NamePrefix: ReadonlyMap<number, string>;
+  NameSuffix: ReadonlyMap<number, string>;
+}
+
+export const NO_ABBREVIATIONS: Abbreviations = { NamePrefix: new Map(), NameSuffix: new Map() };
+
+/** GRC's fullname of a person's display Name, with the abbreviations known at the time of the write. */
+export const computeFullname = (person: Pick<Person, 'Names'>, abbreviations: Abbreviations): string => {
+  const name = displayNameOf(person);
+  if (!name) return '';
+  return fullnameOf({
+    ...name,
+    prefix: name.name_prefix_fk == null ? null : abbreviations.NamePrefix.get(name.name_prefix_fk),
+    suffix: name.name_suffix_fk == null ? null : abbreviations.NameSuffix.get(name.name_suffix_fk),
+  });
 };
+
+/** The stored fullname; persons written before it was stored get it computed without abbreviations. */
+export const fullnameOfPerson = (person: Person): string =>
+  person.fullname ?? computeFullname(person, NO_ABBREVIATIONS);
 
 export const primaryEmailOf = (person: Person): string | null => primaryOf(person.Emails)?.email ?? null;
 
-/** A value that only one person may hold at a time (API.md 5.5). */
+/** What a claim makes unique: a person's email or name (API.md 5.5), a vocabulary abbreviation (11.4). */
+export type ClaimField = 'email' | 'name' | 'NamePrefix' | 'NameSuffix';
+
+/** A value that only one object may hold at a time. */
 export interface Claim {
-  field: 'email' | 'name';
+  field: ClaimField;
   /** The comparison form: normalised email or folded fullname. */
   value: string;
 }
@@ -76,4 +114,9 @@ export const claimsOf = (person: Person): Claim[] =>
       )
     : [{ field: 'name', value: fold(fullnameOfPerson(person)) }];
 
-export const PERSON_PARTS = ['local_reference_id', ...SET_NAMES, 'SocialAddresses'] as const;
+/** The parts of a Person a write can change, with the JSON Pointer that names each in `changed`. */
+export const PERSON_PARTS = [
+  ['local_reference_id', '/local_reference_id'],
+  ...SET_NAMES.map((set) => [set, setPointer(set)] as const),
+  ['SocialAddresses', '/SocialAddresses'],
+] as const satisfies readonly (readonly [keyof Person, string])[];

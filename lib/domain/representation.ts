@@ -3,17 +3,22 @@
  * `email`, example objects in empty sets, and the echo of deleted elements' `local_reference_id`s.
  */
 import type { AuditEntry } from './audit';
-import type { Tombstones } from './merge';
+import { CHANGE_TYPES, type ChangeEntry, type Endpoint } from './change-history';
+import { recordChecksum } from './checksum';
+import type { Tombstone, Tombstones } from './merge';
 import { fullnameOfPerson, type Person, primaryEmailOf } from './person';
 import {
   ITEM_FIELDS,
+  ITEM_OWNER_KEYS,
   ITEM_TYPES,
+  MEMBERSHIP_SETS,
   type PersonOut,
-  SET_NAMES,
   type SetName,
   SOCIAL_FIELDS,
   type SocialField,
+  TOP_LEVEL_SETS,
 } from './schemas';
+import { VOCABULARIES, type VocabularyEntry, type VocabularyKind } from './vocabulary';
 
 export interface Links {
   /** Absolute base of the API, no trailing slash: `https://api.example.org/prod`. */
@@ -25,12 +30,87 @@ export interface Links {
 export const resourceUrl = (baseUrl: string, type: string, id: number) => `${baseUrl}/${type}/${id}`;
 export const personUrl = (baseUrl: string, id: number) => resourceUrl(baseUrl, 'Person', id);
 
-/** A Prefix or Suffix as the API shows it: a resource of its own, so with its `@context` (API.md 2). */
-export const referenceOut = <T extends { id: number }>(type: 'Prefix' | 'Suffix', item: T, links: Links) => ({
+/** A record is live while it is not deprecated; nothing here is deprecated yet (API.md 11.2). */
+const LIVE = 1;
+
+interface StoredMetaData {
+  date_created: string;
+  date_modified: string;
+  created_by: number | null;
+  modified_by: number | null;
+  version: number;
+  created_audit_id?: number | null;
+  modified_audit_id?: number | null;
+}
+
+/** CoreMetaData as every resource answers it: ours, then GRC's (API.md 3 and 11.2). */
+export const coreMetaDataOut = (id: number, meta: StoredMetaData) => ({
+  '@type': 'CoreMetaData' as const,
+  date_created: meta.date_created,
+  date_modified: meta.date_modified,
+  created_by: meta.created_by,
+  modified_by: meta.modified_by,
+  version: meta.version,
+  created_audit_id: meta.created_audit_id ?? null,
+  modified_audit_id: meta.modified_audit_id ?? null,
+  live_status: LIVE,
+  validated: 0 as const,
+  checksum: recordChecksum(meta.date_modified, id, LIVE),
+});
+
+/** A NamePrefix or NameSuffix as its own endpoints show it (API.md 11.4). */
+export const vocabularyOut = (kind: VocabularyKind, entry: VocabularyEntry, links: Links) => ({
   '@context': links.contextUrl,
-  '@type': type,
-  '@id': resourceUrl(links.baseUrl, type, item.id),
-  ...item,
+  '@type': kind,
+  '@id': resourceUrl(links.baseUrl, kind, entry.id),
+  id: entry.id,
+  [VOCABULARIES[kind].term]: entry.term,
+  abbreviation: entry.abbreviation,
+  local_reference_id: entry.local_reference_id,
+  CoreMetaData: coreMetaDataOut(entry.id, entry.CoreMetaData),
+});
+
+/** The same entry in the `/Prefix`, `/Suffix` view (API.md 6): a resource of its own, with `@context`. */
+export const referenceOut = (kind: VocabularyKind, entry: VocabularyEntry, links: Links) => {
+  const { view, term } = VOCABULARIES[kind];
+  return {
+    '@context': links.contextUrl,
+    '@type': view,
+    '@id': resourceUrl(links.baseUrl, view, entry.id),
+    id: entry.id,
+    [term]: entry.term,
+    abbreviation: entry.abbreviation,
+  };
+};
+
+/** A stored object (a ChangeHistory snapshot) as its GET shows it; null stays null. */
+const objectOut = (endpoint: Endpoint, object: unknown, links: Links) => {
+  if (object == null) return null;
+  return endpoint === 'Person'
+    ? toPersonOut(object as Person, links)
+    : vocabularyOut(endpoint, object as VocabularyEntry, links);
+};
+
+/**
+ * A ChangeHistory entry (API.md 11.5), with the object before and after the change as GET showed them
+ * (`previous` and `current` are the stored objects).
+ */
+export const changeHistoryOut = (entry: ChangeEntry, previous: unknown, current: unknown, links: Links) => ({
+  '@context': links.contextUrl,
+  '@type': 'ChangeHistory' as const,
+  '@id': resourceUrl(links.baseUrl, 'ChangeHistory', entry.id),
+  id: entry.id,
+  endpoint: entry.endpoint,
+  object_id: entry.object_id,
+  person_fk: entry.requester,
+  organization_fk: null,
+  team_fk: null,
+  type: CHANGE_TYPES[entry.action],
+  changed: entry.changed,
+  previous_object: objectOut(entry.endpoint, previous, links),
+  current_object: objectOut(entry.endpoint, current, links),
+  provider_data: entry.provider_data,
+  timestamp: entry.at,
 });
 
 /** An AuditEntry as the API shows it; its `@id` is a fragment of the person's history. */
@@ -40,30 +120,38 @@ export const auditEntryOut = (entry: AuditEntry, baseUrl: string) => ({
   ...entry,
 });
 
+const nullOwners = (set: SetName) => Object.fromEntries(ITEM_OWNER_KEYS[set].map((key) => [key, null]));
+
 /** The one object of an empty set: `@type` and every property null (API.md 3). */
 const exampleItem = (set: SetName) => ({
   '@type': ITEM_TYPES[set],
   id: null,
   ...Object.fromEntries(Object.keys(ITEM_FIELDS[set]).map((field) => [field, null])),
   person_fk: null,
+  ...nullOwners(set),
   local_reference_id: null,
 });
 
-const setOut = (set: SetName, person: Person, tombstones: string[] = []) => {
+const setOut = (set: SetName, person: Person, tombstones: Tombstone[] = []) => {
   // Properties in the contract's order, whatever order storage gave them back in.
   const fields = Object.keys(ITEM_FIELDS[set]);
-  const live = person[set].map((item) => ({
+  const live = (person[set] ?? []).map((item) => ({
     '@type': ITEM_TYPES[set],
     id: item.id,
     ...Object.fromEntries(fields.map((field) => [field, (item as Record<string, unknown>)[field] ?? null])),
     person_fk: person.id,
+    ...nullOwners(set),
     local_reference_id: item.local_reference_id,
   }));
   return {
     '@type': set,
     '@set': [
       ...(live.length > 0 ? live : [exampleItem(set)]),
-      ...tombstones.map((local_reference_id) => ({ '@type': ITEM_TYPES[set], local_reference_id })),
+      ...tombstones.map(({ id, local_reference_id }) => ({
+        '@type': ITEM_TYPES[set],
+        id,
+        local_reference_id,
+      })),
     ],
   };
 };
@@ -77,7 +165,11 @@ export const toPersonOut = (person: Person, links: Links, tombstones: Tombstones
     fullname: fullnameOfPerson(person),
     email: primaryEmailOf(person),
     local_reference_id: person.local_reference_id,
-    ...Object.fromEntries(SET_NAMES.map((set) => [set, setOut(set, person, tombstones[set])])),
+    ...Object.fromEntries(TOP_LEVEL_SETS.map((set) => [set, setOut(set, person, tombstones[set])])),
+    PersonMemberships: {
+      '@type': 'PersonMemberships',
+      ...Object.fromEntries(MEMBERSHIP_SETS.map((set) => [set, setOut(set, person, tombstones[set])])),
+    },
     SocialAddresses: {
       '@type': 'SocialAddresses',
       ...Object.fromEntries(
@@ -87,14 +179,7 @@ export const toPersonOut = (person: Person, links: Links, tombstones: Tombstones
         ]),
       ),
     },
-    CoreMetaData: {
-      '@type': 'CoreMetaData',
-      date_created: person.CoreMetaData.date_created,
-      date_modified: person.CoreMetaData.date_modified,
-      created_by: person.CoreMetaData.created_by,
-      modified_by: person.CoreMetaData.modified_by,
-      version: person.CoreMetaData.version,
-    },
+    CoreMetaData: coreMetaDataOut(person.id, person.CoreMetaData),
   }) as PersonOut;
 
 /** The strong ETag of a stored version (API.md 3). */

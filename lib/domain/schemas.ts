@@ -10,7 +10,17 @@ export const LIMITS = {
   text: 200,
   email: 254,
   localReferenceId: 128,
-  sets: { Names: 20, Emails: 50, PhoneNumbers: 50, PersonRoles: 50, PostalAddresses: 20 },
+  sets: {
+    Names: 20,
+    Emails: 50,
+    PhoneNumbers: 50,
+    PersonRoles: 50,
+    PostalAddresses: 20,
+    PersonOrganizations: 50,
+    PersonGroups: 50,
+    PersonInitiatives: 50,
+    PersonTeams: 50,
+  },
 } as const;
 
 /**
@@ -20,18 +30,18 @@ export const LIMITS = {
 export const wellFormed = (schema: z.ZodString) =>
   schema.refine((value) => !/\p{Cs}/u.test(value), { error: 'Not well-formed Unicode (a lone surrogate)' });
 
-const text = wellFormed(z.string().max(LIMITS.text));
+export const text = wellFormed(z.string().max(LIMITS.text));
 const emailAddress = wellFormed(z.string().trim().max(LIMITS.email)).pipe(
   z.email({ error: 'Not a valid email address' }),
 );
-const positiveId = z.int().positive();
-const localReferenceId = wellFormed(z.string().max(LIMITS.localReferenceId)).nullable();
+export const positiveId = z.int().positive();
+export const localReferenceId = wellFormed(z.string().max(LIMITS.localReferenceId)).nullable();
 
 /**
  * An object that refuses unknown keys (reported with their path) but lets JSON-LD keywords (`@context`,
  * `@id`, ...) through unread, as API.md 5.2 asks. Keys like `__proto__` are unknown keys like any other.
  */
-const closedObject = <S extends z.ZodRawShape>(shape: S) =>
+export const closedObject = <S extends z.ZodRawShape>(shape: S) =>
   z.preprocess(
     (value) =>
       value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -40,7 +50,14 @@ const closedObject = <S extends z.ZodRawShape>(shape: S) =>
     z.strictObject(shape),
   );
 
-/** The properties each kind of sub-object holds besides `id`, `person_fk` and `local_reference_id`. */
+/** GRC's alias types of a Name (API.md 11.1): 2 disambiguated system name, 3 previous system name. */
+export const NAME_ALIAS_TYPES = [2, 3] as const;
+export type NameAliasType = (typeof NAME_ALIAS_TYPES)[number];
+
+/**
+ * The properties each kind of sub-object holds besides `id`, `person_fk` and `local_reference_id`, as
+ * stored and answered. The four membership sets sit in the `PersonMemberships` container on the wire.
+ */
 export const ITEM_FIELDS = {
   Names: {
     first_name: text,
@@ -49,7 +66,7 @@ export const ITEM_FIELDS = {
     freeform_name: text,
     name_prefix_fk: positiveId,
     name_suffix_fk: positiveId,
-    primary: z.boolean(),
+    primary: z.union([z.boolean(), z.literal(NAME_ALIAS_TYPES)]),
   },
   Emails: { email: emailAddress, primary: z.boolean() },
   PhoneNumbers: { phone_number: text, primary: z.boolean() },
@@ -64,10 +81,34 @@ export const ITEM_FIELDS = {
     country_code: text,
     primary: z.boolean(),
   },
+  PersonOrganizations: { name: text, organization_fk: positiveId },
+  PersonGroups: { name: text, group_fk: positiveId },
+  // GRC shows `initiative` only as null; it names an initiative, by id or by text.
+  PersonInitiatives: { name: text, initiative: z.union([positiveId, text]) },
+  PersonTeams: { name: text, team_fk: positiveId },
 } as const;
 
 export type SetName = keyof typeof ITEM_FIELDS;
 export const SET_NAMES = Object.keys(ITEM_FIELDS) as SetName[];
+
+/** The sets GRC groups in the `PersonMemberships` container (API.md 11.1). */
+export const MEMBERSHIP_SETS = [
+  'PersonOrganizations',
+  'PersonGroups',
+  'PersonInitiatives',
+  'PersonTeams',
+] as const satisfies readonly SetName[];
+export type MembershipSet = (typeof MEMBERSHIP_SETS)[number];
+export const TOP_LEVEL_SETS = SET_NAMES.filter(
+  (set) => !(MEMBERSHIP_SETS as readonly SetName[]).includes(set),
+) as Exclude<SetName, MembershipSet>[];
+
+const isMembershipSet = (set: SetName): set is MembershipSet =>
+  (MEMBERSHIP_SETS as readonly SetName[]).includes(set);
+
+/** The JSON Pointer of a set's container in a Person body: `/Names`, `/PersonMemberships/PersonTeams`. */
+export const setPointer = (set: SetName): string =>
+  isMembershipSet(set) ? `/PersonMemberships/${set}` : `/${set}`;
 
 /** `@type` of the items of each set; the container's `@type` is the set name itself. */
 export const ITEM_TYPES = {
@@ -76,6 +117,10 @@ export const ITEM_TYPES = {
   PhoneNumbers: 'PhoneNumber',
   PersonRoles: 'PersonRole',
   PostalAddresses: 'PostalAddress',
+  PersonOrganizations: 'PersonOrganization',
+  PersonGroups: 'PersonGroup',
+  PersonInitiatives: 'PersonInitiative',
+  PersonTeams: 'PersonTeam',
 } as const satisfies Record<SetName, string>;
 
 /** Foreign keys taken when an item is added and ignored when it is changed (API.md 5.3). */
@@ -85,6 +130,26 @@ export const ITEM_FOREIGN_KEYS = {
   PhoneNumbers: [],
   PersonRoles: ['role_fk'],
   PostalAddresses: [],
+  PersonOrganizations: ['organization_fk'],
+  PersonGroups: ['group_fk'],
+  PersonInitiatives: ['initiative'],
+  PersonTeams: ['team_fk'],
+} as const satisfies Record<SetName, readonly string[]>;
+
+/**
+ * Ownership keys besides `person_fk`: accepted and ignored on input, null on output, because a person's
+ * own items belong to no organization (API.md 11.1).
+ */
+export const ITEM_OWNER_KEYS = {
+  Names: [],
+  Emails: ['organization_fk'],
+  PhoneNumbers: ['organization_fk'],
+  PersonRoles: [],
+  PostalAddresses: ['organization_fk'],
+  PersonOrganizations: [],
+  PersonGroups: [],
+  PersonInitiatives: [],
+  PersonTeams: [],
 } as const satisfies Record<SetName, readonly string[]>;
 
 export const SOCIAL_FIELDS = { twitter: text, facebook: text, linkedin: text, youtube: text } as const;
@@ -100,16 +165,38 @@ const nullable = <S extends Record<string, z.ZodType>>(shape: S) =>
     [K in keyof S]: z.ZodNullable<S[K]>;
   };
 
+const keysOf = <K extends string, S extends z.ZodType>(keys: readonly K[], schema: S) =>
+  Object.fromEntries(keys.map((key) => [key, schema])) as Record<K, S>;
+
 // ---------------------------------------------------------------------------------------------------
 // Request bodies
 // ---------------------------------------------------------------------------------------------------
+
+/**
+ * `primary` as GRC clients send it (API.md 11.1): `1`/`true` is primary, `0`/`false` is not; on Names,
+ * GRC's alias types `2` and `3` are kept as they are.
+ */
+const primaryInput = (set: SetName) => {
+  const aliases = set === 'Names';
+  return z
+    .union([z.boolean(), z.literal(aliases ? [0, 1, ...NAME_ALIAS_TYPES] : [0, 1])], {
+      error: aliases
+        ? 'primary must be true, false, 1, 0, or an alias type (2 or 3)'
+        : 'primary must be true, false, 1 or 0',
+    })
+    .transform((value) => (value === 1 ? true : value === 0 ? false : value));
+};
+
+export const readOnly = z.unknown().optional().describe('Read only: ignored');
 
 const inputItem = <N extends SetName>(set: N) =>
   closedObject({
     '@type': z.literal(ITEM_TYPES[set]).optional(),
     id: positiveId.nullable().optional(),
     ...nullableOptional(ITEM_FIELDS[set]),
-    person_fk: z.int().nullable().optional().describe('Read only: ignored'),
+    ...('primary' in ITEM_FIELDS[set] ? { primary: primaryInput(set).nullable().optional() } : {}),
+    person_fk: readOnly,
+    ...keysOf(ITEM_OWNER_KEYS[set], readOnly),
     local_reference_id: localReferenceId.optional(),
   });
 
@@ -124,15 +211,33 @@ const inputSocial = closedObject({
   ...nullableOptional(SOCIAL_FIELDS),
 });
 
-const readOnly = z.unknown().optional().describe('Read only: ignored');
+const inputMemberships = closedObject({
+  '@type': z.literal('PersonMemberships').optional(),
+  PersonOrganizations: inputSet('PersonOrganizations').optional(),
+  PersonGroups: inputSet('PersonGroups').optional(),
+  PersonInitiatives: inputSet('PersonInitiatives').optional(),
+  PersonTeams: inputSet('PersonTeams').optional(),
+});
 
-const inputCoreMetaData = closedObject({
+/** Ours and GRC's CoreMetaData keys (API.md 11.1): all read only, any value (GRC sends date-only dates). */
+export const CORE_METADATA_INPUT_KEYS = [
+  'date_created',
+  'date_modified',
+  'created_by',
+  'modified_by',
+  'version',
+  'created_audit_id',
+  'modified_audit_id',
+  'live_status',
+  'checksum',
+  'validated',
+  'deprecated_notes',
+  'superceded_by',
+] as const;
+
+export const inputCoreMetaData = closedObject({
   '@type': z.literal('CoreMetaData').optional(),
-  date_created: readOnly,
-  date_modified: readOnly,
-  created_by: readOnly,
-  modified_by: readOnly,
-  version: readOnly,
+  ...keysOf(CORE_METADATA_INPUT_KEYS, readOnly),
 });
 
 const personBodyShape = {
@@ -146,6 +251,7 @@ const personBodyShape = {
   PhoneNumbers: inputSet('PhoneNumbers').optional(),
   PersonRoles: inputSet('PersonRoles').optional(),
   PostalAddresses: inputSet('PostalAddresses').optional(),
+  PersonMemberships: inputMemberships.optional(),
   SocialAddresses: inputSocial.optional(),
   CoreMetaData: inputCoreMetaData.optional(),
 };
@@ -157,7 +263,11 @@ export const PatchPersonBody = closedObject(personBodyShape);
 export const CreatePersonBody = closedObject({ ...personBodyShape, Names: inputSet('Names') });
 
 export type PersonBody = z.output<typeof PatchPersonBody>;
-export type InputItem = NonNullable<NonNullable<PersonBody[SetName]>['@set']>[number];
+export type InputItem = NonNullable<NonNullable<PersonBody['Names']>['@set']>[number];
+
+/** The elements a body sends for one set, wherever the set sits on the wire; undefined when not sent. */
+export const elementsOf = (body: PersonBody, set: SetName): unknown[] | undefined =>
+  isMembershipSet(set) ? body.PersonMemberships?.[set]?.['@set'] : body[set]?.['@set'];
 
 // ---------------------------------------------------------------------------------------------------
 // Responses
@@ -169,18 +279,36 @@ const outputItem = <N extends SetName>(set: N) =>
     id: positiveId.nullable(),
     ...nullable(ITEM_FIELDS[set]),
     person_fk: positiveId.nullable(),
+    ...keysOf(ITEM_OWNER_KEYS[set], z.null()),
     local_reference_id: localReferenceId,
   });
 
-/** What a deleted element that carried a `local_reference_id` turns into in the response. */
+/** What a deleted element that carried a `local_reference_id` turns into in the response (GRC's shape). */
 const tombstone = <N extends SetName>(set: N) =>
-  z.strictObject({ '@type': z.literal(ITEM_TYPES[set]), local_reference_id: z.string() });
+  z.strictObject({ '@type': z.literal(ITEM_TYPES[set]), id: positiveId, local_reference_id: z.string() });
 
 const outputSet = <N extends SetName>(set: N) =>
   z.object({
     '@type': z.literal(set),
     '@set': z.array(z.union([outputItem(set), tombstone(set)])).min(1),
   });
+
+/** The Verhoeff check digit GRC's checksum proposal describes (lib/domain/checksum.ts). */
+const checkDigit = z.int().min(0).max(9);
+
+export const CoreMetaDataOut = z.object({
+  '@type': z.literal('CoreMetaData'),
+  date_created: z.iso.datetime(),
+  date_modified: z.iso.datetime(),
+  created_by: positiveId.nullable(),
+  modified_by: positiveId.nullable(),
+  version: z.int().positive(),
+  created_audit_id: positiveId.nullable(),
+  modified_audit_id: positiveId.nullable(),
+  live_status: z.literal(1),
+  validated: z.literal(0),
+  checksum: checkDigit,
+});
 
 export const PersonOut = z.object({
   '@context': z.string(),
@@ -195,15 +323,15 @@ export const PersonOut = z.object({
   PhoneNumbers: outputSet('PhoneNumbers'),
   PersonRoles: outputSet('PersonRoles'),
   PostalAddresses: outputSet('PostalAddresses'),
-  SocialAddresses: z.object({ '@type': z.literal('SocialAddresses'), ...nullable(SOCIAL_FIELDS) }),
-  CoreMetaData: z.object({
-    '@type': z.literal('CoreMetaData'),
-    date_created: z.iso.datetime(),
-    date_modified: z.iso.datetime(),
-    created_by: positiveId,
-    modified_by: positiveId.nullable(),
-    version: z.int().positive(),
+  PersonMemberships: z.object({
+    '@type': z.literal('PersonMemberships'),
+    PersonOrganizations: outputSet('PersonOrganizations'),
+    PersonGroups: outputSet('PersonGroups'),
+    PersonInitiatives: outputSet('PersonInitiatives'),
+    PersonTeams: outputSet('PersonTeams'),
   }),
+  SocialAddresses: z.object({ '@type': z.literal('SocialAddresses'), ...nullable(SOCIAL_FIELDS) }),
+  CoreMetaData: CoreMetaDataOut.extend({ created_by: positiveId }),
 });
 
 export type PersonOut = z.output<typeof PersonOut>;

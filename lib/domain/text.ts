@@ -39,6 +39,10 @@ export const normaliseEmail = (email: string): string => email.trim().toLowerCas
 export const isBlank = (text: string | null | undefined): boolean => text == null || text.trim() === '';
 
 export interface NameParts {
+  /** The prefix's abbreviation ("Dr."), when the Name has one. */
+  prefix?: string | null | undefined;
+  /** The suffix's abbreviation ("Esquire"), when the Name has one. */
+  suffix?: string | null | undefined;
   first_name?: string | null;
   middle_initial?: string | null;
   last_name?: string | null;
@@ -50,12 +54,13 @@ export const isStructuredName = (name: NameParts): boolean =>
   !isBlank(name.first_name) && !isBlank(name.last_name);
 
 /**
- * The displayed name of a Name: first, middle initial and last joined by single spaces, or the
- * freeform name when the Name has no structured parts (API.md 3).
+ * The displayed name of a Name by GRC's formula: prefix abbreviation, first, middle initial, last and
+ * suffix abbreviation joined by single spaces, or the freeform name when the Name has no structured
+ * parts (API.md 3): "Dr. James T Doolitle Esquire".
  */
 export const fullnameOf = (name: NameParts): string => {
   if (isStructuredName(name)) {
-    return [name.first_name, name.middle_initial, name.last_name]
+    return [name.prefix, name.first_name, name.middle_initial, name.last_name, name.suffix]
       .filter((part): part is string => !isBlank(part))
       .map((part) => part.trim().replace(WHITESPACE_RUN, ' '))
       .join(' ');

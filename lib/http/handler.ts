@@ -6,11 +6,12 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import type { ProviderData } from '../domain/change-history';
 import type { Links } from '../domain/representation';
 import { logger as defaultLogger } from '../logger';
 import { type HttpConfig, httpConfigFromEnv } from './config';
 import { PROBLEM_TYPES, problemBody, problemOf } from './problems';
-import { bodyOf, linksFor, type RequesterRule, requesterOf } from './request';
+import { bodyOf, linksFor, providerDataOf, type RequesterRule, requesterOf } from './request';
 import { type ApiResponse, negotiatedType, toHttpResult } from './responses';
 
 type Event = APIGatewayProxyEventV2;
@@ -25,6 +26,8 @@ export interface ReadRequest {
 export interface WriteRequest<B> extends ReadRequest {
   body: B;
   requester: number;
+  /** Where the request came from, for the ChangeHistory entry. */
+  provider: ProviderData;
 }
 
 export interface HttpHandlerOptions {
@@ -106,7 +109,13 @@ export const writeHandler = <S extends z.ZodType>(
   handler: (handle: (request: WriteRequest<z.output<S>>) => Promise<ApiResponse>) =>
     stack(
       (event, links) =>
-        handle({ event, links, requester: requesterOf(event, requester), body: bodyOf(event, body) }),
+        handle({
+          event,
+          links,
+          requester: requesterOf(event, requester),
+          body: bodyOf(event, body),
+          provider: providerDataOf(event),
+        }),
       options,
     ),
 });

@@ -12,7 +12,7 @@ import {
   UniquenessConflict,
   ValidationFailed,
 } from '../domain/errors';
-import { personUrl } from '../domain/representation';
+import { resourceUrl } from '../domain/representation';
 
 export const PROBLEM_TYPES = {
   'validation-error': { status: 400, title: 'The request is not valid' },
@@ -23,6 +23,7 @@ export const PROBLEM_TYPES = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'duplicate-email': { status: 409, title: 'Email address already in use' },
   'duplicate-name': { status: 409, title: 'A person with this name and no email already exists' },
+  'duplicate-abbreviation': { status: 409, title: 'Another entry has this abbreviation' },
   'precondition-failed': { status: 412, title: 'The person has changed since the given ETag' },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'The request body must be JSON' },
@@ -75,11 +76,7 @@ export const problemOf = (error: unknown): Problem => {
   if (error instanceof NotFound) return problem('not-found', error.message);
   if (error instanceof RequesterUnknown) return problem('unknown-requester', error.message);
   if (error instanceof UniquenessConflict)
-    return problem(
-      error.field === 'email' ? 'duplicate-email' : 'duplicate-name',
-      error.message,
-      error.errors,
-    );
+    return problem(`duplicate-${error.field}`, error.message, error.errors);
   if (error instanceof PreconditionFailed)
     return problem('precondition-failed', error.message, [], { ETag: `"${error.currentVersion}"` });
   if (error instanceof ServiceUnavailable)
@@ -101,10 +98,10 @@ export const problemBody = (
   instance,
   ...(errors.length > 0
     ? {
-        errors: errors.map(({ path, message, existingPersonId }) => ({
+        errors: errors.map(({ path, message, existing }) => ({
           path,
           message,
-          ...(existingPersonId !== undefined ? { existing: personUrl(baseUrl, existingPersonId) } : {}),
+          ...(existing ? { existing: resourceUrl(baseUrl, existing.type, existing.id) } : {}),
         })),
       }
     : {}),

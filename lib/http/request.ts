@@ -4,11 +4,13 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
+import type { ProviderData } from '../domain/change-history';
 import { type FieldError, NotFound, PersonNotFound } from '../domain/errors';
 import type { Links } from '../domain/representation';
 import { LIMITS } from '../domain/schemas';
 import type { HttpConfig } from './config';
 import { HttpProblem } from './problems';
+import { withoutTrailingSlash } from './routes';
 
 export const JSON_MEDIA_TYPES = ['application/json', 'application/ld+json'];
 
@@ -44,6 +46,28 @@ export const requesterOf = (event: APIGatewayProxyEventV2, rule: RequesterRule):
       'x-requester-person 0 is only for self-registration on create',
     );
   return id;
+};
+
+interface AuthorizerContext {
+  iam?: { userArn?: string };
+  jwt?: { claims?: Record<string, unknown> };
+}
+
+/**
+ * Where a write came from, for its ChangeHistory entry (API.md 11.5): API Gateway's request id, the
+ * user agent, and the caller its authorizer authenticated (the IAM principal's ARN or the JWT's `sub`).
+ * Read from the request context only: never cookies, tokens or authorization headers.
+ */
+export const providerDataOf = (event: APIGatewayProxyEventV2): ProviderData => {
+  const { requestId, http, authorizer } = event.requestContext as typeof event.requestContext & {
+    authorizer?: AuthorizerContext;
+  };
+  const subject = authorizer?.jwt?.claims?.sub;
+  return {
+    request_id: requestId ?? null,
+    user_agent: http?.userAgent || null,
+    caller: authorizer?.iam?.userArn ?? (typeof subject === 'string' ? subject : null),
+  };
 };
 
 /** The `{id}` of the path; one that is not a positive integer names nothing: 404. */
@@ -120,5 +144,5 @@ export const pageUrlFor =
     const query = new URLSearchParams(event.rawQueryString ?? '');
     query.set('page', String(page));
     query.set('perPage', String(perPage));
-    return `${links.baseUrl}${routePath(event)}?${query}`;
+    return `${links.baseUrl}${withoutTrailingSlash(routePath(event))}?${query}`;
   };

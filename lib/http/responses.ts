@@ -83,6 +83,13 @@ export const notModified = (etag: string): ApiResponse => ({ status: 304, header
 
 export const ok = (body: unknown): ApiResponse => ({ status: 200, body });
 
+/** 201 with the created resource and its `Location`. */
+export const created = (body: unknown, location: string): ApiResponse => ({
+  status: 201,
+  body,
+  headers: { Location: location },
+});
+
 /** 200 with a body of its own media type (see `RawBody`). */
 export const rawOk = (raw: RawBody, headers: Record<string, string> = {}): ApiResponse => ({
   status: 200,

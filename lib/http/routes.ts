@@ -25,6 +25,16 @@ export const ROUTES: readonly Route[] = [
   { method: 'GET', path: '/Prefix/{id}', handler: 'get-prefix' },
   { method: 'GET', path: '/Suffix', handler: 'list-suffixes' },
   { method: 'GET', path: '/Suffix/{id}', handler: 'get-suffix' },
+  { method: 'GET', path: '/NamePrefix', handler: 'list-name-prefixes' },
+  { method: 'POST', path: '/NamePrefix', handler: 'create-name-prefix' },
+  { method: 'GET', path: '/NamePrefix/{id}', handler: 'get-name-prefix' },
+  { method: 'PATCH', path: '/NamePrefix/{id}', handler: 'update-name-prefix' },
+  { method: 'GET', path: '/NameSuffix', handler: 'list-name-suffixes' },
+  { method: 'POST', path: '/NameSuffix', handler: 'create-name-suffix' },
+  { method: 'GET', path: '/NameSuffix/{id}', handler: 'get-name-suffix' },
+  { method: 'PATCH', path: '/NameSuffix/{id}', handler: 'update-name-suffix' },
+  { method: 'GET', path: '/ChangeHistory', handler: 'list-change-history' },
+  { method: 'GET', path: '/ChangeHistory/{id}', handler: 'get-change-history' },
   { method: 'GET', path: '/openapi.json', handler: 'get-openapi', public: true },
   { method: 'GET', path: '/schema/Person', handler: 'get-person-schema', public: true },
   { method: 'GET', path: '/context.jsonld', handler: 'get-context', public: true },
@@ -35,17 +45,22 @@ export const ROUTES: readonly Route[] = [
 /** Serves every request no route matches (API Gateway's `$default` route): 404, or 405 with `Allow`. */
 export const FALLBACK_HANDLER = 'route-not-found';
 
-const segments = (path: string) => path.split('/').filter(Boolean);
+const segments = (path: string) => path.split('/').slice(1);
 
-/** Path parameters when `path` matches `pattern`, else undefined. */
+/** A path with its one trailing slash taken off: every route also answers `/Person/` (API.md 1). */
+export const withoutTrailingSlash = (path: string) =>
+  path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+
+/** Path parameters when `path` (or it without one trailing slash) matches `pattern`, else undefined. */
 export const matchPath = (pattern: string, path: string): Record<string, string> | undefined => {
   const expected = segments(pattern);
-  const actual = segments(path);
+  const actual = segments(withoutTrailingSlash(path));
   if (expected.length !== actual.length) return undefined;
   const parameters: Record<string, string> = {};
   for (const [index, part] of expected.entries()) {
     const value = actual[index] as string;
     const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    if (value === '') return undefined; // an empty segment (`//`) matches nothing
     if (!name) {
       if (part !== value) return undefined;
       continue;

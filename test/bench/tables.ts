@@ -6,8 +6,8 @@
  */
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { seedReferenceData } from '../../lib/db/reference-data';
 import { tableDefinition } from '../../lib/db/table';
+import { seedVocabulary } from '../../lib/db/vocabulary-repository';
 
 export const createBenchTable = async (client: DynamoDBDocumentClient, tableName: string) => {
   const { StreamSpecification: _stream, ...definition } = tableDefinition(tableName);
@@ -17,5 +17,5 @@ export const createBenchTable = async (client: DynamoDBDocumentClient, tableName
     if (Table?.TableStatus === 'ACTIVE') break;
     await new Promise((wait) => setTimeout(wait, 100));
   }
-  await seedReferenceData(client, tableName);
+  await seedVocabulary({ client, tableName });
 };

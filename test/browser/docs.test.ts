@@ -120,6 +120,32 @@ describe('/docs in headless Chromium against the local server', () => {
     await page.close();
   });
 
+  it('lists the GRC vocabularies and ChangeHistory, and shows a vocabulary write with its requester and 409', async () => {
+    const { page } = await open('/docs');
+    await expect.poll(() => page.locator('.opblock').count()).toBe(operations.length);
+
+    expect(await listed(page)).toEqual(
+      expect.arrayContaining([
+        { method: 'GET', path: '/NamePrefix' },
+        { method: 'POST', path: '/NamePrefix' },
+        { method: 'PATCH', path: '/NameSuffix/{id}' },
+        { method: 'GET', path: '/ChangeHistory' },
+        { method: 'GET', path: '/ChangeHistory/{id}' },
+      ]),
+    );
+    await expect.poll(() => page.locator('.info .description').textContent()).toContain('trailing slash');
+    const post = page.locator('.opblock-post').filter({ has: page.locator('[data-path="/NamePrefix"]') });
+    await post.locator('.opblock-summary').click();
+
+    await expect
+      .poll(() => post.locator('.parameters .parameter__name').allTextContents())
+      .toEqual(expect.arrayContaining([expect.stringContaining('x-requester-person')]));
+    await expect
+      .poll(() => post.locator('.responses-table .response-col_status').allTextContents())
+      .toEqual(expect.arrayContaining(['201', '403', '409']));
+    await page.close();
+  });
+
   it('works at /docs/ too, its URLs being relative to where it is served', async () => {
     const { page, errors } = await open('/docs/');
 

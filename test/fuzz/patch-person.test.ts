@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
-import { ITEM_TYPES, PersonOut, SET_NAMES, type SetName } from '../../lib/domain/schemas';
+import { ITEM_TYPES, PersonOut, TOP_LEVEL_SETS } from '../../lib/domain/schemas';
 import { personApi, personBody, uniqueEmail } from '../support/api';
 import { type TestTable, testRepository } from '../support/dynamo';
 import { httpEvent } from '../support/events';
@@ -76,14 +76,14 @@ afterAll(async () => {
 
 /** What to do to a stored item: change it, delete it (id alone, or with a tombstone), make it primary. */
 const edit = fc.record({
-  set: fc.constantFrom(...SET_NAMES),
+  set: fc.constantFrom(...TOP_LEVEL_SETS),
   index: fc.nat(),
   action: fc.constantFrom('change', 'delete', 'primary', 'tombstone'),
   value: fc.oneof(fc.constantFrom('Changed', 'Zoë', 'x'), fc.uuid()),
 });
 type Edit = typeof edit extends fc.Arbitrary<infer E> ? E : never;
 
-const CHANGED_FIELD: Record<SetName, string> = {
+const CHANGED_FIELD: Record<(typeof TOP_LEVEL_SETS)[number], string> = {
   Names: 'first_name',
   Emails: 'email',
   PhoneNumbers: 'phone_number',
@@ -119,7 +119,7 @@ const applyEdit = (stored: TreeObject, { set, index, action, value }: Edit): Tre
 /** Appends the new items of `additions` to the sets of `body`. */
 const addItems = (body: TreeObject, additions: TreeObject): TreeObject => {
   const next = { ...body };
-  for (const set of SET_NAMES) {
+  for (const set of TOP_LEVEL_SETS) {
     const added = additions[set];
     if (!isObject(added) || !Array.isArray(added['@set'])) continue;
     const current = next[set];

@@ -25,6 +25,7 @@ const OPTIONS = {
   enrichmentSecretName: 'person-service/enrichment-key',
   publicBaseUrl: 'https://people.example.org',
   alarmEmail: 'ops@example.org',
+  withholdIndexes: 'byChangeId',
 };
 
 let defaults: Template;
@@ -137,6 +138,24 @@ describe('publicBaseUrl', () => {
     for (const route of ROUTES)
       expect(variablesOf(withOptions, route.handler).PUBLIC_BASE_URL).toBe(OPTIONS.publicBaseUrl);
     expect(variablesOf(defaults, 'get-person').PUBLIC_BASE_URL).toBeUndefined();
+  });
+});
+
+describe('withholdIndexes', () => {
+  const indexNames = (template: Template) => {
+    const [, table] = only(resourcesOf(template, 'AWS::DynamoDB::Table'));
+    return table.Properties.GlobalSecondaryIndexes.map(
+      (index: { IndexName: string }) => index.IndexName,
+    ).sort();
+  };
+
+  it('leaves the named indexes out of the table (an upgrade that adds two indexes deploys twice)', () => {
+    expect(indexNames(withOptions)).toEqual(['byChange', 'byName']);
+    expect(indexNames(defaults)).toEqual(['byChange', 'byChangeId', 'byName']);
+  });
+
+  it('refuses an index the table definition does not have', () => {
+    expect(() => synthesize({ context: { withholdIndexes: 'byName,byNmae' } })).toThrow(/no index byNmae/);
   });
 });
 

@@ -5,8 +5,22 @@
  */
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { partitionsLike, TABLE_ACCESS } from '../../infra/table-access';
-import { claimKey, idCounterKey, personCounterKey, personKey, prefixKey, suffixKey } from '../../lib/db/keys';
+import {
+  changeCountersOf,
+  claimsOf,
+  partitionsLike,
+  TABLE_ACCESS,
+  vocabularyOf,
+} from '../../infra/table-access';
+import {
+  changeCounterKeyOf,
+  claimKey,
+  historyKey,
+  idCounterKey,
+  personCounterKey,
+  personKey,
+  vocabularyKey,
+} from '../../lib/db/keys';
 import {
   type Json,
   only,
@@ -39,6 +53,8 @@ const grantsOf = (handler: string): string[] => {
   const names: Record<string, string> = {
     [`${tableId}.Arn`]: 'table',
     [`${tableId}.Arn/index/byName`]: 'index byName',
+    [`${tableId}.Arn/index/byChange`]: 'index byChange',
+    [`${tableId}.Arn/index/byChangeId`]: 'index byChangeId',
     [`${tableId}.StreamArn`]: 'stream',
     [`${secretId}.Ref`]: 'secret',
     [`${queueId}.Arn`]: 'dead-letter queue',
@@ -60,31 +76,60 @@ const grantsOf = (handler: string): string[] => {
 
 const TX = '(TransactWriteItems)';
 const RESERVE_IDS = 'dynamodb:UpdateItem on table [COUNTER#ids]';
+const PERSON_COUNTERS = [0, 1, 2, 3, 4, 5, 6, 7].map((shard) => `COUNTER#changes#Person#${shard}`).join(' ');
+const VOCABULARIES = 'VOCABULARY#NamePrefix VOCABULARY#NameSuffix';
+const HISTORIES = 'PERSON#* NAMEPREFIX#* NAMESUFFIX#*';
+
+/** POST /NamePrefix, /NameSuffix: the entry, its history and claim put, its counter bumped, the requester checked. */
+const createEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
+  RESERVE_IDS,
+  `dynamodb:PutItem on table [VOCABULARY#${kind} ${kind.toUpperCase()}#* ABBREVIATION#${kind}#*] ${TX}`,
+  `dynamodb:UpdateItem on table [COUNTER#changes#${kind}#0] ${TX}`,
+  `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+];
+/** PATCH: the entry read first, and the old abbreviation's claim released. */
+const updateEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
+  ...createEntry(kind),
+  `dynamodb:GetItem on table [VOCABULARY#${kind}]`,
+  `dynamodb:DeleteItem on table [ABBREVIATION#${kind}#*] ${TX}`,
+];
 
 const EXPECTED: Record<string, string[]> = {
   'get-person': ['dynamodb:GetItem on table [PERSON#*]'],
   'list-persons': ['dynamodb:GetItem on table [COUNTER#persons]', 'dynamodb:Query on index byName'],
   'list-person-audit': ['dynamodb:GetItem on table [PERSON#*]', 'dynamodb:Query on table [PERSON#*]'],
-  'list-prefixes': ['dynamodb:Query on table [PREFIX]'],
-  'get-prefix': ['dynamodb:GetItem on table [PREFIX]'],
-  'list-suffixes': ['dynamodb:Query on table [SUFFIX]'],
-  'get-suffix': ['dynamodb:GetItem on table [SUFFIX]'],
+  'list-prefixes': ['dynamodb:Query on table [VOCABULARY#NamePrefix]'],
+  'get-prefix': ['dynamodb:GetItem on table [VOCABULARY#NamePrefix]'],
+  'list-suffixes': ['dynamodb:Query on table [VOCABULARY#NameSuffix]'],
+  'get-suffix': ['dynamodb:GetItem on table [VOCABULARY#NameSuffix]'],
+  'list-name-prefixes': ['dynamodb:Query on table [VOCABULARY#NamePrefix]'],
+  'get-name-prefix': ['dynamodb:GetItem on table [VOCABULARY#NamePrefix]'],
+  'create-name-prefix': createEntry('NamePrefix'),
+  'update-name-prefix': updateEntry('NamePrefix'),
+  'list-name-suffixes': ['dynamodb:Query on table [VOCABULARY#NameSuffix]'],
+  'get-name-suffix': ['dynamodb:GetItem on table [VOCABULARY#NameSuffix]'],
+  'create-name-suffix': createEntry('NameSuffix'),
+  'update-name-suffix': updateEntry('NameSuffix'),
   'create-person': [
     RESERVE_IDS,
+    `dynamodb:BatchGetItem on table [${VOCABULARIES}]`,
     `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#*] ${TX}`,
-    `dynamodb:UpdateItem on table [COUNTER#persons] ${TX}`,
-    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+    `dynamodb:UpdateItem on table [COUNTER#persons ${PERSON_COUNTERS}] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [PERSON#* ${VOCABULARIES}] ${TX}`,
   ],
   'update-person': [
     RESERVE_IDS,
-    'dynamodb:BatchGetItem on table [PERSON#*]',
+    `dynamodb:BatchGetItem on table [PERSON#* ${VOCABULARIES}]`,
     `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#*] ${TX}`,
     `dynamodb:DeleteItem on table [EMAIL#* NAME#*] ${TX}`,
+    `dynamodb:UpdateItem on table [${PERSON_COUNTERS}] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [${VOCABULARIES}] ${TX}`,
   ],
   'enrich-person': [
     RESERVE_IDS,
     'dynamodb:Query on table [PERSON#*]',
     `dynamodb:PutItem on table [PERSON#*] ${TX}`,
+    `dynamodb:UpdateItem on table [${PERSON_COUNTERS}] ${TX}`,
     // The stream, as the event source mapping reads it (ListStreams takes no resource but *).
     'dynamodb:DescribeStream on stream',
     'dynamodb:GetRecords on stream',
@@ -95,7 +140,22 @@ const EXPECTED: Record<string, string[]> = {
     'sqs:GetQueueUrl on dead-letter queue',
     'sqs:SendMessage on dead-letter queue',
   ],
-  'seed-reference-data': ['dynamodb:BatchWriteItem on table [PREFIX SUFFIX]'],
+  'list-change-history': [
+    `dynamodb:GetItem on table [PERSON#* ${VOCABULARIES}]`,
+    `dynamodb:Query on table [${HISTORIES}]`,
+    'dynamodb:Query on index byChange',
+    `dynamodb:BatchGetItem on table [${HISTORIES} ${VOCABULARIES} ${PERSON_COUNTERS} COUNTER#changes#NamePrefix#0 COUNTER#changes#NameSuffix#0]`,
+  ],
+  'get-change-history': [
+    'dynamodb:Query on index byChangeId',
+    `dynamodb:BatchGetItem on table [${HISTORIES}]`,
+  ],
+  'seed-reference-data': [
+    RESERVE_IDS,
+    `dynamodb:Query on table [${VOCABULARIES}]`,
+    `dynamodb:PutItem on table [${VOCABULARIES} NAMEPREFIX#* NAMESUFFIX#* ABBREVIATION#NamePrefix#* ABBREVIATION#NameSuffix#*] ${TX}`,
+    `dynamodb:UpdateItem on table [COUNTER#changes#NamePrefix#0 COUNTER#changes#NameSuffix#0] ${TX}`,
+  ],
   'get-openapi': [],
   'get-person-schema': [],
   'get-context': [],
@@ -112,6 +172,12 @@ const READ_ONLY = [
   'get-prefix',
   'list-suffixes',
   'get-suffix',
+  'list-name-prefixes',
+  'get-name-prefix',
+  'list-name-suffixes',
+  'get-name-suffix',
+  'list-change-history',
+  'get-change-history',
 ];
 
 describe('least privilege', () => {
@@ -141,6 +207,18 @@ describe('least privilege', () => {
         });
       else expect(resource).toBe(`${tableId}.Arn/index/byName`);
     }
+  });
+
+  it('lets only the ChangeHistory functions read the ChangeHistory indexes, each only the one it queries', () => {
+    const indexReaders = (index: string) =>
+      [...functions.keys()].filter((handler) =>
+        permissionsOf(template, roleOf((functions.get(handler) as { resource: Resource }).resource)).some(
+          ({ resource }) => resource === `${tableId}.Arn/index/${index}`,
+        ),
+      );
+    expect(indexReaders('byChange')).toEqual(['list-change-history']);
+    expect(indexReaders('byChangeId')).toEqual(['get-change-history']);
+    expect(indexReaders('byName')).toEqual(['list-persons']);
   });
 
   it('grants Scan, table management or a wildcard action to nobody in the stack', () => {
@@ -173,26 +251,88 @@ describe('partition patterns', () => {
   const matches = (pattern: string, value: string) =>
     new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}$`).test(value);
   const allowed = (handler: string) => (TABLE_ACCESS[handler] ?? []).flatMap((rule) => rule.partitions ?? []);
+  const reaches = (handler: string, pk: string) => allowed(handler).some((pattern) => matches(pattern, pk));
 
   it('are derived from the key builders, so they cover the keys the code writes', () => {
     expect(partitionsLike(personKey(12345))).toBe('PERSON#*');
-    const claims = [
+    expect(claimsOf('NamePrefix')).toBe('ABBREVIATION#NamePrefix#*');
+    expect(vocabularyOf('NameSuffix')).toBe('VOCABULARY#NameSuffix');
+    expect(changeCountersOf('Person')).toHaveLength(8);
+    const personClaims = [
       claimKey({ field: 'email', value: 'ada@example.org' }),
       claimKey({ field: 'name', value: 'ada lovelace' }),
     ];
-    for (const { pk } of [personKey(7), ...claims, idCounterKey, personCounterKey])
-      expect(allowed('create-person').some((pattern) => matches(pattern, pk))).toBe(true);
-    for (const { pk } of [prefixKey(3), suffixKey(4)])
-      expect(allowed('seed-reference-data').some((pattern) => matches(pattern, pk))).toBe(true);
+    const person = [
+      personKey(7),
+      historyKey('Person', 7, 3),
+      ...personClaims,
+      idCounterKey,
+      personCounterKey,
+    ];
+    // Every shard a change id may land on.
+    const personCounters = Array.from({ length: 16 }, (_, id) => changeCounterKeyOf('Person', id));
+    for (const { pk } of [...person, ...personCounters, vocabularyKey('NameSuffix', 505)])
+      expect({ pk, allowed: reaches('create-person', pk) }).toEqual({ pk, allowed: true });
+    const entry = [
+      vocabularyKey('NamePrefix', 600),
+      historyKey('NamePrefix', 600, 2),
+      changeCounterKeyOf('NamePrefix', 1234),
+      // A long abbreviation is hashed into the key; the pattern still covers it.
+      claimKey({ field: 'NamePrefix', value: 'x'.repeat(2000) }),
+      personKey(7),
+    ];
+    for (const { pk } of entry)
+      expect({ pk, allowed: reaches('update-name-prefix', pk) }).toEqual({ pk, allowed: true });
+    for (const { pk } of [
+      vocabularyKey('NamePrefix', 1),
+      vocabularyKey('NameSuffix', 1),
+      historyKey('NameSuffix', 1, 1),
+      claimKey({ field: 'NameSuffix', value: 'ii' }),
+      changeCounterKeyOf('NameSuffix', 1),
+      idCounterKey,
+    ])
+      expect({ pk, allowed: reaches('seed-reference-data', pk) }).toEqual({ pk, allowed: true });
   });
 
   it('do not reach across item kinds', () => {
-    expect(
-      allowed('get-person').some((pattern) =>
-        matches(pattern, claimKey({ field: 'email', value: 'a@b.c' }).pk),
-      ),
-    ).toBe(false);
-    expect(allowed('list-persons').some((pattern) => matches(pattern, personKey(1).pk))).toBe(false);
-    expect(allowed('enrich-person').some((pattern) => matches(pattern, personCounterKey.pk))).toBe(false);
+    const never: [string, string][] = [
+      ['get-person', claimKey({ field: 'email', value: 'a@b.c' }).pk],
+      ['list-persons', personKey(1).pk],
+      ['enrich-person', personCounterKey.pk],
+      // A vocabulary's functions touch that vocabulary only, and never a person's claims or counters.
+      ['create-name-prefix', vocabularyKey('NameSuffix', 1).pk],
+      ['create-name-prefix', historyKey('NameSuffix', 1, 1).pk],
+      ['create-name-prefix', claimKey({ field: 'NameSuffix', value: 'ii' }).pk],
+      ['create-name-prefix', claimKey({ field: 'email', value: 'a@b.c' }).pk],
+      ['create-name-prefix', personCounterKey.pk],
+      ['update-name-suffix', vocabularyKey('NamePrefix', 1).pk],
+      ['update-name-suffix', changeCounterKeyOf('Person', 1).pk],
+      ['list-name-prefixes', vocabularyKey('NameSuffix', 1).pk],
+      ['get-suffix', vocabularyKey('NamePrefix', 1).pk],
+      // Persons never write vocabulary entries, their history or their claims.
+      ['update-person', claimKey({ field: 'NamePrefix', value: 'dr.' }).pk],
+      ['update-person', historyKey('NamePrefix', 21, 1).pk],
+      ['update-person', personCounterKey.pk],
+      // The change counters are never the id or person counter.
+      ['create-person', 'COUNTER#anything'],
+      ['list-change-history', idCounterKey.pk],
+      ['list-change-history', personCounterKey.pk],
+      ['get-change-history', vocabularyKey('NamePrefix', 1).pk],
+      // The seed writes no person.
+      ['seed-reference-data', personKey(1).pk],
+      ['seed-reference-data', personCounterKey.pk],
+    ];
+    expect(never.filter(([handler, pk]) => reaches(handler, pk))).toEqual([]);
+  });
+
+  it('leave the id counter the only partition a function writes outside a transaction', () => {
+    const writes = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
+    for (const [handler, rules] of Object.entries(TABLE_ACCESS))
+      for (const rule of rules)
+        if (!rule.transactional && rule.actions.some((action) => writes.includes(action)))
+          expect({ handler, rule }).toEqual({
+            handler,
+            rule: { actions: ['UpdateItem'], partitions: [idCounterKey.pk] },
+          });
   });
 });

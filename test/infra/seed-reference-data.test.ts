@@ -1,14 +1,16 @@
 /** The reference-data custom resource's handler, against DynamoDB Local: what a deploy writes. */
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildHandler } from '../../infra/handlers/seed-reference-data';
+import { changeHistory } from '../../lib/db/change-history';
 import { documentClient } from '../../lib/db/client';
-import { referenceData } from '../../lib/db/reference-data';
+import { idCounterKey } from '../../lib/db/keys';
 import { tableDefinition } from '../../lib/db/table';
-import { PREFIXES, SUFFIXES } from '../../lib/domain/reference-data';
+import { vocabularyReader } from '../../lib/db/vocabulary-repository';
+import { SEEDED_ID_CEILING, SEEDED_VOCABULARY, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 
 const client = documentClient(localClientConfig(inject('dynamoEndpoint')));
@@ -38,31 +40,54 @@ const emptyTable = async () => {
 
 const itemCount = async (TableName: string) => (await client.send(new ScanCommand({ TableName }))).Count;
 
+const SEEDED = VOCABULARY_KINDS.reduce((sum, kind) => sum + SEEDED_VOCABULARY[kind].length, 0);
+
 describe('seed-reference-data (custom resource)', () => {
   const handler = buildHandler({ client });
   let tableName: string;
+  let itemsAfterCreate: number | undefined;
 
   beforeAll(async () => {
     tableName = await emptyTable();
   });
 
-  it('writes every Prefix and Suffix on create, as the service reads them', async () => {
+  it('writes every seeded NamePrefix and NameSuffix on create, as the service reads them', async () => {
     const result = await handler(event('Create', tableName));
     expect(result).toEqual({ PhysicalResourceId: `reference-data:${tableName}` });
-    const reference = referenceData({ client, tableName });
-    expect(await reference.list('Prefix')).toEqual(PREFIXES.map(({ id, prefix }) => ({ id, prefix })));
-    expect(await reference.list('Suffix')).toEqual(SUFFIXES.map(({ id, suffix }) => ({ id, suffix })));
+    const vocabulary = vocabularyReader({ client, tableName });
+    for (const kind of VOCABULARY_KINDS)
+      expect(
+        (await vocabulary.list(kind)).map(({ id, term, abbreviation }) => ({ id, term, abbreviation })),
+      ).toEqual(SEEDED_VOCABULARY[kind]);
+    itemsAfterCreate = await itemCount(tableName);
   });
 
-  it('writes them again on update, leaving the same items', async () => {
+  it('gives each entry its create in ChangeHistory, by nobody', async () => {
+    const history = changeHistory({ client, tableName });
+    const { total, changes } = await history.page({
+      descending: false,
+      window: { offset: 0, limit: SEEDED + 1 },
+    });
+    expect(total).toBe(SEEDED);
+    expect(changes.map(({ entry }) => [entry.action, entry.version, entry.requester])).toEqual(
+      Array.from({ length: SEEDED }, () => ['create', 1, null]),
+    );
+  });
+
+  it('raises the id counter past the seeded ids, so no allocated id repeats one', async () => {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: idCounterKey }));
+    expect(Item?.value).toBeGreaterThanOrEqual(SEEDED_ID_CEILING);
+  });
+
+  it('writes nothing more on update, keeping the physical id', async () => {
     const result = await handler(event('Update', tableName, `reference-data:${tableName}`));
     expect(result).toEqual({ PhysicalResourceId: `reference-data:${tableName}` });
-    expect(await itemCount(tableName)).toBe(PREFIXES.length + SUFFIXES.length);
+    expect(await itemCount(tableName)).toBe(itemsAfterCreate);
   });
 
   it('leaves the data with the table on delete, keeping the physical id', async () => {
     const result = await handler(event('Delete', tableName, 'reference-data:old'));
     expect(result).toEqual({ PhysicalResourceId: 'reference-data:old' });
-    expect(await itemCount(tableName)).toBe(PREFIXES.length + SUFFIXES.length);
+    expect(await itemCount(tableName)).toBe(itemsAfterCreate);
   });
 });

@@ -1,5 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
 import { FALLBACK_HANDLER, ROUTES } from '../../lib/http/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/stream-subscriptions';
@@ -33,6 +34,16 @@ const TABLE_HANDLERS = [
   'get-prefix',
   'list-suffixes',
   'get-suffix',
+  'list-name-prefixes',
+  'create-name-prefix',
+  'get-name-prefix',
+  'update-name-prefix',
+  'list-name-suffixes',
+  'create-name-suffix',
+  'get-name-suffix',
+  'update-name-suffix',
+  'list-change-history',
+  'get-change-history',
   'create-person',
   'update-person',
   'enrich-person',
@@ -103,6 +114,7 @@ describe('functions', () => {
   it('name the handler module they bundle in their description', () => {
     expect(fn('get-docs').resource.Properties.Description).toBe('GET /docs, GET /docs/{asset}');
     expect(fn('create-person').resource.Properties.Description).toBe('POST /Person');
+    expect(fn('update-name-prefix').resource.Properties.Description).toBe('PATCH /NamePrefix/{id}');
   });
 });
 
@@ -230,11 +242,32 @@ describe('reference data', () => {
     const [, resource] = only(resourcesOf(template, 'Custom::ReferenceData'));
     expect(resource.Properties.TableName).toEqual({ Ref: tableId });
     expect(resource.Properties.DataVersion).toMatch(/^[0-9a-f]{16}$/);
+    expect(fn('seed-reference-data').resource.Properties.Timeout).toBe(60);
     const frameworkId = ref(resource.Properties.ServiceToken) as string;
     const framework = resourcesOf(template, 'AWS::Lambda::Function')[frameworkId] as Resource;
     expect(framework.Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN).toEqual({
       'Fn::GetAtt': [fn('seed-reference-data').id, 'Arn'],
     });
+  });
+
+  it('seeds again exactly when the seeded vocabulary changes', () => {
+    const dataVersion = (seed: typeof SEEDED_VOCABULARY) => {
+      const original = { ...SEEDED_VOCABULARY };
+      Object.assign(SEEDED_VOCABULARY, seed);
+      try {
+        const [, resource] = only(resourcesOf(synthesize().template, 'Custom::ReferenceData'));
+        return resource.Properties.DataVersion as string;
+      } finally {
+        Object.assign(SEEDED_VOCABULARY, original);
+      }
+    };
+    const [, resource] = only(resourcesOf(template, 'Custom::ReferenceData'));
+    expect(dataVersion(SEEDED_VOCABULARY)).toBe(resource.Properties.DataVersion);
+    const withCaptain = {
+      ...SEEDED_VOCABULARY,
+      NamePrefix: [...SEEDED_VOCABULARY.NamePrefix, { id: 514, term: 'Captain', abbreviation: 'Capt.' }],
+    };
+    expect(dataVersion(withCaptain)).not.toBe(resource.Properties.DataVersion);
   });
 });
 

@@ -15,7 +15,7 @@ export interface SynthOptions {
   context?: Record<string, unknown>;
   /**
    * Bundle every function with esbuild, as `cdk synth` does. Off by default: the template is the
-   * same either way (only asset hashes differ), and bundling 16 functions takes about half a minute.
+   * same either way (only asset hashes differ), and bundling every function takes about a minute.
    */
   bundle?: boolean;
   outdir?: string;

@@ -2,12 +2,13 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { PersonTable, tableShapeFrom } from '../../infra/table';
+import { CHANGE_ID_INDEX, CHANGE_LIST_INDEX, PERSON_LIST_INDEX } from '../../lib/db/keys';
 import { tableDefinition } from '../../lib/db/table';
 import { only, type Resource } from './support';
 
-const tableOf = (devStack: boolean): Resource => {
+const tableOf = (devStack: boolean, withholdIndexes?: string[]): Resource => {
   const stack = new Stack(new App(), 'TableOnly');
-  new PersonTable(stack, 'Table', { devStack });
+  new PersonTable(stack, 'Table', { devStack, ...(withholdIndexes ? { withholdIndexes } : {}) });
   return only(Template.fromStack(stack).findResources('AWS::DynamoDB::Table'))[1] as Resource;
 };
 
@@ -33,6 +34,33 @@ describe('the CDK table', () => {
     expect(table.Properties.GlobalSecondaryIndexes).toEqual(definition.GlobalSecondaryIndexes);
   });
 
+  it('has the ChangeHistory indexes: byChange by partition and time, byChangeId by numeric id, keys only', () => {
+    const indexes = table.Properties.GlobalSecondaryIndexes as Resource[];
+    const index = (name: string) => indexes.find((candidate) => candidate.IndexName === name);
+    expect(indexes.map((candidate) => candidate.IndexName).sort()).toEqual(
+      [PERSON_LIST_INDEX, CHANGE_LIST_INDEX, CHANGE_ID_INDEX].sort(),
+    );
+    expect(index(CHANGE_LIST_INDEX)).toEqual({
+      IndexName: CHANGE_LIST_INDEX,
+      KeySchema: [
+        { AttributeName: 'changePk', KeyType: 'HASH' },
+        { AttributeName: 'changeSk', KeyType: 'RANGE' },
+      ],
+      Projection: { ProjectionType: 'KEYS_ONLY' },
+    });
+    expect(index(CHANGE_ID_INDEX)).toEqual({
+      IndexName: CHANGE_ID_INDEX,
+      KeySchema: [{ AttributeName: 'changeId', KeyType: 'HASH' }],
+      Projection: { ProjectionType: 'KEYS_ONLY' },
+    });
+    const types = Object.fromEntries(
+      (table.Properties.AttributeDefinitions as { AttributeName: string; AttributeType: string }[]).map(
+        ({ AttributeName, AttributeType }) => [AttributeName, AttributeType],
+      ),
+    );
+    expect(types).toMatchObject({ changePk: 'S', changeSk: 'S', changeId: 'N' });
+  });
+
   it('bills on demand, streams new and old images, and keeps point-in-time recovery', () => {
     expect(table.Properties.BillingMode).toBe(definition.BillingMode);
     expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
@@ -54,6 +82,24 @@ describe('the CDK table', () => {
 
   it('lets CloudFormation name the table rather than taking the definition’s local name', () => {
     expect(table.Properties.TableName).toBeUndefined();
+  });
+});
+
+describe('withholdIndexes', () => {
+  it('leaves the named indexes and their key attributes out, for an existing table that gains two at once', () => {
+    const staged = tableOf(false, [CHANGE_ID_INDEX]);
+    expect(
+      (staged.Properties.GlobalSecondaryIndexes as Resource[]).map((index) => index.IndexName).sort(),
+    ).toEqual([PERSON_LIST_INDEX, CHANGE_LIST_INDEX].sort());
+    expect(
+      (staged.Properties.AttributeDefinitions as { AttributeName: string }[]).map(
+        ({ AttributeName }) => AttributeName,
+      ),
+    ).not.toContain('changeId');
+  });
+
+  it('refuses a name the table definition does not have', () => {
+    expect(() => tableOf(false, ['byChanges'])).toThrow(/no index byChanges/);
   });
 });
 

@@ -69,6 +69,7 @@ describe('POST /Person', () => {
         email,
         primary: true,
         person_fk: person.id,
+        organization_fk: null,
         local_reference_id: null,
       },
     ]);
@@ -77,7 +78,15 @@ describe('POST /Person', () => {
   it('fills every empty set with exactly one example object', async () => {
     const { body } = await suite.api.post(personBody('Empty', uniqueTag('Sets')));
     expect(body.Emails['@set']).toEqual([
-      { '@type': 'Email', id: null, email: null, primary: null, person_fk: null, local_reference_id: null },
+      {
+        '@type': 'Email',
+        id: null,
+        email: null,
+        primary: null,
+        person_fk: null,
+        organization_fk: null,
+        local_reference_id: null,
+      },
     ]);
     expect(body.PhoneNumbers['@set']).toEqual([
       {
@@ -86,6 +95,7 @@ describe('POST /Person', () => {
         phone_number: null,
         primary: null,
         person_fk: null,
+        organization_fk: null,
         local_reference_id: null,
       },
     ]);
@@ -232,10 +242,11 @@ describe('POST /Person', () => {
 
   it('keeps name_prefix_fk and name_suffix_fk that name seeded Prefix and Suffix ids', async () => {
     const { status, body } = await suite.api.post(
-      withName({ first_name: 'Pre', last_name: uniqueTag('Fix'), name_prefix_fk: 6, name_suffix_fk: 7 }),
+      withName({ first_name: 'Pre', last_name: uniqueTag('Fix'), name_prefix_fk: 21, name_suffix_fk: 19 }),
     );
     expect(status).toBe(201);
-    expect(body.Names['@set'][0]).toMatchObject({ name_prefix_fk: 6, name_suffix_fk: 7 });
+    expect(body.Names['@set'][0]).toMatchObject({ name_prefix_fk: 21, name_suffix_fk: 19 });
+    expect(body.fullname).toMatch(/^Dr\. Pre .* Esquire$/);
   });
 
   it('answers in application/ld+json when Accept prefers it, and accepts an ld+json body', async () => {

@@ -6,7 +6,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditKey, claimKey, enrichmentKey, personKey } from '../../lib/db/keys';
+import { claimKey, enrichmentKey, historyKey, personKey } from '../../lib/db/keys';
 import { socialAddressWriter } from '../../lib/db/social-address-writer';
 import { clearbitProvider } from '../../lib/enrichment/clearbit';
 import { enrichRecords } from '../../lib/enrichment/enrich-records';
@@ -238,9 +238,10 @@ const expectEnrichedOnce = async (id: number, version: number) => {
   const entries = await enrichEntries(id);
   expect(entries).toHaveLength(1);
   expect(entries[0]).toMatchObject({
-    ...auditKey(id, version),
-    type: 'AuditEntry',
-    person_id: id,
+    ...historyKey('Person', id, version),
+    type: 'ChangeHistory',
+    endpoint: 'Person',
+    object_id: id,
     action: 'enrich',
     requester: null,
     changed: ['/SocialAddresses'],
@@ -691,7 +692,7 @@ describe('enrichment: which records it acts on', () => {
   });
 
   it.each([
-    ['the AuditEntry', (id: number) => auditKey(id, 1)],
+    ['the ChangeHistory entry', (id: number) => historyKey('Person', id, 1)],
     ['the email claim', (_: number, email: string) => claimKey({ field: 'email', value: email })],
   ])('ignores the INSERT of %s a create writes', async (_, keyOf) => {
     const email = uniqueEmail('other');

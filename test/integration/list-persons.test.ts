@@ -5,6 +5,7 @@ import { toPersonItem } from '../../lib/db/person-items';
 import { personList } from '../../lib/db/person-list';
 import type { paginatedList } from '../../lib/domain/listing';
 import { mergePerson } from '../../lib/domain/merge';
+import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { personApi, personBody, uniqueEmail } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
@@ -772,7 +773,13 @@ const seedBigTable = async (): Promise<{ table: TestTable; expected: BigPerson[]
       ),
     );
     let next = 1_000_000 + slot * 2;
-    const { person } = mergePerson(null, body, { requester: 0, now, nextId: () => next++ });
+    const { person } = mergePerson(null, body, {
+      requester: 0,
+      now,
+      nextId: () => next++,
+      changeId: 0,
+      abbreviations: NO_ABBREVIATIONS,
+    });
     const item = toPersonItem(person);
     persons.push({ key, id: person.id, fullname: item.fullname });
     return item;

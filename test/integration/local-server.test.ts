@@ -73,8 +73,8 @@ describe('npm start: the API over HTTP on loopback', () => {
   });
 
   it('serves the reference data it seeded', async () => {
-    const response = await fetch(`${server.url}/Prefix/1`);
-    expect(await read(response)).toMatchObject({ id: 1, prefix: 'Mr.' });
+    const response = await fetch(`${server.url}/Prefix/21`);
+    expect(await read(response)).toMatchObject({ id: 21, prefix: 'Doctor', abbreviation: 'Dr.' });
   });
 
   it('answers an unknown path with 404 problem+json', async () => {

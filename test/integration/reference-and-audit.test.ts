@@ -5,9 +5,9 @@ import { buildHandler as buildListPersonAudit } from '../../functions/list-perso
 import { buildHandler as buildListPrefixes } from '../../functions/list-prefixes';
 import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes';
 import { auditLog } from '../../lib/db/audit-log';
-import { type ReferenceData, referenceData } from '../../lib/db/reference-data';
+import { type VocabularyRepository, vocabularyRepository } from '../../lib/db/vocabulary-repository';
 import type { paginatedList } from '../../lib/domain/listing';
-import { PREFIXES, SUFFIXES } from '../../lib/domain/reference-data';
+import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
 import { type Json, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, invoke } from '../support/events';
 import { integrationSuite } from '../support/suite';
@@ -81,14 +81,22 @@ const KINDS = [
   {
     kind: 'Prefix',
     field: 'prefix',
-    seeded: PREFIXES.map(({ id, prefix }) => ({ id, text: prefix })),
+    seeded: SEEDED_VOCABULARY.NamePrefix.map(({ id, term, abbreviation }) => ({
+      id,
+      text: term,
+      abbreviation,
+    })),
     buildList: buildListPrefixes,
     buildGet: buildGetPrefix,
   },
   {
     kind: 'Suffix',
     field: 'suffix',
-    seeded: SUFFIXES.map(({ id, suffix }) => ({ id, text: suffix })),
+    seeded: SEEDED_VOCABULARY.NameSuffix.map(({ id, term, abbreviation }) => ({
+      id,
+      text: term,
+      abbreviation,
+    })),
     buildList: buildListSuffixes,
     buildGet: buildGetSuffix,
   },
@@ -97,16 +105,16 @@ const KINDS = [
 for (const { kind, field, seeded, buildList, buildGet } of KINDS) {
   describe(`GET /${kind} and GET /${kind}/{id} (API.md 1 and 6)`, () => {
     const path = `/${kind}`;
-    const reference = (): ReferenceData =>
-      referenceData({ client: suite.table.client, tableName: suite.table.tableName });
+    const vocabulary = (): VocabularyRepository =>
+      vocabularyRepository({ client: suite.table.client, tableName: suite.table.tableName });
     const list = (query: Query = {}) =>
       invoke<PaginatedList<Json>>(
-        buildList({ reference: reference() }),
+        buildList({ vocabulary: vocabulary() }),
         httpEvent({ method: 'GET', route: path, query }),
       );
     const get = (id: string) =>
       invoke<Json>(
-        buildGet({ reference: reference() }),
+        buildGet({ vocabulary: vocabulary() }),
         httpEvent({ method: 'GET', route: `${path}/{id}`, path: `${path}/${id}`, pathParameters: { id } }),
       );
     const follow = (link: string) => {
@@ -115,11 +123,12 @@ for (const { kind, field, seeded, buildList, buildGet } of KINDS) {
       return list(Object.fromEntries(url.searchParams));
     };
     /** What the contract fixes of an item; an item may carry more (an `@context`, say). */
-    const itemOf = ({ id, text }: { id: number; text: string }) => ({
+    const itemOf = ({ id, text, abbreviation }: { id: number; text: string; abbreviation: string }) => ({
       '@type': kind,
       '@id': `${BASE}${path}/${id}`,
       id,
       [field]: text,
+      abbreviation,
     });
 
     it(`answers page 1 of 10 in the PaginatedList envelope, itemType ${kind}, total the seeded count`, async () => {

@@ -5,23 +5,35 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import jsonld from 'jsonld';
 import type { JsonLd, RemoteDocument } from 'jsonld/jsonld-spec';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildHandler as buildCreateNamePrefix } from '../../functions/create-name-prefix';
+import { buildHandler as buildCreateNameSuffix } from '../../functions/create-name-suffix';
+import { buildHandler as buildGetChangeHistory } from '../../functions/get-change-history';
 import { handler as getContext } from '../../functions/get-context';
 import { buildHandler as buildGetDocs } from '../../functions/get-docs';
+import { buildHandler as buildGetNamePrefix } from '../../functions/get-name-prefix';
+import { buildHandler as buildGetNameSuffix } from '../../functions/get-name-suffix';
 import { buildHandler as buildGetOpenApi } from '../../functions/get-openapi';
 import { buildHandler as buildGetPersonSchema } from '../../functions/get-person-schema';
 import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
 import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
+import { buildHandler as buildListChangeHistory } from '../../functions/list-change-history';
+import { buildHandler as buildListNamePrefixes } from '../../functions/list-name-prefixes';
+import { buildHandler as buildListNameSuffixes } from '../../functions/list-name-suffixes';
 import { buildHandler as buildListPersonAudit } from '../../functions/list-person-audit';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { buildHandler as buildListPrefixes } from '../../functions/list-prefixes';
 import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes';
 import { handler as routeNotFound } from '../../functions/route-not-found';
+import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
+import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
 import { auditLog } from '../../lib/db/audit-log';
+import { changeHistory } from '../../lib/db/change-history';
 import { personList } from '../../lib/db/person-list';
-import { referenceData } from '../../lib/db/reference-data';
+import { vocabularyRepository } from '../../lib/db/vocabulary-repository';
 import { folderAssets } from '../../lib/docs/assets';
 import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';
+import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
 import { ROUTES } from '../../lib/http/routes';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, lambdaContext } from '../support/events';
@@ -30,6 +42,9 @@ import { integrationSuite } from '../support/suite';
 const suite = integrationSuite();
 
 const BASE = 'https://api.example.test';
+
+/** A seeded abbreviation of each vocabulary: another entry may not take it (409). */
+const VOCABULARY_SEEDS = { NamePrefix: 'Dr.', NameSuffix: 'Esquire' } as const;
 
 type Handler = (
   event: APIGatewayProxyEventV2,
@@ -172,7 +187,20 @@ describe('the OpenAPI document', () => {
 
     for (const name of Object.keys(schemas))
       expect(() => strict.getSchema(`urn:schema:${name}`)).not.toThrow();
-    expect(Object.keys(schemas).length).toBeGreaterThanOrEqual(13);
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining([
+        'Person',
+        'PersonCreate',
+        'NamePrefix',
+        'NamePrefixList',
+        'NamePrefixCreate',
+        'NameSuffixPatch',
+        'ChangeHistory',
+        'ChangeHistoryList',
+        'PaginatedChangeHistoryList',
+        'Problem',
+      ]),
+    );
   });
 
   it('gives request body examples that match their schemas', () => {
@@ -188,12 +216,16 @@ describe('the OpenAPI document', () => {
       ),
     );
 
-    expect(bodies.map(({ method, mediaType }) => `${method} ${mediaType}`).sort()).toEqual([
-      'patch application/json',
-      'patch application/ld+json',
-      'post application/json',
-      'post application/ld+json',
-    ]);
+    expect(bodies.map(({ route, method, mediaType }) => `${method} ${route} ${mediaType}`).sort()).toEqual(
+      ['/Person', '/NamePrefix', '/NameSuffix']
+        .flatMap((path) => [
+          `post ${path} application/json`,
+          `post ${path} application/ld+json`,
+          `patch ${path}/{id} application/json`,
+          `patch ${path}/{id} application/ld+json`,
+        ])
+        .sort(),
+    );
     for (const { route, method, mediaType, examples } of bodies) {
       const validate = ajv.getSchema(
         `openapi.json#${pointer('paths', route, method, 'requestBody', 'content', mediaType, 'schema')}`,
@@ -212,14 +244,25 @@ describe('real responses match the schemas the document declares', () => {
   const person = { id: 0, email: '', etag: '' };
 
   beforeAll(() => {
-    const reference = referenceData(suite.table);
+    const vocabulary = vocabularyRepository(suite.table);
+    const history = changeHistory(suite.table);
     Object.assign(handlers, {
       listPersons: buildListPersons({ persons: personList(suite.table) }),
       audit: buildListPersonAudit({ audit: auditLog(suite.table) }),
-      listPrefixes: buildListPrefixes({ reference }),
-      getPrefix: buildGetPrefix({ reference }),
-      listSuffixes: buildListSuffixes({ reference }),
-      getSuffix: buildGetSuffix({ reference }),
+      listPrefixes: buildListPrefixes({ vocabulary }),
+      getPrefix: buildGetPrefix({ vocabulary }),
+      listSuffixes: buildListSuffixes({ vocabulary }),
+      getSuffix: buildGetSuffix({ vocabulary }),
+      listNamePrefix: buildListNamePrefixes({ vocabulary }),
+      createNamePrefix: buildCreateNamePrefix({ vocabulary }),
+      getNamePrefix: buildGetNamePrefix({ vocabulary }),
+      updateNamePrefix: buildUpdateNamePrefix({ vocabulary }),
+      listNameSuffix: buildListNameSuffixes({ vocabulary }),
+      createNameSuffix: buildCreateNameSuffix({ vocabulary }),
+      getNameSuffix: buildGetNameSuffix({ vocabulary }),
+      updateNameSuffix: buildUpdateNameSuffix({ vocabulary }),
+      listChangeHistory: buildListChangeHistory({ history }),
+      getChangeHistory: buildGetChangeHistory({ history }),
       schema: buildGetPersonSchema({ schema: personSchemaBody() }),
       docs: buildGetDocs({ assets: folderAssets() }),
     });
@@ -303,6 +346,7 @@ describe('real responses match the schemas the document declares', () => {
     expect(changed.status).toBe(200);
     expect(changed.body.PostalAddresses['@set']).toContainEqual({
       '@type': 'PostalAddress',
+      id: address.id,
       local_reference_id: 'gone-1',
     });
     expectDeclared('PATCH', '/Person/{id}', asReply(changed));
@@ -378,6 +422,153 @@ describe('real responses match the schemas the document declares', () => {
     expect([...lists, ...items].map(({ status }) => status)).toEqual([200, 200, 400, 200, 404]);
     for (const reply of lists) expectDeclared('GET', `/${kind}`, reply);
     for (const reply of items) expectDeclared('GET', route, reply);
+  });
+
+  describe.each(VOCABULARY_KINDS)('/%s', (kind) => {
+    const { term } = VOCABULARIES[kind];
+    const itemRoute = `/${kind}/{id}`;
+    const entry = { id: 0, abbreviation: '' };
+    const send = (
+      method: 'POST' | 'PATCH',
+      body: unknown,
+      {
+        id,
+        requester = person.id,
+        headers,
+      }: { id?: number; requester?: number | string | null; headers?: Record<string, string> } = {},
+    ) =>
+      call(
+        handlers[`${method === 'POST' ? 'create' : 'update'}${kind}`] as Handler,
+        httpEvent({
+          method,
+          route: id === undefined ? `/${kind}` : itemRoute,
+          ...(id === undefined ? {} : idPath(itemRoute, id)),
+          body,
+          ...(requester === null ? {} : { requester }),
+          ...(headers ? { headers } : {}),
+        }),
+      );
+
+    it('POST: 201 with Location, then 400, 403, 409 and 415', async () => {
+      entry.abbreviation = uniqueTag('Ab.');
+      const created = await send('POST', {
+        '@type': kind,
+        [term]: uniqueTag('Title'),
+        abbreviation: entry.abbreviation,
+        local_reference_id: 'voc-1',
+      });
+      expect(created.status).toBe(201);
+      expectDeclared('POST', `/${kind}`, created);
+      entry.id = (created.json as { id: number }).id;
+      expect(created.headers.location).toBe(`${BASE}/${kind}/${entry.id}`);
+
+      const problems = [
+        await send('POST', { [term]: 'No abbreviation' }),
+        await send('POST', { [term]: 'x', abbreviation: uniqueTag('y') }, { requester: null }),
+        await send('POST', { [term]: 'x', abbreviation: uniqueTag('y') }, { requester: 0 }),
+        await send('POST', { [term]: 'x', abbreviation: uniqueTag('y') }, { requester: 999_999_999 }),
+        await send('POST', { [term]: 'Again', abbreviation: entry.abbreviation.toUpperCase() }),
+        await send('POST', 'prefix=x', { headers: { 'content-type': 'text/plain' } }),
+      ];
+
+      expect(problems.map(({ status }) => status)).toEqual([400, 400, 400, 403, 409, 415]);
+      expect(problems[4]?.json).toMatchObject({ type: '/problems/duplicate-abbreviation' });
+      for (const problem of problems) expectDeclared('POST', `/${kind}`, problem);
+    });
+
+    it('GET /{id}: 200 and 404; PATCH: 200, 404 and 409', async () => {
+      const items = [
+        await call(handlers[`get${kind}`] as Handler, get(itemRoute, undefined, idPath(itemRoute, entry.id))),
+        await call(handlers[`get${kind}`] as Handler, get(itemRoute, undefined, idPath(itemRoute, 999_999))),
+      ];
+      const changes = [
+        await send('PATCH', { abbreviation: uniqueTag('Chg.') }, { id: entry.id }),
+        await send('PATCH', { abbreviation: uniqueTag('None.') }, { id: 999_999 }),
+        await send('PATCH', { abbreviation: VOCABULARY_SEEDS[kind] as string }, { id: entry.id }),
+      ];
+
+      expect([...items, ...changes].map(({ status }) => status)).toEqual([200, 404, 200, 404, 409]);
+      expect(changes[0]?.json).toMatchObject({
+        '@type': kind,
+        local_reference_id: 'voc-1',
+        CoreMetaData: { version: 2 },
+      });
+      for (const reply of items) expectDeclared('GET', itemRoute, reply);
+      for (const reply of changes) expectDeclared('PATCH', itemRoute, reply);
+    });
+
+    it("GET: GRC's list, the PaginatedList and 400", async () => {
+      const list = handlers[`list${kind}`] as Handler;
+      const replies = [
+        await call(list, get(`/${kind}`)),
+        await call(
+          list,
+          get(`/${kind}`, `/${kind}`, { query: { search: 'doctor', sort_dir: '0', limit: '3' } }),
+        ),
+        await call(list, get(`/${kind}`, `/${kind}`, { query: { page: '2', perPage: '5' } })),
+        await call(list, get(`/${kind}`, `/${kind}`, { query: { limit: '501' } })),
+        await call(list, get(`/${kind}`, `/${kind}`, { query: { page: '1', offset: '1' } })),
+      ];
+
+      expect(replies.map(({ status }) => status)).toEqual([200, 200, 200, 400, 400]);
+      expect(replies[0]?.json).toMatchObject({ Pagination: { '@type': 'Pagination', offset: 0 } });
+      expect(replies[2]?.json).toMatchObject({ '@type': 'PaginatedList', itemType: kind });
+      for (const reply of replies) expectDeclared('GET', `/${kind}`, reply);
+    });
+  });
+
+  it('GET /ChangeHistory: entries of persons and vocabularies in both list shapes, and 400', async () => {
+    const list = handlers.listChangeHistory as Handler;
+    const replies = [
+      await call(list, get('/ChangeHistory')),
+      await call(
+        list,
+        get('/ChangeHistory', '/ChangeHistory', {
+          query: { endpoint: 'Person', object_id: String(person.id) },
+        }),
+      ),
+      await call(
+        list,
+        get('/ChangeHistory', '/ChangeHistory', { query: { endpoint: 'NamePrefix', limit: '100' } }),
+      ),
+      await call(list, get('/ChangeHistory', '/ChangeHistory', { query: { page: '1', perPage: '3' } })),
+      await call(list, get('/ChangeHistory', '/ChangeHistory', { query: { limit: '101' } })),
+      await call(list, get('/ChangeHistory', '/ChangeHistory', { query: { endpoint: 'Organization' } })),
+    ];
+
+    expect(replies.map(({ status }) => status)).toEqual([200, 200, 200, 200, 400, 400]);
+    const ofPerson = replies[1]?.json as { '@set': { type: string; previous_object: unknown }[] };
+    expect(ofPerson['@set'].map(({ type }) => type)).toEqual(['PATCH', 'POST']);
+    expect(ofPerson['@set'][1]?.previous_object).toBeNull();
+    expect(replies[2]?.json).toMatchObject({
+      '@set': expect.arrayContaining([
+        expect.objectContaining({
+          endpoint: 'NamePrefix',
+          type: 'PATCH',
+          current_object: expect.objectContaining({ '@type': 'NamePrefix' }),
+        }),
+      ]),
+    });
+    expect(replies[3]?.json).toMatchObject({ '@type': 'PaginatedList', itemType: 'ChangeHistory' });
+    for (const reply of replies) expectDeclared('GET', '/ChangeHistory', reply);
+  });
+
+  it('GET /ChangeHistory/{id}: the entry a CoreMetaData names, and 404', async () => {
+    const route = '/ChangeHistory/{id}';
+    const { body } = await api().get(person.id);
+    const item = handlers.getChangeHistory as Handler;
+    const replies = [
+      await call(item, get(route, undefined, idPath(route, body.CoreMetaData.modified_audit_id as number))),
+      await call(item, get(route, undefined, idPath(route, 999_999_999))),
+    ];
+
+    expect(replies.map(({ status }) => status)).toEqual([200, 404]);
+    expect(replies[0]?.json).toMatchObject({
+      type: 'PATCH',
+      object_id: person.id,
+      current_object: { id: person.id },
+    });
+    for (const reply of replies) expectDeclared('GET', route, reply);
   });
 
   it('the self-description routes: openapi.json, schema/Person, context.jsonld, docs', async () => {
@@ -511,7 +702,8 @@ describe('real responses match the schemas the document declares', () => {
             if (key.startsWith('@')) collect(inner);
             else if (context[key] !== null) {
               keys.add(key);
-              collect(inner);
+              // A JSON literal (a ChangeHistory snapshot) holds JSON, not terms.
+              if ((context[key] as { '@type'?: string } | undefined)?.['@type'] !== '@json') collect(inner);
             }
           }
       };

@@ -59,6 +59,7 @@ describe('PATCH /Person/{id}: sub-objects', () => {
         email,
         primary: false,
         person_fk: person.id,
+        organization_fk: null,
         local_reference_id: 'mine',
       },
     ]);
@@ -89,7 +90,7 @@ describe('PATCH /Person/{id}: sub-objects', () => {
     expect(status).toBe(200);
     expect(items(body, 'Emails')).toEqual([
       items(person, 'Emails')[0],
-      { '@type': 'Email', local_reference_id: 'gone-1' },
+      { '@type': 'Email', id: second?.id, local_reference_id: 'gone-1' },
     ]);
     const got = await suite.api.get(person.id);
     expect(items(got.body, 'Emails')).toEqual([items(person, 'Emails')[0]]);
@@ -110,9 +111,10 @@ describe('PATCH /Person/{id}: sub-objects', () => {
         phone_number: null,
         primary: null,
         person_fk: null,
+        organization_fk: null,
         local_reference_id: null,
       },
-      { '@type': 'PhoneNumber', local_reference_id: 'phone-x' },
+      { '@type': 'PhoneNumber', id: idsOf(person, 'PhoneNumbers')[0], local_reference_id: 'phone-x' },
     ]);
   });
 
@@ -163,7 +165,7 @@ describe('PATCH /Person/{id}: sub-objects', () => {
     expect(items(body, 'PhoneNumbers')).toEqual([
       expect.objectContaining({ id: two, phone_number: '2b' }),
       expect.objectContaining({ phone_number: '3', local_reference_id: 'new' }),
-      { '@type': 'PhoneNumber', local_reference_id: 'old' },
+      { '@type': 'PhoneNumber', id: one, local_reference_id: 'old' },
     ]);
   });
 
@@ -348,14 +350,14 @@ describe('PATCH /Person/{id}: root properties and audit', () => {
     });
     const entries = await auditEntries(person.id);
     expect(
-      entries.map(({ action, requester, changed, person_id }) => ({ action, requester, changed, person_id })),
+      entries.map(({ action, requester, changed, object_id }) => ({ action, requester, changed, object_id })),
     ).toEqual([
-      { action: 'create', requester: person.id, changed: ['/Names', '/Emails'], person_id: person.id },
+      { action: 'create', requester: person.id, changed: ['/Names', '/Emails'], object_id: person.id },
       {
         action: 'update',
         requester: person.id,
         changed: ['/local_reference_id', '/Emails'],
-        person_id: person.id,
+        object_id: person.id,
       },
     ]);
   });

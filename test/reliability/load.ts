@@ -72,9 +72,11 @@ const MAX_EMAILS_TARGETED = 30;
 
 type LiveItem = { id: number; email?: string | null; local_reference_id: string | null };
 
-/** The live items of a set in a response (no example object, no tombstone). */
+/** The live items of a set in a response: no example object (id null), no tombstone (no person_fk). */
 export const liveItems = <T extends { '@set': unknown[] }>(set: T): (LiveItem & Record<string, unknown>)[] =>
-  (set['@set'] as (LiveItem & Record<string, unknown>)[]).filter((item) => typeof item.id === 'number');
+  (set['@set'] as (LiveItem & Record<string, unknown>)[]).filter(
+    (item) => typeof item.id === 'number' && 'person_fk' in item,
+  );
 
 /** One address in a random case variant: uniqueness must see through it. */
 const variant = (random: Random, address: string) => {

@@ -234,7 +234,7 @@ const createdState = (body: WriteBody, answer: State): State => {
 
 const tombstonesOf = (person: PersonOut) =>
   (person.Emails['@set'] as Record<string, unknown>[])
-    .filter((item) => item.id === undefined && typeof item.local_reference_id === 'string')
+    .filter((item) => !('person_fk' in item) && typeof item.local_reference_id === 'string')
     .map((item) => item.local_reference_id as string);
 
 /** Every string anywhere in the stored items: where the tags of requests would be. */
@@ -330,8 +330,8 @@ export const verifyRun = async (
   );
   const audits = new Map<string, Item>(
     items
-      .filter((item) => item.type === 'AuditEntry')
-      .map((item) => [`${item.person_id}:${Number(String(item.sk).replace('AUDIT#', ''))}`, item]),
+      .filter((item) => item.type === 'ChangeHistory' && item.endpoint === 'Person')
+      .map((item) => [`${item.object_id}:${Number(String(item.sk).replace('AUDIT#', ''))}`, item]),
   );
   for (const [id, person] of stored) {
     try {

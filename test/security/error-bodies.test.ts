@@ -13,7 +13,7 @@ import { buildHandler as buildPrefixes } from '../../functions/list-prefixes';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import { auditLog } from '../../lib/db/audit-log';
 import { personList } from '../../lib/db/person-list';
-import { referenceData } from '../../lib/db/reference-data';
+import { vocabularyRepository } from '../../lib/db/vocabulary-repository';
 import { call, expectNoLeak, expectProblem, type Handler } from '../fuzz/harness';
 import { personBody, uniqueEmail } from '../support/api';
 import { testRepository } from '../support/dynamo';
@@ -75,7 +75,7 @@ beforeAll(async () => {
         }),
     },
     'GET /Prefix': {
-      handler: buildPrefixes({ reference: referenceData(suite.table) }),
+      handler: buildPrefixes({ vocabulary: vocabularyRepository(suite.table) }),
       event: () => httpEvent({ method: 'GET', route: '/Prefix' }),
     },
   });

@@ -4,8 +4,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { documentClient } from '../../lib/db/client';
 import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person-repository';
-import { seedReferenceData } from '../../lib/db/reference-data';
 import { tableDefinition } from '../../lib/db/table';
+import { seedVocabulary } from '../../lib/db/vocabulary-repository';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 
 export interface TestTable {
@@ -20,7 +20,7 @@ export const createTestTable = async (
   const client = documentClient({ ...localClientConfig(inject('dynamoEndpoint')), ...clientConfig });
   const tableName = `test-${randomUUID()}`;
   await client.send(new CreateTableCommand(tableDefinition(tableName)));
-  await seedReferenceData(client, tableName);
+  await seedVocabulary({ client, tableName });
   return { client, tableName };
 };
 

@@ -1,4 +1,7 @@
 /** The example object of each set, exactly as API.md 3 shows it in an empty set. */
+import type { Abbreviations } from '../../lib/domain/person';
+import { MEMBERSHIP_SETS, type PersonOut, type SetName } from '../../lib/domain/schemas';
+import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
 export const EXAMPLE_OBJECTS = {
   Names: {
     '@type': 'Name',
@@ -19,6 +22,7 @@ export const EXAMPLE_OBJECTS = {
     email: null,
     primary: null,
     person_fk: null,
+    organization_fk: null,
     local_reference_id: null,
   },
   PhoneNumbers: {
@@ -27,6 +31,7 @@ export const EXAMPLE_OBJECTS = {
     phone_number: null,
     primary: null,
     person_fk: null,
+    organization_fk: null,
     local_reference_id: null,
   },
   PersonRoles: {
@@ -49,6 +54,62 @@ export const EXAMPLE_OBJECTS = {
     country_code: null,
     primary: null,
     person_fk: null,
+    organization_fk: null,
+    local_reference_id: null,
+  },
+  PersonOrganizations: {
+    '@type': 'PersonOrganization',
+    id: null,
+    name: null,
+    organization_fk: null,
+    person_fk: null,
+    local_reference_id: null,
+  },
+  PersonGroups: {
+    '@type': 'PersonGroup',
+    id: null,
+    name: null,
+    group_fk: null,
+    person_fk: null,
+    local_reference_id: null,
+  },
+  PersonInitiatives: {
+    '@type': 'PersonInitiative',
+    id: null,
+    name: null,
+    initiative: null,
+    person_fk: null,
+    local_reference_id: null,
+  },
+  PersonTeams: {
+    '@type': 'PersonTeam',
+    id: null,
+    name: null,
+    team_fk: null,
+    person_fk: null,
     local_reference_id: null,
   },
 } as const;
+
+/** The seeded vocabularies' abbreviations, as a write that points at any seeded entry reads them. */
+export const SEEDED_ABBREVIATIONS: Abbreviations = {
+  NamePrefix: new Map(SEEDED_VOCABULARY.NamePrefix.map(({ id, abbreviation }) => [id, abbreviation])),
+  NameSuffix: new Map(SEEDED_VOCABULARY.NameSuffix.map(({ id, abbreviation }) => [id, abbreviation])),
+};
+
+/** The id of the ChangeHistory entry a merge in a unit test writes. */
+export const CHANGE_ID = 9_000;
+
+const isMembership = (set: SetName) => (MEMBERSHIP_SETS as readonly SetName[]).includes(set);
+
+/** A body part sending `elements` for a set, in the container the wire puts it in (PersonMemberships). */
+export const sendSet = (set: SetName, elements: unknown[]) => {
+  const part = { [set]: { '@type': set, '@set': elements } };
+  return isMembership(set) ? { PersonMemberships: part } : part;
+};
+
+/** A set of a full Person as answered, wherever it sits. */
+export const setIn = (person: PersonOut, set: SetName) =>
+  (isMembership(set)
+    ? (person.PersonMemberships as Record<string, unknown>)[set]
+    : (person as Record<string, unknown>)[set]) as { '@type': string; '@set': Record<string, unknown>[] };

@@ -5,6 +5,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { fromPersonItem } from '../../lib/db/person-items';
 import { claimsOf } from '../../lib/domain/person';
+import { abbreviationClaim, type VocabularyKind } from '../../lib/domain/vocabulary';
 import type { TestTable } from './dynamo';
 
 export type Item = Record<string, unknown>;
@@ -36,13 +37,43 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
   const persons = new Map(
     items.filter((item) => item.type === 'Person').map((item) => [item.id as number, fromPersonItem(item)]),
   );
+  const personClaim = (item: Item) => item.field === 'email' || item.field === 'name';
   const claims = new Map(
     items
-      .filter((item) => item.type === 'Claim')
+      .filter((item) => item.type === 'Claim' && personClaim(item))
       .map((item) => [`${item.field}:${item.value}`, item.personId as number]),
   );
-  const audits = items.filter((item) => item.type === 'AuditEntry');
+  const history = items.filter((item) => item.type === 'ChangeHistory');
+  const entriesOf = (endpoint: string, id: number) =>
+    history.filter((entry) => entry.endpoint === endpoint && entry.object_id === id).length;
   const problems: string[] = [];
+
+  // Vocabulary entries: one abbreviation claim each, naming the entry, and one history entry per version.
+  const entries = items.filter((item) => item.type === 'NamePrefix' || item.type === 'NameSuffix');
+  const abbreviationClaims = new Map(
+    items
+      .filter((item) => item.type === 'Claim' && !personClaim(item))
+      .map((item) => [`${item.field}:${item.value}`, item.entryId as number]),
+  );
+  for (const entry of entries) {
+    const key = `${entry.type}:${abbreviationClaim(entry.type as VocabularyKind, entry.abbreviation as string).value}`;
+    if (abbreviationClaims.get(key) !== entry.id)
+      problems.push(`${entry.type} ${entry.id} does not hold claim ${key}`);
+    abbreviationClaims.delete(key);
+    const version = (entry.CoreMetaData as { version: number }).version;
+    const count = entriesOf(entry.type as string, entry.id as number);
+    if (count !== version)
+      problems.push(`${entry.type} ${entry.id} is at version ${version} with ${count} entries`);
+  }
+  for (const key of abbreviationClaims.keys())
+    problems.push(`abbreviation claim ${key} names no entry holding it`);
+
+  // The change counters count every ChangeHistory entry exactly once.
+  const counted = items
+    .filter((item) => String(item.pk).startsWith('COUNTER#changes#'))
+    .reduce((sum, item) => sum + (item.value as number), 0);
+  if (counted !== history.length)
+    problems.push(`the change counters say ${counted}, there are ${history.length} entries`);
 
   for (const [key, personId] of claims) {
     const person = persons.get(personId);
@@ -58,10 +89,10 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
           `person ${person.id} holds ${claim.field} ${claim.value} but the claim is ${holder ?? 'missing'}`,
         );
     }
-    const versions = audits.filter((audit) => audit.person_id === person.id).length;
+    const versions = entriesOf('Person', person.id);
     if (versions !== person.CoreMetaData.version)
       problems.push(
-        `person ${person.id} is at version ${person.CoreMetaData.version} with ${versions} audit entries`,
+        `person ${person.id} is at version ${person.CoreMetaData.version} with ${versions} ChangeHistory entries`,
       );
   }
   return problems;

@@ -1,59 +1,161 @@
 import { describe, expect, it } from 'vitest';
-import { auditKey, claimKey, idCounterKey, personKey, prefixKey, suffixKey } from '../../../lib/db/keys';
+import {
+  CHANGE_SHARDS,
+  changeCounterKey,
+  changeCounterKeyOf,
+  changeListKey,
+  claimKey,
+  historyKey,
+  historyPartition,
+  idCounterKey,
+  personCounterKey,
+  personKey,
+  versionOfHistoryKey,
+  vocabularyKey,
+  vocabularyPartition,
+} from '../../../lib/db/keys';
+import { ENDPOINTS, type Endpoint } from '../../../lib/domain/change-history';
+import type { ClaimField } from '../../../lib/domain/person';
 
 /** DynamoDB's limit on a partition key value, in UTF-8 bytes. */
 const PARTITION_KEY_LIMIT_BYTES = 2048;
+
+const CLAIM_FIELDS: ClaimField[] = ['email', 'name', 'NamePrefix', 'NameSuffix'];
+
+const AT = '2026-01-02T03:04:05.000Z';
 
 describe('key shapes', () => {
   it('puts a Person under PERSON#<id> with sort key PERSON', () => {
     expect(personKey(30863)).toEqual({ pk: 'PERSON#30863', sk: 'PERSON' });
   });
 
-  it("puts an AuditEntry in its Person's partition under AUDIT#<zero-padded version>", () => {
-    expect(auditKey(30863, 7)).toEqual({ pk: 'PERSON#30863', sk: 'AUDIT#0000000007' });
+  it.each<[Endpoint, string]>([
+    ['Person', 'PERSON#30863'],
+    ['NamePrefix', 'NAMEPREFIX#30863'],
+    ['NameSuffix', 'NAMESUFFIX#30863'],
+  ])(
+    "puts a %s's ChangeHistory entry in the object's history partition under AUDIT#<zero-padded version>",
+    (endpoint, pk) => {
+      expect(historyPartition(endpoint, 30863)).toBe(pk);
+      expect(historyKey(endpoint, 30863, 7)).toEqual({ pk, sk: 'AUDIT#0000000007' });
+    },
+  );
+
+  it("keeps a Person's ChangeHistory in the person's own partition", () => {
+    expect(historyKey('Person', 30863, 1).pk).toBe(personKey(30863).pk);
   });
 
-  it('puts an email claim under EMAIL#<value> with sort key CLAIM', () => {
-    expect(claimKey({ field: 'email', value: 'jsmith@no-reply.org' })).toEqual({
-      pk: 'EMAIL#jsmith@no-reply.org',
-      sk: 'CLAIM',
-    });
+  it.each<[ClaimField, string, string]>([
+    ['email', 'jsmith@no-reply.org', 'EMAIL#jsmith@no-reply.org'],
+    ['name', 'john smith', 'NAME#john smith'],
+    ['NamePrefix', 'dr.', 'ABBREVIATION#NamePrefix#dr.'],
+    ['NameSuffix', 'phd', 'ABBREVIATION#NameSuffix#phd'],
+  ])('puts a %s claim of %s under %s with sort key CLAIM', (field, value, pk) => {
+    expect(claimKey({ field, value })).toEqual({ pk, sk: 'CLAIM' });
   });
 
-  it('puts a name claim under NAME#<value> with sort key CLAIM', () => {
-    expect(claimKey({ field: 'name', value: 'john smith' })).toEqual({ pk: 'NAME#john smith', sk: 'CLAIM' });
-  });
-
-  it('keeps the id counter in one fixed item', () => {
+  it('keeps the id counter and the person counter in one fixed item each', () => {
     expect(idCounterKey).toEqual({ pk: 'COUNTER#ids', sk: 'COUNTER' });
+    expect(personCounterKey).toEqual({ pk: 'COUNTER#persons', sk: 'COUNTER' });
   });
 
-  it('keeps Prefixes and Suffixes each in one partition, sorted by zero-padded id', () => {
-    expect(prefixKey(3)).toEqual({ pk: 'PREFIX', sk: 'PREFIX#0000000003' });
-    expect(suffixKey(12)).toEqual({ pk: 'SUFFIX', sk: 'SUFFIX#0000000012' });
+  it('keeps each vocabulary in one partition, its entries sorted by zero-padded id', () => {
+    expect(vocabularyPartition('NamePrefix')).toBe('VOCABULARY#NamePrefix');
+    expect(vocabularyKey('NamePrefix', 3)).toEqual({ pk: 'VOCABULARY#NamePrefix', sk: 'ENTRY#0000000003' });
+    expect(vocabularyKey('NameSuffix', 12)).toEqual({ pk: 'VOCABULARY#NameSuffix', sk: 'ENTRY#0000000012' });
+  });
+
+  it('keeps the change counter of each endpoint shard in its own item', () => {
+    expect(changeCounterKey('Person', 3)).toEqual({ pk: 'COUNTER#changes#Person#3', sk: 'COUNTER' });
+    expect(changeCounterKey('NameSuffix', 0)).toEqual({ pk: 'COUNTER#changes#NameSuffix#0', sk: 'COUNTER' });
+  });
+
+  it('places a ChangeHistory entry in byChange by endpoint shard, then time and zero-padded id, and in byChangeId by id', () => {
+    expect(changeListKey('Person', 9_003, AT)).toEqual({
+      changePk: 'CHANGES#Person#3',
+      changeSk: `${AT}#0000000000009003`,
+      changeId: 9_003,
+    });
   });
 });
 
-describe('audit sort keys', () => {
+describe('history sort keys', () => {
   it('sort in version order when compared as strings', () => {
     const versions = [1, 2, 9, 10, 11, 99, 100, 101, 1_000, 12_345, 999_999_999, 1_000_000_000];
     const shuffled = [...versions].reverse().sort((a, b) => (a % 7) - (b % 7));
 
-    const sortKeys = shuffled.map((version) => auditKey(1, version).sk).sort();
+    const sortKeys = shuffled.map((version) => historyKey('Person', 1, version).sk).sort();
 
-    expect(sortKeys).toEqual(versions.map((version) => auditKey(1, version).sk));
+    expect(sortKeys).toEqual(versions.map((version) => historyKey('Person', 1, version).sk));
   });
 
-  it('never collide for two versions of one Person', () => {
-    const sortKeys = new Set(Array.from({ length: 1_000 }, (_, version) => auditKey(1, version + 1).sk));
+  it('never collide for two versions of one object', () => {
+    const sortKeys = new Set(
+      Array.from({ length: 1_000 }, (_, version) => historyKey('Person', 1, version + 1).sk),
+    );
     expect(sortKeys.size).toBe(1_000);
+  });
+
+  it.each([1, 7, 10, 1_000, 999_999_999])('read back version %i', (version) => {
+    expect(versionOfHistoryKey(historyKey('NamePrefix', 21, version).sk)).toBe(version);
+  });
+
+  it('never collide for the same id and version of two endpoints', () => {
+    const keys = ENDPOINTS.map((endpoint) => JSON.stringify(historyKey(endpoint, 21, 1)));
+    expect(new Set(keys).size).toBe(ENDPOINTS.length);
+  });
+});
+
+describe('change list keys', () => {
+  const partitionsOf = (endpoint: Endpoint) =>
+    new Set(Array.from({ length: 1_000 }, (_, index) => changeListKey(endpoint, 5_000 + index, AT).changePk));
+
+  it('spread Person entries over 8 partitions', () => {
+    expect(CHANGE_SHARDS.Person).toBe(8);
+    expect(partitionsOf('Person')).toEqual(
+      new Set(Array.from({ length: 8 }, (_, shard) => `CHANGES#Person#${shard}`)),
+    );
+  });
+
+  it.each<Endpoint>(['NamePrefix', 'NameSuffix'])('keep %s entries in one partition', (endpoint) => {
+    expect(CHANGE_SHARDS[endpoint]).toBe(1);
+    expect(partitionsOf(endpoint)).toEqual(new Set([`CHANGES#${endpoint}#0`]));
+  });
+
+  it.each<Endpoint>([...ENDPOINTS])(
+    'count a %s entry in the counter of the shard that lists it',
+    (endpoint) => {
+      for (let id = 9_000; id < 9_020; id++) {
+        const shard = changeListKey(endpoint, id, AT).changePk.split('#').at(-1);
+        expect(changeCounterKeyOf(endpoint, id)).toEqual(changeCounterKey(endpoint, Number(shard)));
+      }
+    },
+  );
+
+  it('sort entries of one shard by time, then by id', () => {
+    const entries: [number, string][] = [
+      [9_000, '2026-01-02T03:04:05.000Z'],
+      [80, '2026-01-02T03:04:05.001Z'],
+      [800, '2026-01-02T03:04:05.001Z'],
+      [8, '2026-01-03T00:00:00.000Z'],
+    ];
+    const shuffled = [entries[3], entries[1], entries[0], entries[2]] as [number, string][];
+
+    const sorted = shuffled.map(([id, at]) => changeListKey('Person', id, at).changeSk).sort();
+
+    expect(sorted).toEqual(entries.map(([id, at]) => changeListKey('Person', id, at).changeSk));
   });
 });
 
 describe('claim keys', () => {
-  it('differ for an email claim and a name claim of the same value', () => {
-    const value = 'jsmith@no-reply.org';
-    expect(claimKey({ field: 'email', value }).pk).not.toBe(claimKey({ field: 'name', value }).pk);
+  const pairsOfFields = CLAIM_FIELDS.flatMap((first, index) =>
+    CLAIM_FIELDS.slice(index + 1).map((second): [ClaimField, ClaimField] => [first, second]),
+  );
+
+  it.each(pairsOfFields)('differ for a %s claim and a %s claim of the same value', (first, second) => {
+    for (const value of ['jsmith@no-reply.org', 'dr.', 'john smith']) {
+      expect(claimKey({ field: first, value }).pk).not.toBe(claimKey({ field: second, value }).pk);
+    }
   });
 
   it('keep a value of the longest valid email address verbatim', () => {
@@ -69,9 +171,11 @@ describe('claim keys', () => {
     ['four-byte', '😀'.repeat(1_500)],
   ])('hash a very long %s value and stay under the 2048-byte partition-key limit', (_, value) => {
     expect(Buffer.byteLength(value)).toBeGreaterThan(PARTITION_KEY_LIMIT_BYTES);
-    for (const field of ['email', 'name'] as const) {
+    for (const field of CLAIM_FIELDS) {
       const { pk } = claimKey({ field, value });
-      expect(pk).toMatch(/^(EMAIL|NAME)#sha256:[0-9a-f]{64}$/);
+      expect(pk).toMatch(
+        /^(EMAIL|NAME|ABBREVIATION#NamePrefix|ABBREVIATION#NameSuffix)#sha256:[0-9a-f]{64}$/,
+      );
       expect(Buffer.byteLength(pk)).toBeLessThanOrEqual(PARTITION_KEY_LIMIT_BYTES);
     }
   });
@@ -100,8 +204,11 @@ describe('claim keys', () => {
     );
   });
 
-  it('give hashed email and name claims of the same long value different keys', () => {
-    const value = 'ł'.repeat(2_000);
-    expect(claimKey({ field: 'email', value }).pk).not.toBe(claimKey({ field: 'name', value }).pk);
-  });
+  it.each(pairsOfFields)(
+    'give hashed %s and %s claims of the same long value different keys',
+    (first, second) => {
+      const value = 'ł'.repeat(2_000);
+      expect(claimKey({ field: first, value }).pk).not.toBe(claimKey({ field: second, value }).pk);
+    },
+  );
 });

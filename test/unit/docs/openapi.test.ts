@@ -4,11 +4,30 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type OpenApiDocument, openApiDocument, withServer } from '../../../lib/docs/openapi';
 import { OPERATIONS } from '../../../lib/docs/operations';
-import { LIST_DEFAULTS, PAGE_DEFAULTS } from '../../../lib/domain/listing';
-import { toPersonOut } from '../../../lib/domain/representation';
+import { RESPONSE_SCHEMAS } from '../../../lib/docs/response-schemas';
+import { type ChangeEntry, ENDPOINTS, NO_PROVIDER_DATA } from '../../../lib/domain/change-history';
+import { LIST_DEFAULTS, offsetList, PAGE_DEFAULTS, paginatedList, toStub } from '../../../lib/domain/listing';
+import { emptyPerson, type Person } from '../../../lib/domain/person';
+import {
+  changeHistoryOut,
+  type Links,
+  referenceOut,
+  toPersonOut,
+  vocabularyOut,
+} from '../../../lib/domain/representation';
 import { CreatePersonBody, LIMITS, PatchPersonBody } from '../../../lib/domain/schemas';
+import {
+  SEEDED_VOCABULARY,
+  seededEntry,
+  VOCABULARIES,
+  VOCABULARY_KINDS,
+  type VocabularyEntry,
+  type VocabularyKind,
+  vocabularyBody,
+} from '../../../lib/domain/vocabulary';
+import { MAX_CHANGES_PER_PAGE } from '../../../lib/http/change-history-handlers';
 import { PROBLEM_TYPES } from '../../../lib/http/problems';
-import { ROUTES } from '../../../lib/http/routes';
+import { matchRoute, ROUTES } from '../../../lib/http/routes';
 
 const document = openApiDocument();
 
@@ -43,6 +62,91 @@ const compiled = (doc: OpenApiDocument) => {
   };
 };
 const schema = compiled(document);
+
+const links: Links = {
+  baseUrl: 'https://api.example.test',
+  contextUrl: 'https://api.example.test/context.jsonld',
+};
+const NOW = '2026-01-02T03:04:05.000Z';
+
+/** A stored Person with an item in a top-level set and in a membership set. */
+const storedPerson: Person = {
+  ...emptyPerson(7),
+  fullname: 'Dr. Ada Lovelace',
+  Names: [
+    {
+      id: 8,
+      local_reference_id: 'n-1',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      middle_initial: null,
+      freeform_name: null,
+      name_prefix_fk: 21,
+      name_suffix_fk: null,
+      primary: true,
+    },
+    {
+      id: 10,
+      local_reference_id: null,
+      first_name: null,
+      last_name: null,
+      middle_initial: null,
+      freeform_name: 'Augusta Ada King',
+      name_prefix_fk: null,
+      name_suffix_fk: null,
+      primary: 3,
+    },
+  ],
+  Emails: [{ id: 9, local_reference_id: null, email: 'ada@example.org', primary: true }],
+  PersonTeams: [{ id: 11, local_reference_id: 'team-1', name: 'Analytical Engine', team_fk: 4 }],
+  CoreMetaData: {
+    date_created: NOW,
+    date_modified: NOW,
+    created_by: 7,
+    modified_by: null,
+    version: 1,
+    created_audit_id: 12,
+    modified_audit_id: null,
+  },
+};
+const stored = toPersonOut(storedPerson, links);
+
+/** A seeded entry, and one a person added with a local_reference_id. */
+const entries = (kind: VocabularyKind): VocabularyEntry[] => {
+  const seeded = seededEntry(
+    kind,
+    SEEDED_VOCABULARY[kind][2] as (typeof SEEDED_VOCABULARY)[VocabularyKind][number],
+    NOW,
+    1,
+  ).entry;
+  const added: VocabularyEntry = {
+    id: 600,
+    term: 'Captain',
+    abbreviation: 'Capt.',
+    local_reference_id: 'capt-1',
+    CoreMetaData: {
+      ...seeded.CoreMetaData,
+      created_by: 7,
+      modified_by: 7,
+      version: 2,
+      modified_audit_id: 14,
+    },
+  };
+  return [seeded, added];
+};
+
+const change = (values: Partial<ChangeEntry>): ChangeEntry => ({
+  id: 12,
+  endpoint: 'Person',
+  object_id: 7,
+  version: 1,
+  action: 'create',
+  requester: 7,
+  at: NOW,
+  changed: ['/Names', '/Emails'],
+  provider_data: NO_PROVIDER_DATA,
+  ...values,
+});
 
 describe('openApiDocument', () => {
   it('documents every route of the route table once, each with a unique operationId and a summary', () => {
@@ -261,6 +365,120 @@ describe('openApiDocument', () => {
       ).toEqual(route.public ? [] : undefined);
   });
 
+  it('documents every path as also answering with one trailing slash, as the router does', () => {
+    expect(document.info).toMatchObject({ description: expect.stringContaining('one trailing slash') });
+    for (const route of ROUTES) {
+      const path = `${route.path.replace(/\{\w+\}/g, '5')}/`;
+      const match = matchRoute(route.method, path);
+      expect(match.kind === 'found' && match.route, `${route.method} ${path}`).toMatchObject({
+        path: route.path,
+      });
+    }
+  });
+
+  it.each(VOCABULARY_KINDS)('documents the %s vocabulary: list, add, get and change', (kind) => {
+    const path = `/${kind}`;
+    const { term } = VOCABULARIES[kind];
+
+    expect((operation('get', path).parameters as Parameter[]).map(({ name }) => name)).toEqual([
+      term,
+      'abbreviation',
+      'search',
+      'sort_dir',
+      'limit',
+      'offset',
+      'page',
+      'perPage',
+    ]);
+    expect(response('get', path, 200).content?.['application/json']).toEqual({
+      schema: {
+        oneOf: [
+          { $ref: `#/components/schemas/${kind}List` },
+          { $ref: `#/components/schemas/Paginated${kind}List` },
+        ],
+      },
+    });
+    for (const [method, route, status, body] of [
+      ['post', path, 201, `${kind}Create`],
+      ['patch', `${path}/{id}`, 200, `${kind}Patch`],
+    ] as const) {
+      expect(operation(method, route).requestBody).toMatchObject({
+        required: true,
+        content: {
+          'application/json': { schema: { $ref: `#/components/schemas/${body}` } },
+          'application/ld+json': { schema: { $ref: `#/components/schemas/${body}` } },
+        },
+      });
+      expect(parameter(method, route, 'x-requester-person')).toMatchObject({
+        in: 'header',
+        required: true,
+        schema: { type: 'integer', minimum: 1 },
+      });
+      expect(response(method, route, status).content?.['application/json']).toEqual({
+        schema: { $ref: `#/components/schemas/${kind}` },
+      });
+      expect(response(method, route, 409).content?.['application/problem+json']).toMatchObject({
+        schema: { properties: { type: { enum: ['/problems/duplicate-abbreviation'] } } },
+      });
+      expect(response(method, route, 403)).toBeDefined();
+    }
+    expect(Object.keys(response('post', path, 201).headers ?? {})).toEqual(['Location']);
+    expect(response('patch', `${path}/{id}`, 404)).toBeDefined();
+    expect(response('get', `${path}/{id}`, 200).content?.['application/json']).toEqual({
+      schema: { $ref: `#/components/schemas/${kind}` },
+    });
+  });
+
+  it('documents ChangeHistory: its filters, list shapes and entries', () => {
+    expect(parameter('get', '/ChangeHistory', 'endpoint')?.schema).toEqual({
+      type: 'string',
+      enum: [...ENDPOINTS],
+    });
+    expect(parameter('get', '/ChangeHistory', 'object_id')?.schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+    });
+    expect(parameter('get', '/ChangeHistory', 'limit')?.schema).toMatchObject({
+      maximum: MAX_CHANGES_PER_PAGE,
+    });
+    expect(parameter('get', '/ChangeHistory', 'sort_dir')?.schema).toMatchObject({ default: '0' });
+    expect(response('get', '/ChangeHistory', 200).content?.['application/ld+json']).toEqual({
+      schema: {
+        oneOf: [
+          { $ref: '#/components/schemas/ChangeHistoryList' },
+          { $ref: '#/components/schemas/PaginatedChangeHistoryList' },
+        ],
+      },
+    });
+    expect(response('get', '/ChangeHistory/{id}', 200).content?.['application/json']).toEqual({
+      schema: { $ref: '#/components/schemas/ChangeHistory' },
+    });
+    const entry = document.components.schemas?.ChangeHistory as { properties: Record<string, unknown> };
+    for (const key of ['previous_object', 'current_object'])
+      expect(entry.properties[key], key).toMatchObject({
+        anyOf: [
+          { $ref: '#/components/schemas/Person' },
+          { $ref: '#/components/schemas/NamePrefix' },
+          { $ref: '#/components/schemas/NameSuffix' },
+          { type: 'null' },
+        ],
+      });
+  });
+
+  it('generates a component for every response schema and every request body', () => {
+    expect(Object.keys(document.components.schemas ?? {}).sort()).toEqual(
+      [
+        ...Object.keys(RESPONSE_SCHEMAS),
+        'PersonCreate',
+        'PersonPatch',
+        'NamePrefixCreate',
+        'NamePrefixPatch',
+        'NameSuffixCreate',
+        'NameSuffixPatch',
+      ].sort(),
+    );
+  });
+
   it('adds the base URL of the request as its server without changing the shared document', () => {
     const served = withServer(document, 'https://api.example.org/prod');
 
@@ -274,39 +492,6 @@ describe('the request body schemas say what zod accepts', () => {
   const patch = schema('PersonPatch');
   const name = { '@type': 'Name', first_name: 'Ada', last_name: 'Lovelace' };
   const names = (...items: unknown[]) => ({ '@type': 'Names', '@set': items });
-  const stored = toPersonOut(
-    {
-      id: 7,
-      local_reference_id: null,
-      Names: [
-        {
-          id: 8,
-          local_reference_id: 'n-1',
-          first_name: 'Ada',
-          last_name: 'Lovelace',
-          middle_initial: null,
-          freeform_name: null,
-          name_prefix_fk: 1,
-          name_suffix_fk: null,
-          primary: true,
-        },
-      ],
-      Emails: [{ id: 9, local_reference_id: null, email: 'ada@example.org', primary: true }],
-      PhoneNumbers: [],
-      PersonRoles: [],
-      PostalAddresses: [],
-      SocialAddresses: { twitter: null, facebook: null, linkedin: null, youtube: null },
-      CoreMetaData: {
-        date_created: '2026-01-02T03:04:05.000Z',
-        date_modified: '2026-01-02T03:04:05.000Z',
-        created_by: 7,
-        modified_by: null,
-        version: 1,
-      },
-    },
-    { baseUrl: 'https://api.example.test', contextUrl: 'https://api.example.test/context.jsonld' },
-  );
-
   it.each<[string, unknown, boolean, boolean]>([
     ['a structured name', { Names: names(name) }, true, true],
     ['JSON-LD keywords beside the data', { '@context': 'x', '@id': 'y', Names: names(name) }, true, true],
@@ -346,5 +531,127 @@ describe('the request body schemas say what zod accepts', () => {
   it('describes the Person GET returns with the Person response schema', () => {
     expect(schema('Person')(stored)).toBe(true);
     expect(schema('Person')({ ...stored, CoreMetaData: { ...stored.CoreMetaData, version: 0 } })).toBe(false);
+  });
+});
+
+describe('the vocabulary body schemas say what zod accepts', () => {
+  it.each(VOCABULARY_KINDS)('%s', (kind) => {
+    const { term } = VOCABULARIES[kind];
+    const other = kind === 'NamePrefix' ? 'suffix' : 'prefix';
+    const returned = vocabularyOut(kind, entries(kind)[1] as VocabularyEntry, links);
+    const cases: [string, unknown, boolean, boolean][] = [
+      ['both texts', { [term]: 'Captain', abbreviation: 'Capt.' }, true, true],
+      ['the abbreviation alone', { abbreviation: 'Capt.' }, false, true],
+      [
+        'JSON-LD keywords',
+        { '@context': 'x', '@id': 'y', [term]: 'Captain', abbreviation: 'Capt.' },
+        true,
+        true,
+      ],
+      ['the entry GET returned', returned, true, true],
+      [
+        'GRC CoreMetaData keys',
+        { abbreviation: 'C', CoreMetaData: { live_status: 1, checksum: 3 } },
+        false,
+        true,
+      ],
+      ['the other vocabulary’s text', { [other]: 'Captain', abbreviation: 'Capt.' }, false, false],
+      ['another @type', { '@type': 'Person', [term]: 'Captain', abbreviation: 'Capt.' }, false, false],
+      ['a text over the limit', { [term]: 'a'.repeat(LIMITS.text + 1), abbreviation: 'C' }, false, false],
+      ['a number for the abbreviation', { abbreviation: 3 }, false, false],
+    ];
+    for (const [label, body, creates, patches] of cases) {
+      expect(schema(`${kind}Create`)(body), `create: ${label}`).toBe(creates);
+      expect(vocabularyBody(kind, true).safeParse(body).success, `zod create: ${label}`).toBe(creates);
+      expect(schema(`${kind}Patch`)(body), `patch: ${label}`).toBe(patches);
+      expect(vocabularyBody(kind, false).safeParse(body).success, `zod patch: ${label}`).toBe(patches);
+    }
+  });
+});
+
+describe('the response schemas describe what the builders answer', () => {
+  const personEntries = [
+    changeHistoryOut(change({}), null, storedPerson, links),
+    changeHistoryOut(
+      change({ id: 13, version: 2, action: 'update', changed: ['/PersonMemberships'] }),
+      storedPerson,
+      { ...storedPerson, PersonTeams: [] },
+      links,
+    ),
+    changeHistoryOut(
+      change({
+        id: 14,
+        version: 3,
+        action: 'enrich',
+        requester: null,
+        provider_data: { request_id: 'r-1', user_agent: 'curl/8', caller: 'arn:aws:iam::1:user/x' },
+      }),
+      storedPerson,
+      storedPerson,
+      links,
+    ),
+  ];
+
+  it('a Person with memberships, alias names, organization_fk and GRC CoreMetaData', () => {
+    expect(stored.Emails['@set'][0]).toMatchObject({ organization_fk: null });
+    expect(schema('Person')(stored)).toBe(true);
+    expect(schema('Person')({ ...stored, CoreMetaData: { ...stored.CoreMetaData, version: 0 } })).toBe(false);
+    expect(schema('Person')({ ...stored, CoreMetaData: { ...stored.CoreMetaData, checksum: 10 } })).toBe(
+      false,
+    );
+    const { PersonMemberships: _memberships, ...withoutMemberships } = stored;
+    expect(schema('Person')(withoutMemberships)).toBe(false);
+  });
+
+  it.each(VOCABULARY_KINDS)('%s entries, their lists and the Prefix/Suffix view', (kind) => {
+    const { view } = VOCABULARIES[kind];
+    const items = entries(kind).map((entry) => vocabularyOut(kind, entry, links));
+    const views = entries(kind).map((entry) => referenceOut(kind, entry, links));
+    const page = (itemType: string, listed: unknown[]) =>
+      paginatedList({
+        itemType,
+        items: listed,
+        total: 14,
+        request: { page: 1, perPage: 10 },
+        pageUrl: (number, perPage) => `${links.baseUrl}/${itemType}?page=${number}&perPage=${perPage}`,
+        contextUrl: links.contextUrl,
+      });
+
+    for (const item of items) expect(schema(kind)(item)).toBe(true);
+    for (const item of views) expect(schema(view)(item)).toBe(true);
+    expect(schema(`${kind}List`)(offsetList(links.contextUrl, 14, 0, items))).toBe(true);
+    expect(schema(`Paginated${kind}List`)(page(kind, items))).toBe(true);
+    expect(schema(`Paginated${view}List`)(page(view, views))).toBe(true);
+    expect(schema(kind)(views[0])).toBe(false);
+    expect(schema(view)(items[0])).toBe(false);
+    expect(schema(kind)({ ...items[0], CoreMetaData: undefined })).toBe(false);
+  });
+
+  it('ChangeHistory entries of persons and vocabularies, and their lists', () => {
+    const [seeded, added] = entries('NameSuffix') as [VocabularyEntry, VocabularyEntry];
+    const vocabularyEntry = changeHistoryOut(
+      change({ id: 15, endpoint: 'NameSuffix', object_id: added.id, version: 2, action: 'update' }),
+      { ...added, abbreviation: 'Cpt.' },
+      added,
+      links,
+    );
+    const seededEntry = changeHistoryOut(
+      change({ id: 1, endpoint: 'NameSuffix', object_id: seeded.id, requester: null }),
+      null,
+      seeded,
+      links,
+    );
+    const all = [...personEntries, vocabularyEntry, seededEntry];
+
+    for (const entry of all) expect(schema('ChangeHistory')(entry), entry.type).toBe(true);
+    expect(schema('ChangeHistoryList')(offsetList(links.contextUrl, 5, 0, all))).toBe(true);
+    expect(
+      schema('ChangeHistoryList')(
+        offsetList(links.contextUrl, 500, 0, Array(MAX_CHANGES_PER_PAGE + 1).fill(all[0])),
+      ),
+    ).toBe(false);
+    const stub = toStub({ id: 7, fullname: 'Ada' }, links.baseUrl, links.contextUrl);
+    expect(schema('ChangeHistory')({ ...all[0], current_object: stub })).toBe(false);
+    expect(schema('ChangeHistory')({ ...all[0], type: 'DELETE' })).toBe(false);
   });
 });

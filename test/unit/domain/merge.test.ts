@@ -2,10 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { UniquenessConflict, ValidationFailed } from '../../../lib/domain/errors';
 import { countNewIds, mergePerson } from '../../../lib/domain/merge';
 import type { Person } from '../../../lib/domain/person';
-import { PREFIXES, SUFFIXES } from '../../../lib/domain/reference-data';
 import { toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, type SetName } from '../../../lib/domain/schemas';
-import { EXAMPLE_OBJECTS } from '../../support/fixtures';
+import { CHANGE_ID, EXAMPLE_OBJECTS, SEEDED_ABBREVIATIONS, sendSet } from '../../support/fixtures';
 
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const PATCHED_AT = '2026-11-22T09:30:00.000Z';
@@ -30,14 +29,26 @@ const idCounter = (first: number) => {
 /** POST: the body parsed as the handler parses it, then merged onto nothing. Ids count from 1. */
 const create = (body: unknown, requester = CREATOR) => {
   const { issued, nextId } = idCounter(1);
-  const result = mergePerson(null, CreatePersonBody.parse(body), { requester, now: CREATED_AT, nextId });
+  const result = mergePerson(null, CreatePersonBody.parse(body), {
+    requester,
+    now: CREATED_AT,
+    nextId,
+    changeId: CHANGE_ID,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  });
   return { ...result, issued };
 };
 
 /** PATCH: the body parsed as the handler parses it, then merged onto `stored`. Ids count from 1000. */
 const patch = (stored: Person, body: unknown, requester = PATCHER) => {
   const { issued, nextId } = idCounter(FIRST_PATCH_ID);
-  const result = mergePerson(stored, PatchPersonBody.parse(body), { requester, now: PATCHED_AT, nextId });
+  const result = mergePerson(stored, PatchPersonBody.parse(body), {
+    requester,
+    now: PATCHED_AT,
+    nextId,
+    changeId: CHANGE_ID,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  });
   return { ...result, issued };
 };
 
@@ -137,7 +148,7 @@ const examples = EXAMPLE_OBJECTS;
 describe('mergePerson: example objects', () => {
   it.each(Object.entries(examples))('ignores an example object in %s of a PATCH', (set, example) => {
     const stored = storedJohn();
-    const result = patch(stored, { [set]: { '@type': set, '@set': [example] } });
+    const result = patch(stored, sendSet(set as SetName, [example]));
     expect(result.person).toEqual(stored);
     expect(result.changed).toEqual([]);
     expect(result.issued).toEqual([]);
@@ -223,8 +234,8 @@ describe('mergePerson: adding', () => {
   });
 
   it('takes the *_fk fields of an added item', () => {
-    const doctor = PREFIXES.find(({ prefix }) => prefix === 'Dr.')?.id;
-    const phd = SUFFIXES.find(({ suffix }) => suffix === 'PhD')?.id;
+    const doctor = 21;
+    const phd = 505;
     const { person } = patch(storedJohn(), {
       Names: {
         '@set': [{ first_name: 'John', last_name: 'Smith', name_prefix_fk: doctor, name_suffix_fk: phd }],
@@ -393,7 +404,13 @@ describe('mergePerson: deleting', () => {
         ],
       },
     });
-    expect(tombstones).toEqual({ Emails: ['gone'], PhoneNumbers: ['phone-gone', 'p3'] });
+    expect(tombstones).toEqual({
+      Emails: [{ id: 4, local_reference_id: 'gone' }],
+      PhoneNumbers: [
+        { id: 5, local_reference_id: 'phone-gone' },
+        { id: 7, local_reference_id: 'p3' },
+      ],
+    });
   });
 
   it('echoes no tombstone for a delete without local_reference_id', () => {
@@ -413,7 +430,7 @@ describe('mergePerson: deleting', () => {
     });
     expect(result.person).toEqual(stored);
     expect(result.changed).toEqual([]);
-    expect(result.tombstones).toEqual({ Emails: ['retry'] });
+    expect(result.tombstones).toEqual({ Emails: [{ id: 999, local_reference_id: 'retry' }] });
   });
 
   it('answers a retried delete as it answered the first', () => {
@@ -462,7 +479,7 @@ describe('mergePerson: a PATCH as a whole', () => {
       { id: 4, email: 'john@home.example', primary: true, local_reference_id: null },
       { id: FIRST_PATCH_ID, email: 'new@example.org', primary: false, local_reference_id: null },
     ]);
-    expect(tombstones).toEqual({ Emails: ['gone'] });
+    expect(tombstones).toEqual({ Emails: [{ id: 3, local_reference_id: 'gone' }] });
   });
 
   it('keeps the items and sets that the PATCH does not mention', () => {
@@ -602,6 +619,8 @@ describe('mergePerson: creating', () => {
       created_by: CREATOR,
       modified_by: null,
       version: 1,
+      created_audit_id: CHANGE_ID,
+      modified_audit_id: null,
     });
   });
 
@@ -641,10 +660,10 @@ describe('mergePerson: creating', () => {
 
   it.each([
     ['name_prefix_fk', 1],
-    ['name_prefix_fk', PREFIXES.length],
+    ['name_prefix_fk', 21],
     ['name_suffix_fk', 1],
-    ['name_suffix_fk', SUFFIXES.length],
-  ])('takes %s %i, an id from the reference data', (field, id) => {
+    ['name_suffix_fk', 19],
+  ])('takes %s %i, an id of the vocabulary', (field, id) => {
     const { person } = create({
       Names: { '@set': [{ first_name: 'John', last_name: 'Smith', [field]: id }] },
     });
@@ -652,10 +671,10 @@ describe('mergePerson: creating', () => {
   });
 
   it.each([
-    ['name_prefix_fk', PREFIXES.length + 1],
+    ['name_prefix_fk', 3],
     ['name_prefix_fk', 999],
-    ['name_suffix_fk', SUFFIXES.length + 1],
-  ])('refuses %s %i, an id not in the reference data', (field, id) => {
+    ['name_suffix_fk', 20],
+  ])('refuses %s %i, an id not in the vocabulary', (field, id) => {
     const body = {
       Names: {
         '@set': [
@@ -1111,6 +1130,8 @@ describe('mergePerson: changed parts and CoreMetaData', () => {
       created_by: CREATOR,
       modified_by: PATCHER,
       version: 2,
+      created_audit_id: CHANGE_ID,
+      modified_audit_id: CHANGE_ID,
     });
   });
 

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { recordChecksum } from '../../../lib/domain/checksum';
 import { mergePerson } from '../../../lib/domain/merge';
 import type { Person } from '../../../lib/domain/person';
 import { etagOf, toPersonOut } from '../../../lib/domain/representation';
-import { CreatePersonBody, PatchPersonBody, PersonOut } from '../../../lib/domain/schemas';
-import { EXAMPLE_OBJECTS } from '../../support/fixtures';
+import { CreatePersonBody, PatchPersonBody, PersonOut, type SetName } from '../../../lib/domain/schemas';
+import { CHANGE_ID, EXAMPLE_OBJECTS, SEEDED_ABBREVIATIONS, setIn } from '../../support/fixtures';
 
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const PATCHED_AT = '2026-11-22T09:30:00.000Z';
@@ -14,12 +15,23 @@ const idsFrom = (first: number) => {
   return () => next++;
 };
 
+const context = { changeId: CHANGE_ID, abbreviations: SEEDED_ABBREVIATIONS };
+
 const create = (body: unknown, { requester = 7, firstId = 1 } = {}): Person =>
-  mergePerson(null, CreatePersonBody.parse(body), { requester, now: CREATED_AT, nextId: idsFrom(firstId) })
-    .person;
+  mergePerson(null, CreatePersonBody.parse(body), {
+    requester,
+    now: CREATED_AT,
+    nextId: idsFrom(firstId),
+    ...context,
+  }).person;
 
 const patch = (stored: Person, body: unknown) =>
-  mergePerson(stored, PatchPersonBody.parse(body), { requester: 7, now: PATCHED_AT, nextId: idsFrom(1000) });
+  mergePerson(stored, PatchPersonBody.parse(body), {
+    requester: 7,
+    now: PATCHED_AT,
+    nextId: idsFrom(1000),
+    ...context,
+  });
 
 /** Ids: person 1, Names 2 and 3, Emails 4 and 5, PhoneNumber 6. */
 const richPerson = () =>
@@ -33,7 +45,7 @@ const richPerson = () =>
           middle_initial: 'Q.',
           last_name: 'Smith',
           primary: true,
-          name_prefix_fk: 6,
+          name_prefix_fk: 21,
         },
       ],
     },
@@ -89,6 +101,7 @@ describe('toPersonOut', () => {
             email: 'jsmith@no-reply.org',
             primary: true,
             person_fk: 30863,
+            organization_fk: null,
             local_reference_id: null,
           },
         ],
@@ -96,6 +109,13 @@ describe('toPersonOut', () => {
       PhoneNumbers: { '@type': 'PhoneNumbers', '@set': [examples.PhoneNumbers] },
       PersonRoles: { '@type': 'PersonRoles', '@set': [examples.PersonRoles] },
       PostalAddresses: { '@type': 'PostalAddresses', '@set': [examples.PostalAddresses] },
+      PersonMemberships: {
+        '@type': 'PersonMemberships',
+        PersonOrganizations: { '@type': 'PersonOrganizations', '@set': [examples.PersonOrganizations] },
+        PersonGroups: { '@type': 'PersonGroups', '@set': [examples.PersonGroups] },
+        PersonInitiatives: { '@type': 'PersonInitiatives', '@set': [examples.PersonInitiatives] },
+        PersonTeams: { '@type': 'PersonTeams', '@set': [examples.PersonTeams] },
+      },
       SocialAddresses: {
         '@type': 'SocialAddresses',
         twitter: null,
@@ -110,6 +130,11 @@ describe('toPersonOut', () => {
         created_by: 30863,
         modified_by: null,
         version: 1,
+        created_audit_id: CHANGE_ID,
+        modified_audit_id: null,
+        live_status: 1,
+        validated: 0,
+        checksum: recordChecksum(CREATED_AT, 30863, 1),
       },
     });
   });
@@ -118,7 +143,7 @@ describe('toPersonOut', () => {
     'shows an empty %s as exactly one example object',
     (set, example) => {
       const out = toPersonOut(create({ Names: { '@set': [{ freeform_name: 'Cher' }] } }), links);
-      expect(out[set as keyof typeof out]).toStrictEqual({ '@type': set, '@set': [example] });
+      expect(setIn(out, set as SetName)).toStrictEqual({ '@type': set, '@set': [example] });
     },
   );
 
@@ -148,6 +173,7 @@ describe('toPersonOut', () => {
         phone_number: '+1 555 0100',
         primary: null,
         person_fk: 1,
+        organization_fk: null,
         local_reference_id: 'phone-1',
       },
     ]);
@@ -158,7 +184,7 @@ describe('toPersonOut', () => {
       last_name: 'Smith',
       middle_initial: 'Q.',
       freeform_name: null,
-      name_prefix_fk: 6,
+      name_prefix_fk: 21,
       name_suffix_fk: null,
       primary: true,
       person_fk: 1,
@@ -166,7 +192,7 @@ describe('toPersonOut', () => {
     });
   });
 
-  it('echoes tombstones after the live items as @type and local_reference_id only', () => {
+  it('echoes tombstones after the live items as @type, the deleted id and local_reference_id', () => {
     const { person, tombstones } = patch(richPerson(), {
       Emails: {
         '@set': [
@@ -180,8 +206,8 @@ describe('toPersonOut', () => {
     expect(set).toHaveLength(4);
     expect(set.slice(0, 2).map((item) => ('id' in item ? item.id : null))).toEqual([5, 1000]);
     expect(set.slice(2)).toStrictEqual([
-      { '@type': 'Email', local_reference_id: 'gone-1' },
-      { '@type': 'Email', local_reference_id: 'gone-2' },
+      { '@type': 'Email', id: 4, local_reference_id: 'gone-1' },
+      { '@type': 'Email', id: 999, local_reference_id: 'gone-2' },
     ]);
   });
 
@@ -190,7 +216,11 @@ describe('toPersonOut', () => {
       Names: { '@set': [{ id: 2, local_reference_id: 'name-gone' }] },
     });
     const out = toPersonOut(person, links, tombstones);
-    expect(out.Names['@set'].at(-1)).toStrictEqual({ '@type': 'Name', local_reference_id: 'name-gone' });
+    expect(out.Names['@set'].at(-1)).toStrictEqual({
+      '@type': 'Name',
+      id: 2,
+      local_reference_id: 'name-gone',
+    });
     expect(JSON.stringify(out.Emails)).not.toContain('name-gone');
   });
 
@@ -199,9 +229,9 @@ describe('toPersonOut', () => {
     expect(JSON.stringify(toPersonOut(person, links))).not.toContain('gone-1');
   });
 
-  it('derives fullname and email from the primary Name and the primary Email', () => {
+  it('derives fullname (with the prefix abbreviation) and email from the primary Name and Email', () => {
     const out = toPersonOut(richPerson(), links);
-    expect(out.fullname).toBe('Jonathan Q. Smith');
+    expect(out.fullname).toBe('Dr. Jonathan Q. Smith');
     expect(out.email).toBe('jsmith@no-reply.org');
   });
 
@@ -257,6 +287,11 @@ describe('toPersonOut', () => {
       created_by: 7,
       modified_by: 7,
       version: 2,
+      created_audit_id: CHANGE_ID,
+      modified_audit_id: CHANGE_ID,
+      live_status: 1,
+      validated: 0,
+      checksum: recordChecksum(PATCHED_AT, 1, 1),
     });
   });
 

@@ -62,6 +62,12 @@ describe('problemOf and problemBody: the table of API.md 7', () => {
       409,
       'duplicate-name',
     ],
+    [
+      'UniquenessConflict on abbreviation',
+      new UniquenessConflict('abbreviation', [{ path: '/abbreviation', message: 'taken' }]),
+      409,
+      'duplicate-abbreviation',
+    ],
     ['PreconditionFailed', new PreconditionFailed(4), 412, 'precondition-failed'],
     [
       'HttpProblem payload-too-large',
@@ -121,7 +127,7 @@ describe('problemBody', () => {
       {
         path: '/Emails/@set/1/email',
         message: 'jsmith@no-reply.org is already used',
-        existingPersonId: 30711,
+        existing: { type: 'Person', id: 30711 },
       },
       { path: '/Emails/@set/2/email', message: 'listed twice on this person' },
     ]);
@@ -140,6 +146,24 @@ describe('problemBody', () => {
         },
         { path: '/Emails/@set/2/email', message: 'listed twice on this person' },
       ],
+    });
+  });
+
+  it.each<[string, number, string]>([
+    ['NamePrefix', 21, 'https://api.example.test/prod/NamePrefix/21'],
+    ['NameSuffix', 19, 'https://api.example.test/prod/NameSuffix/19'],
+  ])('links a duplicate abbreviation to the %s entry that holds it', (type, id, url) => {
+    const conflict = new UniquenessConflict('abbreviation', [
+      { path: '/abbreviation', message: 'Another entry has this abbreviation', existing: { type, id } },
+    ]);
+
+    expect(bodyFor(conflict, `/${type}`)).toEqual({
+      type: '/problems/duplicate-abbreviation',
+      title: expect.any(String),
+      status: 409,
+      detail: expect.any(String),
+      instance: `/${type}`,
+      errors: [{ path: '/abbreviation', message: 'Another entry has this abbreviation', existing: url }],
     });
   });
 

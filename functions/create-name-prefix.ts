@@ -1,0 +1,9 @@
+import { vocabularyRepositoryFromEnv } from '../lib/db/from-env';
+import type { VocabularyRepository } from '../lib/db/vocabulary-repository';
+import { vocabularyCreateHandler } from '../lib/http/vocabulary-handlers';
+
+/** POST /NamePrefix */
+export const buildHandler = ({ vocabulary }: { vocabulary: VocabularyRepository }) =>
+  vocabularyCreateHandler('NamePrefix', vocabulary);
+
+export const handler = buildHandler({ vocabulary: vocabularyRepositoryFromEnv() });

@@ -1,0 +1,9 @@
+import { vocabularyRepositoryFromEnv } from '../lib/db/from-env';
+import type { VocabularyRepository } from '../lib/db/vocabulary-repository';
+import { vocabularyItemHandler } from '../lib/http/vocabulary-handlers';
+
+/** GET /NameSuffix/{id} */
+export const buildHandler = ({ vocabulary }: { vocabulary: VocabularyRepository }) =>
+  vocabularyItemHandler('NameSuffix', vocabulary);
+
+export const handler = buildHandler({ vocabulary: vocabularyRepositoryFromEnv() });

@@ -1,0 +1,234 @@
+/**
+ * The versioned write every resource shares (Person, NamePrefix, NameSuffix, enrichment): the object's
+ * Put, its ChangeHistory entry and change counter, the claims it takes and releases and the checks it
+ * needs, in one TransactWriteItems. Builders here are pure (DynamoDB-Toolbox's params()/send() split);
+ * `sendWrite` sends and reads a cancellation back into domain errors.
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { ChangeEntry, Endpoint } from '../domain/change-history';
+import { ServiceUnavailable, ValidationFailed } from '../domain/errors';
+import type { ClaimToTake, VocabularyReference } from '../domain/merge';
+import type { Claim } from '../domain/person';
+import { decodeCancellation } from './cancellation';
+import { changeCounterKeyOf, changeListKey, claimKey, historyKey, type Key } from './keys';
+import { storageCall } from './storage-errors';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Who holds a claim: the owner's type (for `existing` in a 409) and the claim item's attribute. */
+export interface ClaimOwner {
+  endpoint: Endpoint;
+  id: number;
+}
+
+/** What each action of a write transaction is for, in the order of `TransactItems`. */
+export type ActionRole =
+  | { kind: 'object' }
+  | { kind: 'history' }
+  | { kind: 'counter' }
+  | { kind: 'mark' }
+  | { kind: 'requester'; requester: number }
+  | { kind: 'vocabulary'; reference: VocabularyReference }
+  | { kind: 'take'; claim: ClaimToTake }
+  | { kind: 'release'; claim: Claim };
+
+export type Action = [TransactItem, ActionRole];
+
+/** DynamoDB refuses a transaction of more actions than this. */
+export const MAX_TRANSACTION_ACTIONS = 100;
+
+/**
+ * DynamoDB refuses items over 400 KB. JSON text over-counts an item's size a little (quotes, braces),
+ * so this is a safe bound; each field's limits keep an object well inside it, and this turns the
+ * unforeseen case into a clear 400 instead of a 500.
+ */
+export const MAX_ITEM_BYTES = 390_000;
+
+export const withinItemLimit = <T>(item: T, what: string): T => {
+  if (Buffer.byteLength(JSON.stringify(item)) > MAX_ITEM_BYTES)
+    throw new ValidationFailed(
+      [
+        {
+          path: '',
+          message: `The ${what} would be larger than storage allows: shorten or remove some values`,
+        },
+      ],
+      `The ${what} is too large`,
+    );
+  return item;
+};
+
+/**
+ * An object's Put: a create never overwrites (`attribute_not_exists`), an update never creates and
+ * lands only over the version it was merged onto.
+ */
+export const objectPut = (
+  tableName: string,
+  item: Record<string, unknown>,
+  previousVersion: number | null,
+): Action => [
+  {
+    Put: {
+      TableName: tableName,
+      Item: item,
+      ...(previousVersion === null
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
+            ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
+            ExpressionAttributeValues: { ':previous': previousVersion },
+          }),
+    },
+  },
+  { kind: 'object' },
+];
+
+/** The object as stored, compressed: an entry must fit beside a person near the body limit. */
+export const encodeSnapshot = (object: unknown): Uint8Array => gzipSync(JSON.stringify(object));
+export const decodeSnapshot = <T>(snapshot: Uint8Array | undefined): T | null =>
+  snapshot ? (JSON.parse(gunzipSync(snapshot).toString('utf8')) as T) : null;
+
+/** The ChangeHistory entry of a write (one per version, never overwritten) and its counter's step. */
+export const historyActions = (tableName: string, entry: ChangeEntry, snapshot: unknown): Action[] => [
+  [
+    {
+      Put: {
+        TableName: tableName,
+        Item: {
+          ...historyKey(entry.endpoint, entry.object_id, entry.version),
+          ...changeListKey(entry.endpoint, entry.id, entry.at),
+          type: 'ChangeHistory',
+          ...entry,
+          snapshot: encodeSnapshot(snapshot),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    { kind: 'history' },
+  ],
+  [
+    {
+      Update: {
+        TableName: tableName,
+        Key: changeCounterKeyOf(entry.endpoint, entry.id),
+        UpdateExpression: 'ADD #value :one',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':one': 1 },
+      },
+    },
+    { kind: 'counter' },
+  ],
+];
+
+/** The claim item's attribute naming its owner. */
+const ownerAttribute = (endpoint: Endpoint) => (endpoint === 'Person' ? 'personId' : 'entryId');
+
+/** Claims taken with `attribute_not_exists`, released only while they still name this owner. */
+export const claimActions = (
+  tableName: string,
+  owner: ClaimOwner,
+  take: readonly ClaimToTake[],
+  release: readonly Claim[],
+): Action[] => {
+  const attribute = ownerAttribute(owner.endpoint);
+  return [
+    ...take.map(
+      (claim): Action => [
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...claimKey(claim),
+              type: 'Claim',
+              field: claim.field,
+              value: claim.value,
+              [attribute]: owner.id,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { kind: 'take', claim },
+      ],
+    ),
+    ...release.map(
+      (claim): Action => [
+        {
+          Delete: {
+            TableName: tableName,
+            Key: claimKey(claim),
+            ConditionExpression: '#owner = :me',
+            ExpressionAttributeNames: { '#owner': attribute },
+            ExpressionAttributeValues: { ':me': owner.id },
+          },
+        },
+        { kind: 'release', claim },
+      ],
+    ),
+  ];
+};
+
+/** A check that an item exists, as part of the write (the requester, a vocabulary entry). */
+export const existsCheck = (tableName: string, key: Key, role: ActionRole): Action => [
+  { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+  role,
+];
+
+export interface WriteTransaction {
+  input: TransactWriteCommandInput;
+  roles: ActionRole[];
+}
+
+export const transactionOf = (actions: readonly Action[]): WriteTransaction => ({
+  input: { TransactItems: actions.map(([item]) => item) },
+  roles: actions.map(([, role]) => role),
+});
+
+/** Sends a write; true when it landed, false when it met a concurrent write and should be retried. */
+export const sendWrite = async (client: DynamoDBDocumentClient, { input, roles }: WriteTransaction) => {
+  if (roles.length > MAX_TRANSACTION_ACTIONS) {
+    throw new ValidationFailed(
+      [{ path: '', message: 'The request changes more than one write can hold: split it over several' }],
+      'The request changes more than one write can hold',
+    );
+  }
+  try {
+    await storageCall(() => client.send(new TransactWriteCommand(input)));
+    return true;
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const outcome = decodeCancellation(error.CancellationReasons ?? [], roles);
+    if (!outcome) throw error;
+    if (outcome.retry) return false;
+    throw outcome.error;
+  }
+};
+
+/** Full jitter, capped: spreads colliding writers apart without long waits. */
+export const jitteredBackoff = (attempt: number) => Math.random() * Math.min(200, 10 * 2 ** attempt);
+
+export interface RetryOptions {
+  /** Attempts at a write whose transaction met a concurrent one, before giving up with 503. */
+  maxAttempts: number;
+  /** Milliseconds to wait before retry `attempt` (1-based). */
+  backoff: (attempt: number) => number;
+}
+
+/** Runs `attempt` until it gives a result (undefined means "met a concurrent write: read again"). */
+export const retrying = async <T>(
+  { maxAttempts, backoff }: RetryOptions,
+  attempt: () => Promise<T | undefined>,
+): Promise<T> => {
+  for (let n = 1; n <= maxAttempts; n++) {
+    const result = await attempt();
+    if (result !== undefined) return result;
+    if (n < maxAttempts) await new Promise((resolve) => setTimeout(resolve, backoff(n)));
+  }
+  throw new ServiceUnavailable('The object is being changed by many requests at once', 1);
+};

@@ -1,0 +1,268 @@
+/**
+ * The NamePrefix and NameSuffix vocabularies in the table (API.md 11.4): reads, the abbreviations a
+ * person write needs, and versioned writes with their ChangeHistory entry, requester check and
+ * abbreviation claim, through the same versioned write as persons.
+ */
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { type ChangeEntry, NO_PROVIDER_DATA, type ProviderData } from '../domain/change-history';
+import { NotFound } from '../domain/errors';
+import type { Abbreviations } from '../domain/person';
+import {
+  mergeEntry,
+  SEEDED_ID_CEILING,
+  SEEDED_VOCABULARY,
+  seededEntry,
+  VOCABULARY_KINDS,
+  type VocabularyBody,
+  type VocabularyEntry,
+  type VocabularyKind,
+} from '../domain/vocabulary';
+import type { Storage } from './client';
+import { type IdAllocator, idAllocator } from './ids';
+import { idCounterKey, type Key, personKey, vocabularyKey, vocabularyPartition } from './keys';
+import { storageCall } from './storage-errors';
+import {
+  claimActions,
+  existsCheck,
+  historyActions,
+  jitteredBackoff,
+  objectPut,
+  type RetryOptions,
+  retrying,
+  sendWrite,
+  transactionOf,
+} from './versioned-write';
+
+const ENTRY_FIELDS = ['id', 'term', 'abbreviation', 'local_reference_id', 'CoreMetaData'] as const;
+
+const toEntryItem = (kind: VocabularyKind, entry: VocabularyEntry) => ({
+  ...vocabularyKey(kind, entry.id),
+  type: kind,
+  ...entry,
+});
+
+const fromEntryItem = (item: Record<string, unknown>): VocabularyEntry =>
+  Object.fromEntries(ENTRY_FIELDS.map((field) => [field, item[field]])) as unknown as VocabularyEntry;
+
+export interface VocabularyReader {
+  list(kind: VocabularyKind): Promise<VocabularyEntry[]>;
+  get(kind: VocabularyKind, id: number): Promise<VocabularyEntry>;
+  /** The abbreviations of the entries with these ids; ids that name no entry are left out. */
+  abbreviations(ids: Record<VocabularyKind, number[]>): Promise<Abbreviations>;
+}
+
+export interface VocabularyRepository extends VocabularyReader {
+  create(
+    kind: VocabularyKind,
+    body: VocabularyBody,
+    requester: number,
+    provider?: ProviderData,
+  ): Promise<VocabularyEntry>;
+  update(
+    kind: VocabularyKind,
+    id: number,
+    body: VocabularyBody,
+    requester: number,
+    provider?: ProviderData,
+  ): Promise<VocabularyEntry>;
+}
+
+export type VocabularyDeps = Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<RetryOptions>;
+
+const BATCH_GET_LIMIT = 100;
+
+export const vocabularyReader = ({ client, tableName }: Storage): VocabularyReader => ({
+  async list(kind) {
+    const entries: VocabularyEntry[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await storageCall(() =>
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': vocabularyPartition(kind) },
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        ),
+      );
+      entries.push(...(page.Items ?? []).map(fromEntryItem));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return entries;
+  },
+
+  async get(kind, id) {
+    const { Item } = await storageCall(() =>
+      client.send(
+        new GetCommand({ TableName: tableName, Key: vocabularyKey(kind, id), ConsistentRead: true }),
+      ),
+    );
+    if (!Item) throw new NotFound(kind, id);
+    return fromEntryItem(Item);
+  },
+
+  async abbreviations(ids) {
+    const found: Record<VocabularyKind, Map<number, string>> = {
+      NamePrefix: new Map(),
+      NameSuffix: new Map(),
+    };
+    let keys: Key[] = VOCABULARY_KINDS.flatMap((kind) => ids[kind].map((id) => vocabularyKey(kind, id)));
+    // A person's Names point at 40 entries at most; more keys than one call takes are a client's error.
+    keys = keys.slice(0, BATCH_GET_LIMIT);
+    while (keys.length > 0) {
+      const { Responses, UnprocessedKeys } = await storageCall(() =>
+        client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } })),
+      );
+      for (const item of Responses?.[tableName] ?? [])
+        found[item.type as VocabularyKind].set(item.id as number, item.abbreviation as string);
+      keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
+    }
+    return found;
+  },
+});
+
+export const vocabularyRepository = ({
+  client,
+  tableName,
+  ids = idAllocator(client, tableName),
+  clock = () => new Date(),
+  maxAttempts = 12,
+  backoff = jitteredBackoff,
+}: VocabularyDeps): VocabularyRepository => {
+  const reader = vocabularyReader({ client, tableName });
+
+  /** One versioned write of an entry: the entry, its history, its claim, the requester checked. */
+  const write = (
+    kind: VocabularyKind,
+    stored: VocabularyEntry | null,
+    id: number,
+    body: VocabularyBody,
+    requester: number,
+    changeId: number,
+    provider: ProviderData,
+  ) => {
+    const now = clock().toISOString();
+    const merge = mergeEntry(kind, stored, id, body, { requester, now, changeId });
+    if (merge.changed.length === 0) return { merge, landed: Promise.resolve(true) };
+    const entry: ChangeEntry = {
+      id: changeId,
+      endpoint: kind,
+      object_id: id,
+      version: merge.entry.CoreMetaData.version,
+      action: stored ? 'update' : 'create',
+      requester,
+      at: now,
+      changed: merge.changed,
+      provider_data: provider,
+    };
+    const transaction = transactionOf([
+      objectPut(tableName, toEntryItem(kind, merge.entry), stored ? stored.CoreMetaData.version : null),
+      ...historyActions(tableName, entry, merge.entry),
+      ...claimActions(tableName, { endpoint: kind, id }, merge.take, merge.release),
+      existsCheck(tableName, personKey(requester), { kind: 'requester', requester }),
+    ]);
+    return { merge, landed: sendWrite(client, transaction) };
+  };
+
+  const retry = { maxAttempts, backoff };
+
+  return {
+    ...reader,
+
+    async create(kind, body, requester, provider = NO_PROVIDER_DATA) {
+      const reserved = await ids.reserve(2);
+      const next = reserved.sequence();
+      const [id, changeId] = [next(), next()];
+      return retrying(retry, async () => {
+        const { merge, landed } = write(kind, null, id, body, requester, changeId, provider);
+        return (await landed) ? merge.entry : undefined;
+      });
+    },
+
+    async update(kind, id, body, requester, provider = NO_PROVIDER_DATA) {
+      const changeId = (await ids.reserve(1)).first;
+      return retrying(retry, async () => {
+        const stored = await reader.get(kind, id);
+        const { merge, landed } = write(kind, stored, id, body, requester, changeId, provider);
+        return (await landed) ? merge.entry : undefined;
+      });
+    },
+  };
+};
+
+/** Raises the id counter to the seeded ids' ceiling, so allocated ids never repeat a seeded one. */
+const raiseIdFloor = async (client: DynamoDBDocumentClient, tableName: string) => {
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: idCounterKey,
+        UpdateExpression: 'SET #value = :floor',
+        ConditionExpression: 'attribute_not_exists(#value) OR #value < :floor',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':floor': SEEDED_ID_CEILING },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+};
+
+/**
+ * Writes the seeded vocabulary entries that are not there yet, each with its ChangeHistory entry and
+ * claim, through the same transaction as any other create: tests, `npm start` and deploy all call
+ * this, and calling it again changes nothing.
+ */
+export const seedVocabulary = async (
+  { client, tableName }: Storage,
+  ids: IdAllocator = idAllocator(client, tableName),
+): Promise<void> => {
+  await raiseIdFloor(client, tableName);
+  const now = new Date().toISOString();
+  for (const kind of VOCABULARY_KINDS) {
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': vocabularyPartition(kind) },
+        ProjectionExpression: 'id',
+        ConsistentRead: true,
+      }),
+    );
+    const present = new Set(Items.map((item) => item.id as number));
+    const missing = SEEDED_VOCABULARY[kind].filter(({ id }) => !present.has(id));
+    if (missing.length === 0) continue;
+    const reserved = await ids.reserve(missing.length);
+    const changeId = reserved.sequence();
+    for (const seed of missing) {
+      const { entry, changed, take } = seededEntry(kind, seed, now, changeId());
+      const history: ChangeEntry = {
+        id: entry.CoreMetaData.created_audit_id as number,
+        endpoint: kind,
+        object_id: entry.id,
+        version: 1,
+        action: 'create',
+        requester: null,
+        at: now,
+        changed,
+        provider_data: { ...NO_PROVIDER_DATA, caller: 'seed' },
+      };
+      // A write that meets another seed's (a second container starting) leaves that one standing.
+      await sendWrite(
+        client,
+        transactionOf([
+          objectPut(tableName, toEntryItem(kind, entry), null),
+          ...historyActions(tableName, history, entry),
+          ...claimActions(tableName, { endpoint: kind, id: entry.id }, take, []),
+        ]),
+      );
+    }
+  }
+};

@@ -1,0 +1,96 @@
+/**
+ * Handlers of the NamePrefix and NameSuffix vocabularies (API.md 11.4) and of their `/Prefix`, `/Suffix`
+ * view (API.md 6): the two vocabularies differ only in their names, so each function file picks a kind.
+ */
+import type { VocabularyRepository } from '../db/vocabulary-repository';
+import { filter, listQuery, listRequest, offsetList } from '../domain/listing';
+import { referenceOut, resourceUrl, vocabularyOut } from '../domain/representation';
+import {
+  selectEntries,
+  VOCABULARIES,
+  type VocabularyBody,
+  type VocabularyKind,
+  vocabularyBody,
+} from '../domain/vocabulary';
+import { readHandler, writeHandler } from './handler';
+import { pagedResponse, paginatedResponse } from './paged';
+import { pathIdOf, queryOf } from './request';
+import { created, ok } from './responses';
+
+/** `GET /NamePrefix`: GRC's parameters (`prefix`, `abbreviation`, `search`) and the list styles. */
+export const vocabularyListQuery = (kind: VocabularyKind) =>
+  listQuery({ [VOCABULARIES[kind].term]: filter, abbreviation: filter, search: filter });
+
+/** GET /{kind}: ordered by id, filtered, as GRC's list or (with page/perPage) a PaginatedList. */
+export const vocabularyListHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) => {
+  const query = vocabularyListQuery(kind);
+  const { term } = VOCABULARIES[kind];
+  return readHandler().handler(async ({ event, links }) => {
+    const request = listRequest(queryOf(event, query) as Record<string, string | undefined>, [
+      term,
+      'abbreviation',
+      'search',
+    ]);
+    const { [term]: termFilter, abbreviation, search } = request.filters;
+    const entries = selectEntries(
+      await vocabulary.list(kind),
+      {
+        ...(termFilter ? { term: termFilter } : {}),
+        ...(abbreviation ? { abbreviation } : {}),
+        ...(search ? { search } : {}),
+      },
+      request.descending,
+    );
+    const { offset, limit } = request.window;
+    const items = entries.slice(offset, offset + limit).map((entry) => vocabularyOut(kind, entry, links));
+    return request.page
+      ? paginatedResponse(event, links, kind, request.page, { total: entries.length, items })
+      : ok(offsetList(links.contextUrl, entries.length, offset, items));
+  });
+};
+
+/** GET /{kind}/{id} */
+export const vocabularyItemHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
+  readHandler().handler(async ({ event, links }) =>
+    ok(vocabularyOut(kind, await vocabulary.get(kind, pathIdOf(event, kind)), links)),
+  );
+
+/** POST /{kind}: 201 with `Location`; a requester that is an existing person (0 is 400). */
+export const vocabularyCreateHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
+  writeHandler(vocabularyBody(kind, true), 'update').handler(async ({ body, requester, provider, links }) => {
+    const entry = await vocabulary.create(kind, body as VocabularyBody, requester, provider);
+    return created(vocabularyOut(kind, entry, links), resourceUrl(links.baseUrl, kind, entry.id));
+  });
+
+/** PATCH /{kind}/{id}: the entry as GET showed it, with changes. */
+export const vocabularyUpdateHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
+  writeHandler(vocabularyBody(kind, false), 'update').handler(
+    async ({ event, body, requester, provider, links }) => {
+      const entry = await vocabulary.update(
+        kind,
+        pathIdOf(event, kind),
+        body as VocabularyBody,
+        requester,
+        provider,
+      );
+      return ok(vocabularyOut(kind, entry, links));
+    },
+  );
+
+/** GET /Prefix, /Suffix: the same entries in the PaginatedList envelope, by id. */
+export const referenceListHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
+  readHandler().handler(async ({ event, links }) =>
+    pagedResponse(event, links, VOCABULARIES[kind].view, async ({ offset, limit }) => {
+      const entries = selectEntries(await vocabulary.list(kind), {}, false);
+      return {
+        total: entries.length,
+        items: entries.slice(offset, offset + limit).map((entry) => referenceOut(kind, entry, links)),
+      };
+    }),
+  );
+
+/** GET /Prefix/{id}, /Suffix/{id} */
+export const referenceItemHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
+  readHandler().handler(async ({ event, links }) =>
+    ok(referenceOut(kind, await vocabulary.get(kind, pathIdOf(event, VOCABULARIES[kind].view)), links)),
+  );

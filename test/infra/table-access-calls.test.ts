@@ -1,0 +1,416 @@
+/**
+ * The grants against the code that uses them: each function's operations run against DynamoDB Local
+ * (the handler modules themselves, as deployed, with their sample-event shapes) while every DynamoDB
+ * call is recorded, and then
+ * - every call must be allowed by that function's rules in TABLE_ACCESS, evaluated as IAM would
+ *   (action, table or index, every leading key against the partition patterns, and transaction-only
+ *   rules only inside TransactWriteItems): a repository that starts a new call fails here before a
+ *   deploy would answer it with AccessDenied;
+ * - every action a rule grants on every partition it names must be used by some call: a grant left
+ *   behind when a call goes away, or written wider than the code needs, fails here.
+ * permissions.test.ts pins the same grants from the synthesized template, written out by hand.
+ */
+import { randomUUID } from 'node:crypto';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type {
+  APIGatewayProxyStructuredResultV2,
+  CloudFormationCustomResourceEvent,
+  Context,
+} from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { buildHandler as seedHandler } from '../../infra/handlers/seed-reference-data';
+import { changeCountersOf, TABLE_ACCESS, type TableAccessRule } from '../../infra/table-access';
+import { changeHistory } from '../../lib/db/change-history';
+import { documentClient } from '../../lib/db/client';
+import { socialAddressWriter } from '../../lib/db/social-address-writer';
+import { PARTITION_KEY, tableDefinition } from '../../lib/db/table';
+import { ENDPOINTS, type Endpoint } from '../../lib/domain/change-history';
+import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
+import { createTestTable } from '../support/dynamo';
+import { type EventSpec, httpEvent, lambdaContext } from '../support/events';
+
+/** One authorization DynamoDB asks IAM for: an action on the table or an index, for these partitions. */
+interface Request {
+  action: string;
+  index?: string;
+  partitions: string[];
+  transactional: boolean;
+}
+
+type Input = Record<string, Record<string, unknown>> & Record<string, unknown>;
+
+const pkOf = (item: unknown) => (item as Record<string, string>)[PARTITION_KEY] as string;
+
+/** The partition a table Query reads: the value its key condition gives the partition key. */
+const queriedPartition = ({ KeyConditionExpression, ExpressionAttributeValues }: Input) => {
+  const name = new RegExp(`^\\s*${PARTITION_KEY}\\s*=\\s*(:\\w+)`).exec(String(KeyConditionExpression))?.[1];
+  if (!name) throw new Error(`Cannot read the partition of the key condition ${KeyConditionExpression}`);
+  return String(ExpressionAttributeValues?.[name]);
+};
+
+const TRANSACT_PARTS: Record<string, [string, (part: Input) => string]> = {
+  Put: ['PutItem', (part) => pkOf(part.Item)],
+  Update: ['UpdateItem', (part) => pkOf(part.Key)],
+  Delete: ['DeleteItem', (part) => pkOf(part.Key)],
+  ConditionCheck: ['ConditionCheckItem', (part) => pkOf(part.Key)],
+};
+
+/** What IAM authorizes for one document-client command. */
+const requestsOf = (command: unknown): Request[] => {
+  const input = (command as { input: Input }).input;
+  const single = (action: string, partitions: string[]): Request[] => [
+    { action, partitions, transactional: false },
+  ];
+  if (command instanceof GetCommand) return single('GetItem', [pkOf(input.Key)]);
+  if (command instanceof PutCommand) return single('PutItem', [pkOf(input.Item)]);
+  if (command instanceof UpdateCommand) return single('UpdateItem', [pkOf(input.Key)]);
+  if (command instanceof DeleteCommand) return single('DeleteItem', [pkOf(input.Key)]);
+  if (command instanceof BatchGetCommand)
+    return Object.values(input.RequestItems as Record<string, { Keys: unknown[] }>).flatMap(({ Keys }) =>
+      single('BatchGetItem', Keys.map(pkOf)),
+    );
+  if (command instanceof BatchWriteCommand) return single('BatchWriteItem', []);
+  if (command instanceof QueryCommand)
+    return input.IndexName
+      ? [{ action: 'Query', index: String(input.IndexName), partitions: [], transactional: false }]
+      : single('Query', [queriedPartition(input)]);
+  if (command instanceof TransactWriteCommand)
+    return (input.TransactItems as unknown as Input[]).map((item) => {
+      const [kind, part] = Object.entries(item)[0] as [string, Input];
+      const [action, partition] = TRANSACT_PARTS[kind] ?? [kind, () => ''];
+      return { action, partitions: [partition(part)], transactional: true };
+    });
+  return single((command as object).constructor.name, []);
+};
+
+/** IAM's `StringLike`: `*` is any run of characters, everything else itself. */
+const like = (pattern: string, value: string) =>
+  new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*')}$`).test(value);
+
+const allows = (rule: TableAccessRule, request: Request) =>
+  rule.actions.some((action) => action === request.action) &&
+  rule.index === request.index &&
+  (!rule.transactional || request.transactional) &&
+  (rule.partitions === undefined ||
+    request.partitions.every((partition) => rule.partitions?.some((pattern) => like(pattern, partition))));
+
+/**
+ * The change counters of an endpoint count as one partition for "is it used": which shard a write
+ * lands on depends on its entry's id, and the rules name every shard so that any may be written.
+ */
+const SHARD_GROUPS = new Map<string, string>(
+  ENDPOINTS.flatMap((endpoint: Endpoint) =>
+    changeCountersOf(endpoint).map((pk): [string, string] => [pk, `change counters of ${endpoint}`]),
+  ),
+);
+
+/** Every action on every partition a function's rules grant, as `action on partition (tx)`. */
+const grantsOf = (handler: string) =>
+  (TABLE_ACCESS[handler] ?? []).flatMap((rule) =>
+    rule.actions.flatMap((action) =>
+      (rule.partitions ?? [`index ${rule.index}`]).map((partition) => ({
+        rule,
+        action,
+        partition,
+        name: `${action} on ${SHARD_GROUPS.get(partition) ?? partition}${rule.transactional ? ' (tx)' : ''}`,
+      })),
+    ),
+  );
+
+const uses = (grant: ReturnType<typeof grantsOf>[number], request: Request) =>
+  grant.action === request.action &&
+  allows(grant.rule, request) &&
+  (grant.rule.partitions === undefined ||
+    request.partitions.some(
+      (partition) =>
+        like(grant.partition, partition) ||
+        (SHARD_GROUPS.has(grant.partition) &&
+          SHARD_GROUPS.get(grant.partition) === SHARD_GROUPS.get(partition)),
+    ));
+
+const send = vi.spyOn(DynamoDBDocumentClient.prototype, 'send');
+/** Handler name → the requests its operations made. */
+const recorded = new Map<string, Request[]>();
+
+/** Runs `operation` as `handler`, recording what it asks DynamoDB for. */
+const as = async <T>(handler: string, operation: () => Promise<T>): Promise<T> => {
+  send.mockClear();
+  const result = await operation();
+  const requests = send.mock.calls.flatMap(([command]) => requestsOf(command));
+  recorded.set(handler, [...(recorded.get(handler) ?? []), ...requests]);
+  return result;
+};
+
+type Body = Record<string, Json>;
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely; statuses are asserted
+type Json = any;
+
+/** Invokes a handler module (functions/<handler>.ts) with an HTTP API event, as `handler`. */
+const invoke = (handler: string, spec: EventSpec, expected: number) =>
+  as(handler, async () => {
+    const module = (await import(`../../functions/${handler}.ts`)) as {
+      handler: (event: unknown, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+    };
+    const result = await module.handler(httpEvent(spec), lambdaContext());
+    expect({ handler, spec, status: result.statusCode, body: result.body }).toMatchObject({
+      status: expected,
+    });
+    return JSON.parse(result.body ?? 'null') as Body;
+  });
+
+const seedEvent = (RequestType: 'Create' | 'Update', TableName: string) =>
+  ({
+    RequestType,
+    ServiceToken: 'arn:aws:lambda:local:0:function:framework',
+    ResponseURL: 'https://example.invalid/response',
+    StackId: 'arn:aws:cloudformation:local:0:stack/PersonServiceStack/1',
+    RequestId: randomUUID(),
+    LogicalResourceId: 'ReferenceData',
+    ResourceType: 'Custom::ReferenceData',
+    ResourceProperties: { ServiceToken: 'arn:aws:lambda:local:0:function:framework', TableName },
+    ...(RequestType === 'Update'
+      ? { PhysicalResourceId: `reference-data:${TableName}`, OldResourceProperties: {} }
+      : {}),
+  }) as CloudFormationCustomResourceEvent;
+
+const setOf = (body: Body, set: string): Body[] => body[set]['@set'];
+
+beforeAll(async () => {
+  const endpoint = inject('dynamoEndpoint');
+  const client = documentClient(localClientConfig(endpoint));
+
+  // The deploy-time seed, on an empty table, then again as a stack update does.
+  const empty = `seed-${randomUUID()}`;
+  await client.send(new CreateTableCommand(tableDefinition(empty)));
+  await as('seed-reference-data', async () => {
+    await seedHandler({ client })(seedEvent('Create', empty));
+    await seedHandler({ client })(seedEvent('Update', empty));
+  });
+
+  const table = await createTestTable();
+  useLocalTable(endpoint, table.tableName);
+
+  // Persons: one with an email (self-registered), one without, named with a prefix and a suffix.
+  const ada = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: 0,
+      body: {
+        Names: { '@set': [{ first_name: 'Ada', last_name: 'Lovelace' }] },
+        Emails: { '@set': [{ email: 'ada@example.org' }] },
+      },
+    },
+    201,
+  );
+  const grace = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: ada.id,
+      body: {
+        Names: {
+          '@set': [{ first_name: 'Grace', last_name: 'Hopper', name_prefix_fk: 21, name_suffix_fk: 505 }],
+        },
+      },
+    },
+    201,
+  );
+  const person = (id: number, suffix = '') => ({
+    route: `/Person/{id}${suffix}`,
+    path: `/Person/${id}${suffix}`,
+    pathParameters: { id: String(id) },
+  });
+
+  // Updates: an email added (the name claim released) with a name pointing at both vocabularies, an
+  // email changed.
+  await invoke(
+    'update-person',
+    {
+      method: 'PATCH',
+      ...person(grace.id),
+      requester: ada.id,
+      body: {
+        Emails: { '@set': [{ email: 'grace@example.org' }] },
+        Names: {
+          '@set': [{ first_name: 'Amazing', last_name: 'Grace', name_prefix_fk: 2, name_suffix_fk: 1 }],
+        },
+      },
+    },
+    200,
+  );
+  await invoke(
+    'update-person',
+    {
+      method: 'PATCH',
+      ...person(ada.id),
+      requester: ada.id,
+      body: { Emails: { '@set': [{ id: setOf(ada, 'Emails')[0]?.id, email: 'ada.lovelace@example.org' }] } },
+    },
+    200,
+  );
+  // A person without an email renamed: the new name's claim taken, the old one's released.
+  const lin = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: ada.id,
+      body: { Names: { '@set': [{ first_name: 'Lin', last_name: 'Lan' }] } },
+    },
+    201,
+  );
+  await invoke(
+    'update-person',
+    {
+      method: 'PATCH',
+      ...person(lin.id),
+      requester: ada.id,
+      body: { Names: { '@set': [{ id: setOf(lin, 'Names')[0]?.id, first_name: 'Linus' }] } },
+    },
+    200,
+  );
+
+  // Enrichment, through the writer functions/enrich-person.ts wires.
+  await as('enrich-person', async () => {
+    const writer = socialAddressWriter({ client, tableName: table.tableName });
+    expect(await writer.fill(ada.id, { twitter: 'https://twitter.com/ada' })).toBe('written');
+  });
+
+  await invoke('get-person', { method: 'GET', ...person(ada.id) }, 200);
+  await invoke('list-persons', { method: 'GET', route: '/Person', query: { limit: '10' } }, 200);
+  await invoke('list-person-audit', { method: 'GET', ...person(ada.id, '/audit') }, 200);
+
+  const views = { Prefix: 'prefixes', Suffix: 'suffixes' } as const;
+  for (const [view, plural] of Object.entries(views)) {
+    await invoke(`list-${plural}`, { method: 'GET', route: `/${view}` }, 200);
+    await invoke(
+      `get-${view.toLowerCase()}`,
+      { method: 'GET', route: `/${view}/{id}`, path: `/${view}/1`, pathParameters: { id: '1' } },
+      200,
+    );
+  }
+
+  // Vocabulary entries: created, then their abbreviation moved (one claim taken, one released).
+  const entries: Partial<Record<Endpoint, number>> = { Person: grace.id };
+  const vocabularies = [
+    {
+      kind: 'NamePrefix',
+      noun: 'name-prefix',
+      plural: 'name-prefixes',
+      term: 'prefix',
+      text: 'Captain',
+      abbreviation: 'Capt.',
+    },
+    {
+      kind: 'NameSuffix',
+      noun: 'name-suffix',
+      plural: 'name-suffixes',
+      term: 'suffix',
+      text: 'Doctor of Education',
+      abbreviation: 'EdD',
+    },
+  ] as const;
+  for (const { kind, noun, plural, term, text, abbreviation } of vocabularies) {
+    await invoke(`list-${plural}`, { method: 'GET', route: `/${kind}`, query: { search: 'd' } }, 200);
+    const created = await invoke(
+      `create-${noun}`,
+      {
+        method: 'POST',
+        route: `/${kind}`,
+        requester: ada.id,
+        body: { '@type': kind, [term]: text, abbreviation },
+      },
+      201,
+    );
+    const item = {
+      route: `/${kind}/{id}`,
+      path: `/${kind}/${created.id}`,
+      pathParameters: { id: String(created.id) },
+    };
+    await invoke(`get-${noun}`, { method: 'GET', ...item }, 200);
+    await invoke(
+      `update-${noun}`,
+      { method: 'PATCH', ...item, requester: ada.id, body: { abbreviation: `${abbreviation}x` } },
+      200,
+    );
+    entries[kind] = created.id;
+  }
+
+  // ChangeHistory: across objects, one object by id alone, one object of each endpoint, and an
+  // entry of each endpoint (an update, so its predecessor is read too).
+  await invoke(
+    'list-change-history',
+    { method: 'GET', route: '/ChangeHistory', query: { limit: '100' } },
+    200,
+  );
+  await invoke(
+    'list-change-history',
+    { method: 'GET', route: '/ChangeHistory', query: { object_id: String(ada.id) } },
+    200,
+  );
+  const history = changeHistory({ client, tableName: table.tableName });
+  for (const endpoint of ENDPOINTS) {
+    const id = entries[endpoint] as number;
+    await invoke(
+      'list-change-history',
+      { method: 'GET', route: '/ChangeHistory', query: { endpoint, object_id: String(id) } },
+      200,
+    );
+    const { changes } = await history.page({
+      endpoint,
+      object_id: id,
+      descending: true,
+      window: { offset: 0, limit: 1 },
+    });
+    const changeId = changes[0]?.entry.id as number;
+    await invoke(
+      'get-change-history',
+      {
+        method: 'GET',
+        route: '/ChangeHistory/{id}',
+        path: `/ChangeHistory/${changeId}`,
+        pathParameters: { id: String(changeId) },
+      },
+      200,
+    );
+  }
+}, 120_000);
+
+afterAll(() => {
+  send.mockRestore();
+});
+
+const TABLE_FUNCTIONS = Object.keys(TABLE_ACCESS).sort();
+
+describe('the grants against the calls the code makes', () => {
+  it('exercise every function that has table access', () => {
+    expect([...recorded.keys()].sort()).toEqual(TABLE_FUNCTIONS);
+  });
+
+  it.each(TABLE_FUNCTIONS)('%s: every call it makes is allowed', (handler) => {
+    const rules = TABLE_ACCESS[handler] ?? [];
+    const requests = recorded.get(handler) ?? [];
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((request) => !rules.some((rule) => allows(rule, request)))).toEqual([]);
+  });
+
+  it.each(TABLE_FUNCTIONS)('%s: every action on every partition it is granted is used', (handler) => {
+    const requests = recorded.get(handler) ?? [];
+    const unused = grantsOf(handler).filter((grant) => !requests.some((request) => uses(grant, request)));
+    expect(unused.map(({ name }) => name)).toEqual([]);
+  });
+});
