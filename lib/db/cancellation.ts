@@ -22,6 +22,12 @@ export type CancellationOutcome = { retry: true } | { retry: false; error: Domai
 
 const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
+/**
+ * Actions whose failed condition means the state the write was built on moved: the object's version,
+ * a claim that changed hands, the enrichment mark another delivery wrote.
+ */
+const STALE_ROLES: ReadonlySet<ActionRole['kind']> = new Set(['object', 'release', 'mark']);
+
 const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
 
 const UNIQUE_FIELDS: Record<ClaimField, UniqueField> = {
@@ -68,9 +74,7 @@ export const decodeCancellation = (
 
   // A moved version or a claim that changed hands means what we merged onto is stale: any claim
   // failure seen alongside may be stale too, so re-read before judging.
-  const stale = paired.some(
-    ({ role, reason }) => (role.kind === 'object' || role.kind === 'release') && failed(reason),
-  );
+  const stale = paired.some(({ role, reason }) => STALE_ROLES.has(role.kind) && failed(reason));
   if (stale) return { retry: true };
 
   const clashes = paired.flatMap(({ role, reason }) =>

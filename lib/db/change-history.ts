@@ -16,6 +16,7 @@ import {
   changeListPartition,
   historyKey,
   historyPartition,
+  historySortKey,
   type Key,
   personKey,
   versionOfHistoryKey,
@@ -78,7 +79,7 @@ const objectKey = (endpoint: Endpoint, id: number): Key =>
 const keyString = ({ pk, sk }: Key) => `${pk}\n${sk}`;
 const predecessorKey = ({ pk, sk }: Key): Key | undefined => {
   const version = versionOfHistoryKey(sk);
-  return version > 1 ? { pk, sk: `AUDIT#${String(version - 1).padStart(10, '0')}` } : undefined;
+  return version > 1 ? { pk, sk: historySortKey(version - 1) } : undefined;
 };
 
 const BATCH_GET_LIMIT = 100;

@@ -86,8 +86,11 @@ export const historyPartition = (endpoint: Endpoint, objectId: number): string =
 /** The ChangeHistory entry of the write that made `version` of an object. */
 export const historyKey = (endpoint: Endpoint, objectId: number, version: number): Key => ({
   pk: historyPartition(endpoint, objectId),
-  sk: `AUDIT#${pad(version)}`,
+  sk: historySortKey(version),
 });
+
+/** The sort key of an object's entry of `version`, within its history partition. */
+export const historySortKey = (version: number) => `AUDIT#${pad(version)}`;
 
 /** The version a history sort key names. */
 export const versionOfHistoryKey = (sk: string): number => Number(sk.slice('AUDIT#'.length));

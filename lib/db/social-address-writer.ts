@@ -3,8 +3,7 @@
  * AuditEntry and the enrichment mark, in one transaction conditioned on the version it read, so a
  * PATCH that lands meanwhile is re-read and kept, never lost.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { NO_PROVIDER_DATA } from '../domain/change-history';
 import { fillSocialAddresses, type SocialProfiles } from '../domain/enrichment';
 import { ServiceUnavailable } from '../domain/errors';
@@ -14,7 +13,7 @@ import { type IdAllocator, idAllocator } from './ids';
 import { enrichmentKey, personKey } from './keys';
 import { fromPersonItem, personPut } from './person-items';
 import { storageCall } from './storage-errors';
-import { historyActions } from './versioned-write';
+import { historyActions, sendWrite, transactionOf } from './versioned-write';
 
 export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
 
@@ -81,29 +80,25 @@ export const socialAddressWriter = ({
           changed: ['/SocialAddresses'],
           provider_data: { ...NO_PROVIDER_DATA, caller: 'enrichment' },
         };
-        try {
-          await storageCall(() =>
-            client.send(
-              new TransactWriteCommand({
-                TransactItems: [
-                  personPut(tableName, next, person.CoreMetaData.version)[0],
-                  ...historyActions(tableName, entry, next).map(([item]) => item),
-                  {
-                    Put: {
-                      TableName: tableName,
-                      Item: { ...enrichmentKey(personId), type: 'EnrichmentMark', at: now, filled },
-                      ConditionExpression: 'attribute_not_exists(pk)',
-                    },
-                  },
-                ],
-              }),
-            ),
-          );
-          return 'written';
-        } catch (error) {
-          if (!(error instanceof TransactionCanceledException)) throw error;
-          // The version moved (a PATCH landed) or another delivery enriched first: read again.
-        }
+        const landed = await sendWrite(
+          client,
+          transactionOf([
+            personPut(tableName, next, person.CoreMetaData.version),
+            ...historyActions(tableName, entry, next),
+            [
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: { ...enrichmentKey(personId), type: 'EnrichmentMark', at: now, filled },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              { kind: 'mark' },
+            ],
+          ]),
+        );
+        if (landed) return 'written';
+        // The version moved (a PATCH landed) or another delivery enriched first: read again.
         await new Promise((wait) => setTimeout(wait, Math.random() * 20 * attempt));
       }
       throw new ServiceUnavailable('The person kept changing while enrichment wrote');

@@ -31,7 +31,7 @@ export const resourceUrl = (baseUrl: string, type: string, id: number) => `${bas
 export const personUrl = (baseUrl: string, id: number) => resourceUrl(baseUrl, 'Person', id);
 
 /** A record is live while it is not deprecated; nothing here is deprecated yet (API.md 11.2). */
-const LIVE = 1;
+const LIVE = 1 as const;
 
 interface StoredMetaData {
   date_created: string;

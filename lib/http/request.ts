@@ -48,6 +48,9 @@ export const requesterOf = (event: APIGatewayProxyEventV2, rule: RequesterRule):
   return id;
 };
 
+/** A user agent is kept to this many characters: enough to tell clients apart, bounded in storage. */
+const MAX_USER_AGENT = 512;
+
 interface AuthorizerContext {
   iam?: { userArn?: string };
   jwt?: { claims?: Record<string, unknown> };
@@ -65,7 +68,7 @@ export const providerDataOf = (event: APIGatewayProxyEventV2): ProviderData => {
   const subject = authorizer?.jwt?.claims?.sub;
   return {
     request_id: requestId ?? null,
-    user_agent: http?.userAgent || null,
+    user_agent: http?.userAgent ? http.userAgent.slice(0, MAX_USER_AGENT) : null,
     caller: authorizer?.iam?.userArn ?? (typeof subject === 'string' ? subject : null),
   };
 };
@@ -113,7 +116,7 @@ export const bodyOf = <S extends z.ZodType>(event: APIGatewayProxyEventV2, schem
   if (!parsed.success)
     throw new HttpProblem(
       'validation-error',
-      'The body does not match the Person schema',
+      'The body does not match the schema of this resource',
       fieldErrors(parsed.error.issues),
     );
   return parsed.data;
