@@ -3,10 +3,11 @@
  * object as stored after its change; the object before it is read from the entry of the version before,
  * which a window's Query or BatchGetItem fetches along with the window.
  */
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type ChangeEntry, ENDPOINTS, type Endpoint, NO_PROVIDER_DATA } from '../domain/change-history';
 import { NotFound } from '../domain/errors';
 import type { Window } from '../domain/listing';
+import { batchGet, type Item, keyString } from './batch-get';
 import type { Storage } from './client';
 import {
   CHANGE_ID_INDEX,
@@ -59,8 +60,6 @@ export interface ChangeHistory {
   ): Promise<ChangePage<ChangeEntry> | undefined>;
 }
 
-type Item = Record<string, unknown>;
-
 export const fromHistoryItem = (item: Item): ChangeEntry => ({
   id: item.id as number,
   endpoint: (item.endpoint as Endpoint | undefined) ?? 'Person',
@@ -76,36 +75,17 @@ export const fromHistoryItem = (item: Item): ChangeEntry => ({
 const objectKey = (endpoint: Endpoint, id: number): Key =>
   endpoint === 'Person' ? personKey(id) : vocabularyKey(endpoint, id);
 
-const keyString = ({ pk, sk }: Key) => `${pk}\n${sk}`;
 const predecessorKey = ({ pk, sk }: Key): Key | undefined => {
   const version = versionOfHistoryKey(sk);
   return version > 1 ? { pk, sk: historySortKey(version - 1) } : undefined;
 };
 
-const BATCH_GET_LIMIT = 100;
-
 export const changeHistory = ({ client, tableName }: Storage): ChangeHistory => {
-  const batchGet = async (keys: Key[]): Promise<Map<string, Item>> => {
-    const found = new Map<string, Item>();
-    const unique = [...new Map(keys.map((key) => [keyString(key), key])).values()];
-    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-      let pending: Key[] = unique.slice(start, start + BATCH_GET_LIMIT);
-      while (pending.length > 0) {
-        const { Responses, UnprocessedKeys } = await storageCall(() =>
-          client.send(
-            new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
-          ),
-        );
-        for (const item of Responses?.[tableName] ?? []) found.set(keyString(item as Key), item);
-        pending = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
-      }
-    }
-    return found;
-  };
+  const read = (keys: Key[]) => batchGet({ client, tableName }, keys);
 
   /** Entries of these keys, each with its predecessor's object, in the keys' order. */
   const withObjects = async (keys: Key[]): Promise<StoredChange[]> => {
-    const items = await batchGet([...keys, ...keys.flatMap((key) => predecessorKey(key) ?? [])]);
+    const items = await read([...keys, ...keys.flatMap((key) => predecessorKey(key) ?? [])]);
     return keys.flatMap((key) => {
       const item = items.get(keyString(key));
       if (!item) return [];
@@ -175,7 +155,7 @@ export const changeHistory = ({ client, tableName }: Storage): ChangeHistory => 
 
   /** The endpoint holding an object id: ids are unique across every object (API.md 3). */
   const endpointOf = async (id: number): Promise<Endpoint | undefined> => {
-    const items = await batchGet(ENDPOINTS.map((endpoint) => objectKey(endpoint, id)));
+    const items = await read(ENDPOINTS.map((endpoint) => objectKey(endpoint, id)));
     return ENDPOINTS.find((endpoint) => items.has(keyString(objectKey(endpoint, id))));
   };
 
@@ -228,7 +208,7 @@ export const changeHistory = ({ client, tableName }: Storage): ChangeHistory => 
       return keys;
     };
     const [counters, shards] = await Promise.all([
-      batchGet(partitions.map(({ endpoint: name, shard }) => changeCounterKey(name, shard))),
+      read(partitions.map(({ endpoint: name, shard }) => changeCounterKey(name, shard))),
       wanted > 0 ? Promise.all(partitions.map(readShard)) : Promise.resolve([]),
     ]);
     const total = [...counters.values()].reduce((sum, item) => sum + (item.value as number), 0);

@@ -3,13 +3,7 @@
  * person write needs, and versioned writes with their ChangeHistory entry, requester check and
  * abbreviation claim, through the same versioned write as persons.
  */
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ChangeEntry, NO_PROVIDER_DATA, type ProviderData } from '../domain/change-history';
 import { NotFound } from '../domain/errors';
 import type { Abbreviations } from '../domain/person';
@@ -23,9 +17,10 @@ import {
   type VocabularyEntry,
   type VocabularyKind,
 } from '../domain/vocabulary';
+import { batchGet } from './batch-get';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
-import { idCounterKey, type Key, personKey, vocabularyKey, vocabularyPartition } from './keys';
+import { idCounterKey, personKey, vocabularyKey, vocabularyPartition } from './keys';
 import { storageCall } from './storage-errors';
 import {
   claimActions,
@@ -75,8 +70,6 @@ export interface VocabularyRepository extends VocabularyReader {
 
 export type VocabularyDeps = Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<RetryOptions>;
 
-const BATCH_GET_LIMIT = 100;
-
 export const vocabularyReader = ({ client, tableName }: Storage): VocabularyReader => ({
   async list(kind) {
     const entries: VocabularyEntry[] = [];
@@ -113,17 +106,9 @@ export const vocabularyReader = ({ client, tableName }: Storage): VocabularyRead
       NamePrefix: new Map(),
       NameSuffix: new Map(),
     };
-    let keys: Key[] = VOCABULARY_KINDS.flatMap((kind) => ids[kind].map((id) => vocabularyKey(kind, id)));
-    // A person's Names point at 40 entries at most; more keys than one call takes are a client's error.
-    keys = keys.slice(0, BATCH_GET_LIMIT);
-    while (keys.length > 0) {
-      const { Responses, UnprocessedKeys } = await storageCall(() =>
-        client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys } } })),
-      );
-      for (const item of Responses?.[tableName] ?? [])
-        found[item.type as VocabularyKind].set(item.id as number, item.abbreviation as string);
-      keys = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Key[];
-    }
+    const keys = VOCABULARY_KINDS.flatMap((kind) => ids[kind].map((id) => vocabularyKey(kind, id)));
+    for (const item of (await batchGet({ client, tableName }, keys, { consistent: false })).values())
+      found[item.type as VocabularyKind].set(item.id as number, item.abbreviation as string);
     return found;
   },
 });

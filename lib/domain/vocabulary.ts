@@ -203,10 +203,10 @@ export const seededEntry = (kind: VocabularyKind, entry: SeedEntry, now: string,
 
 export interface EntryFilters {
   /** Part of the `prefix`/`suffix` (folded). */
-  term?: string;
-  abbreviation?: string;
+  term?: string | undefined;
+  abbreviation?: string | undefined;
   /** Part of either. */
-  search?: string;
+  search?: string | undefined;
 }
 
 /** GRC's vocabulary list: substring filters, case- and accent-insensitive, combined with AND; by id. */

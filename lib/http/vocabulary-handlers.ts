@@ -31,14 +31,10 @@ export const vocabularyListHandler = (kind: VocabularyKind, vocabulary: Vocabula
       'abbreviation',
       'search',
     ]);
-    const { [term]: termFilter, abbreviation, search } = request.filters;
+    const { filters } = request;
     const entries = selectEntries(
       await vocabulary.list(kind),
-      {
-        ...(termFilter ? { term: termFilter } : {}),
-        ...(abbreviation ? { abbreviation } : {}),
-        ...(search ? { search } : {}),
-      },
+      { term: filters[term], abbreviation: filters.abbreviation, search: filters.search },
       request.descending,
     );
     const { offset, limit } = request.window;

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
+import { EXAMPLE_OBJECTS } from '../support/fixtures';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
 export type Json = Record<string, any>;
@@ -94,94 +95,7 @@ export type SetName = 'Names' | 'Emails' | 'PhoneNumbers' | 'PersonRoles' | 'Pos
 export type MembershipSet = 'PersonOrganizations' | 'PersonGroups' | 'PersonInitiatives' | 'PersonTeams';
 
 /** The example object of each empty set: `@type` and every property null, GRC's keys included. */
-export const EXAMPLES: Record<SetName | MembershipSet, Json> = {
-  Names: {
-    '@type': 'Name',
-    id: null,
-    first_name: null,
-    last_name: null,
-    middle_initial: null,
-    freeform_name: null,
-    name_prefix_fk: null,
-    name_suffix_fk: null,
-    primary: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  Emails: {
-    '@type': 'Email',
-    id: null,
-    email: null,
-    primary: null,
-    person_fk: null,
-    organization_fk: null,
-    local_reference_id: null,
-  },
-  PhoneNumbers: {
-    '@type': 'PhoneNumber',
-    id: null,
-    phone_number: null,
-    primary: null,
-    person_fk: null,
-    organization_fk: null,
-    local_reference_id: null,
-  },
-  PersonRoles: {
-    '@type': 'PersonRole',
-    id: null,
-    name: null,
-    role_fk: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PostalAddresses: {
-    '@type': 'PostalAddress',
-    id: null,
-    address1: null,
-    address2: null,
-    city: null,
-    state_territory_province: null,
-    postal_code: null,
-    country: null,
-    country_code: null,
-    primary: null,
-    person_fk: null,
-    organization_fk: null,
-    local_reference_id: null,
-  },
-  PersonOrganizations: {
-    '@type': 'PersonOrganization',
-    id: null,
-    name: null,
-    organization_fk: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PersonGroups: {
-    '@type': 'PersonGroup',
-    id: null,
-    name: null,
-    group_fk: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PersonInitiatives: {
-    '@type': 'PersonInitiative',
-    id: null,
-    name: null,
-    initiative: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-  PersonTeams: {
-    '@type': 'PersonTeam',
-    id: null,
-    name: null,
-    team_fk: null,
-    person_fk: null,
-    local_reference_id: null,
-  },
-};
+export const EXAMPLES: Record<SetName | MembershipSet, Json> = EXAMPLE_OBJECTS;
 
 export const SET_NAMES: readonly SetName[] = [
   'Names',
