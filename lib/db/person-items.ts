@@ -12,6 +12,7 @@ import { personCounterKey, personKey, personListKey, vocabularyKey } from './key
 import {
   type Action,
   claimActions,
+  counterAdd,
   existsCheck,
   historyActions,
   objectPut,
@@ -106,22 +107,7 @@ export const buildWriteTransaction = ({
     ...merge.references.map((reference) =>
       existsCheck(tableName, vocabularyKey(reference.kind, reference.id), { kind: 'vocabulary', reference }),
     ),
-    ...(previousVersion === null
-      ? [
-          [
-            {
-              Update: {
-                TableName: tableName,
-                Key: personCounterKey,
-                UpdateExpression: 'ADD #value :one',
-                ExpressionAttributeNames: { '#value': 'value' },
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
-            { kind: 'counter' },
-          ] satisfies Action,
-        ]
-      : []),
+    ...(previousVersion === null ? [counterAdd(tableName, personCounterKey)] : []),
     ...(requesterToCheck === null
       ? []
       : [

@@ -94,36 +94,46 @@ export const encodeSnapshot = (object: unknown): Uint8Array => gzipSync(JSON.str
 export const decodeSnapshot = <T>(snapshot: Uint8Array | undefined): T | null =>
   snapshot ? (JSON.parse(gunzipSync(snapshot).toString('utf8')) as T) : null;
 
-/** The ChangeHistory entry of a write (one per version, never overwritten) and its counter's step. */
+/** The ChangeHistory entry of a write: one per version, never overwritten. */
+export const historyPut = (tableName: string, entry: ChangeEntry, snapshot: unknown): Action => [
+  {
+    Put: {
+      TableName: tableName,
+      Item: {
+        ...historyKey(entry.endpoint, entry.object_id, entry.version),
+        ...changeListKey(entry.endpoint, entry.id, entry.at),
+        type: 'ChangeHistory',
+        ...entry,
+        snapshot: encodeSnapshot(snapshot),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
+  { kind: 'history' },
+];
+
+/** Adds `count` to a counter item, as a part of a write. */
+export const counterAdd = (tableName: string, key: Key, count = 1): Action => [
+  {
+    Update: {
+      TableName: tableName,
+      Key: key,
+      UpdateExpression: 'ADD #value :count',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':count': count },
+    },
+  },
+  { kind: 'counter' },
+];
+
+/** Counts `count` new entries in the change counter of the shard entry `id` falls in. */
+export const counterStep = (tableName: string, endpoint: Endpoint, id: number, count = 1): Action =>
+  counterAdd(tableName, changeCounterKeyOf(endpoint, id), count);
+
+/** The ChangeHistory entry of a write and its counter's step. */
 export const historyActions = (tableName: string, entry: ChangeEntry, snapshot: unknown): Action[] => [
-  [
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...historyKey(entry.endpoint, entry.object_id, entry.version),
-          ...changeListKey(entry.endpoint, entry.id, entry.at),
-          type: 'ChangeHistory',
-          ...entry,
-          snapshot: encodeSnapshot(snapshot),
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    { kind: 'history' },
-  ],
-  [
-    {
-      Update: {
-        TableName: tableName,
-        Key: changeCounterKeyOf(entry.endpoint, entry.id),
-        UpdateExpression: 'ADD #value :one',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':one': 1 },
-      },
-    },
-    { kind: 'counter' },
-  ],
+  historyPut(tableName, entry, snapshot),
+  counterStep(tableName, entry.endpoint, entry.id),
 ];
 
 /** The claim item's attribute naming its owner. */

@@ -24,8 +24,10 @@ import { idCounterKey, personKey, vocabularyKey, vocabularyPartition } from './k
 import { storageCall } from './storage-errors';
 import {
   claimActions,
+  counterStep,
   existsCheck,
   historyActions,
+  historyPut,
   jitteredBackoff,
   objectPut,
   type RetryOptions,
@@ -200,10 +202,13 @@ const raiseIdFloor = async (client: DynamoDBDocumentClient, tableName: string) =
   }
 };
 
+/** Entries a seed writes in one transaction: 3 actions each and the counter step stay within 100. */
+const SEED_ENTRIES_PER_WRITE = 30;
+
 /**
  * Writes the seeded vocabulary entries that are not there yet, each with its ChangeHistory entry and
- * claim, through the same transaction as any other create: tests, `npm start` and deploy all call
- * this, and calling it again changes nothing.
+ * claim, from the same builders as any other create, thirty entries to a transaction: tests,
+ * `npm start` and deploy all call this, and calling it again changes nothing.
  */
 export const seedVocabulary = async (
   { client, tableName }: Storage,
@@ -226,27 +231,33 @@ export const seedVocabulary = async (
     if (missing.length === 0) continue;
     const reserved = await ids.reserve(missing.length);
     const changeId = reserved.sequence();
-    for (const seed of missing) {
-      const { entry, changed, take } = seededEntry(kind, seed, now, changeId());
-      const history: ChangeEntry = {
-        id: entry.CoreMetaData.created_audit_id as number,
-        endpoint: kind,
-        object_id: entry.id,
-        version: 1,
-        action: 'create',
-        requester: null,
-        at: now,
-        changed,
-        provider_data: { ...NO_PROVIDER_DATA, caller: 'seed' },
-      };
+    // One transaction per chunk: three actions an entry and one step of the vocabulary's one counter,
+    // which concurrent transactions would cancel each other on.
+    for (let start = 0; start < missing.length; start += SEED_ENTRIES_PER_WRITE) {
+      const chunk = missing.slice(start, start + SEED_ENTRIES_PER_WRITE);
+      const actions = chunk.flatMap((seed) => {
+        const { entry, changed, take } = seededEntry(kind, seed, now, changeId());
+        const history: ChangeEntry = {
+          id: entry.CoreMetaData.created_audit_id as number,
+          endpoint: kind,
+          object_id: entry.id,
+          version: 1,
+          action: 'create',
+          requester: null,
+          at: now,
+          changed,
+          provider_data: { ...NO_PROVIDER_DATA, caller: 'seed' },
+        };
+        return [
+          objectPut(tableName, toEntryItem(kind, entry), null),
+          historyPut(tableName, history, entry),
+          ...claimActions(tableName, { endpoint: kind, id: entry.id }, take, []),
+        ];
+      });
       // A write that meets another seed's (a second container starting) leaves that one standing.
       await sendWrite(
         client,
-        transactionOf([
-          objectPut(tableName, toEntryItem(kind, entry), null),
-          ...historyActions(tableName, history, entry),
-          ...claimActions(tableName, { endpoint: kind, id: entry.id }, take, []),
-        ]),
+        transactionOf([...actions, counterStep(tableName, kind, reserved.first, chunk.length)]),
       );
     }
   }

@@ -139,9 +139,9 @@ const counterIncrement = (pk: string) => ({
   Update: {
     TableName: TABLE,
     Key: { pk, sk: 'COUNTER' },
-    UpdateExpression: 'ADD #value :one',
+    UpdateExpression: 'ADD #value :count',
     ExpressionAttributeNames: { '#value': 'value' },
-    ExpressionAttributeValues: { ':one': 1 },
+    ExpressionAttributeValues: { ':count': 1 },
   },
 });
 

@@ -224,9 +224,9 @@ describe('historyActions', () => {
             Update: {
               TableName: TABLE,
               Key: { pk: `COUNTER#changes#${shard}`, sk: 'COUNTER' },
-              UpdateExpression: 'ADD #value :one',
+              UpdateExpression: 'ADD #value :count',
               ExpressionAttributeNames: { '#value': 'value' },
-              ExpressionAttributeValues: { ':one': 1 },
+              ExpressionAttributeValues: { ':count': 1 },
             },
           },
           { kind: 'counter' },
