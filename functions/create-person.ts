@@ -6,8 +6,8 @@ import { personCreated } from '../lib/http/responses';
 
 /** POST /Person */
 export const buildHandler = ({ people }: { people: PersonRepository }) =>
-  writeHandler(CreatePersonBody, 'create').handler(async ({ body, requester, provider, links }) =>
-    personCreated(await people.create(body, requester, provider), links),
+  writeHandler(CreatePersonBody, 'create').handler(async ({ body, requester, write, links }) =>
+    personCreated(await people.create(body, requester, write), links),
   );
 
 export const handler = buildHandler({ people: personRepositoryFromEnv() });

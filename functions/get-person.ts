@@ -1,6 +1,6 @@
 import { personRepositoryFromEnv } from '../lib/db/from-env';
 import type { PersonRepository } from '../lib/db/person-repository';
-import { etagOf } from '../lib/domain/representation';
+import { etagOf, ifNoneMatchHolds } from '../lib/domain/representation';
 import { readHandler } from '../lib/http/handler';
 import { headerOf, personIdOf } from '../lib/http/request';
 import { notModified, personOk } from '../lib/http/responses';
@@ -9,9 +9,9 @@ import { notModified, personOk } from '../lib/http/responses';
 export const buildHandler = ({ people }: { people: PersonRepository }) =>
   readHandler().handler(async ({ event, links }) => {
     const person = await people.get(personIdOf(event));
-    const etag = etagOf(person);
-    return headerOf(event, 'if-none-match') === etag
-      ? notModified(etag)
+    const ifNoneMatch = headerOf(event, 'if-none-match');
+    return ifNoneMatch !== undefined && ifNoneMatchHolds(ifNoneMatch, person.CoreMetaData.version)
+      ? notModified(etagOf(person))
       : personOk({ person, tombstones: {} }, links);
   });
 

@@ -7,10 +7,10 @@ import { personOk } from '../lib/http/responses';
 
 /** PATCH /Person/{id} */
 export const buildHandler = ({ people }: { people: PersonRepository }) =>
-  writeHandler(PatchPersonBody, 'update').handler(async ({ event, body, requester, provider, links }) => {
+  writeHandler(PatchPersonBody, 'update').handler(async ({ event, body, requester, write, links }) => {
     const ifMatch = headerOf(event, 'if-match');
     return personOk(
-      await people.update(personIdOf(event), body, requester, { provider, ...(ifMatch ? { ifMatch } : {}) }),
+      await people.update(personIdOf(event), body, requester, { ...write, ...(ifMatch ? { ifMatch } : {}) }),
       links,
     );
   });

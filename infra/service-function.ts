@@ -9,6 +9,7 @@ import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda'
 import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { HTTP_FUNCTION_TIMEOUT_MS } from '../lib/db/versioned-write';
 import { assetsOf, BUNDLE_SETTINGS } from './bundling';
 
 /** The repository root: entries, package-lock.json and node_modules are found from here. */
@@ -97,7 +98,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: memorySize ?? 512,
-      timeout: timeout ?? Duration.seconds(10),
+      timeout: timeout ?? Duration.millis(HTTP_FUNCTION_TIMEOUT_MS),
       description,
       logGroup,
       environment: {

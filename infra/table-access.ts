@@ -13,7 +13,7 @@ import {
   CHANGE_LIST_INDEX,
   CHANGE_SHARDS,
   changeCounterKey,
-  claimKey,
+  claimPartitionPrefixes,
   historyKey,
   idCounterKey,
   type Key,
@@ -48,8 +48,14 @@ export interface TableAccessRule {
 /** `PERSON#12` → `PERSON#*`: every partition whose key is built the same way. */
 export const partitionsLike = ({ pk }: Key): string => `${pk.slice(0, pk.indexOf('#') + 1)}*`;
 
-/** `ABBREVIATION#NamePrefix#<value>` → `ABBREVIATION#NamePrefix#*`: the claims of one field only. */
-export const claimsOf = (field: ClaimField): string => `${claimKey({ field, value: '' }).pk}*`;
+/**
+ * `ABBREVIATION#NamePrefix#*` and `HASHED#ABBREVIATION#NamePrefix#*`: the claims of one field only,
+ * literal and (where its values can be that long) hashed; `literalOnly` for writers of short values.
+ */
+export const claimsOf = (field: ClaimField, { literalOnly = false } = {}): string[] =>
+  claimPartitionPrefixes(field)
+    .slice(0, literalOnly ? 1 : undefined)
+    .map((prefix) => `${prefix}*`);
 
 /** A vocabulary's one partition, exactly (`VOCABULARY#NamePrefix`): never the other kind's. */
 export const vocabularyOf = (kind: VocabularyKind): string => vocabularyPartition(kind);
@@ -65,7 +71,7 @@ const HISTORY: Record<Endpoint, string> = {
   NamePrefix: partitionsLike(historyKey('NamePrefix', 0, 1)),
   NameSuffix: partitionsLike(historyKey('NameSuffix', 0, 1)),
 };
-const PERSON_CLAIMS = [claimsOf('email'), claimsOf('name')];
+const PERSON_CLAIMS = [...claimsOf('email'), ...claimsOf('name')];
 const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 
 /** Reserving a block of ids (ids.ts): one `UpdateItem ADD` on the id counter, outside transactions. */
@@ -76,7 +82,7 @@ const createEntry = (kind: VocabularyKind): TableAccessRule[] => [
   RESERVE_IDS,
   {
     actions: ['PutItem'],
-    partitions: [vocabularyOf(kind), HISTORY[kind], claimsOf(kind)],
+    partitions: [vocabularyOf(kind), HISTORY[kind], ...claimsOf(kind)],
     transactional: true,
   },
   { actions: ['UpdateItem'], partitions: changeCountersOf(kind), transactional: true },
@@ -87,7 +93,7 @@ const createEntry = (kind: VocabularyKind): TableAccessRule[] => [
 const updateEntry = (kind: VocabularyKind): TableAccessRule[] => [
   ...createEntry(kind),
   { actions: ['GetItem'], partitions: [vocabularyOf(kind)] },
-  { actions: ['DeleteItem'], partitions: [claimsOf(kind)], transactional: true },
+  { actions: ['DeleteItem'], partitions: claimsOf(kind), transactional: true },
 ];
 
 export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> = {
@@ -180,8 +186,9 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
         ...VOCABULARIES,
         HISTORY.NamePrefix,
         HISTORY.NameSuffix,
-        claimsOf('NamePrefix'),
-        claimsOf('NameSuffix'),
+        // The seeded abbreviations are short: never hashed.
+        ...claimsOf('NamePrefix', { literalOnly: true }),
+        ...claimsOf('NameSuffix', { literalOnly: true }),
       ],
       transactional: true,
     },

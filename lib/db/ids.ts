@@ -37,24 +37,33 @@ export const idAllocator = (
 ): IdAllocator => {
   let next = 0;
   let end = 0;
+  let refilling: Promise<void> | undefined;
+  const refill = async (count: number) => {
+    const size = Math.max(count, blockSize);
+    const { Attributes } = await storageCall(() =>
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: idCounterKey,
+          UpdateExpression: 'ADD #value :size',
+          ExpressionAttributeNames: { '#value': 'value' },
+          ExpressionAttributeValues: { ':size': size },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      ),
+    );
+    end = (Attributes?.value as number) + 1;
+    next = end - size;
+  };
   return {
     async reserve(count) {
-      if (end - next < count) {
-        const size = Math.max(count, blockSize);
-        const { Attributes } = await storageCall(() =>
-          client.send(
-            new UpdateCommand({
-              TableName: tableName,
-              Key: idCounterKey,
-              UpdateExpression: 'ADD #value :size',
-              ExpressionAttributeNames: { '#value': 'value' },
-              ExpressionAttributeValues: { ':size': size },
-              ReturnValues: 'UPDATED_NEW',
-            }),
-          ),
-        );
-        end = (Attributes?.value as number) + 1;
-        next = end - size;
+      // Requests that find the block spent at once (one process serving many, as the local server
+      // does) wait for one refill instead of each taking a block of the counter.
+      while (end - next < count) {
+        refilling ??= refill(count).finally(() => {
+          refilling = undefined;
+        });
+        await refilling;
       }
       const first = next;
       next += count;

@@ -7,6 +7,7 @@
  * | ChangeHistory     | `PERSON#<id>`, `NAMEPREFIX#<id>`, `NAMESUFFIX#<id>` | `AUDIT#<version>` | the entry and its object as stored after the change (gzip JSON) |
  * | enrichment mark   | `PERSON#<id>`               | `ENRICHMENT`            | at: when enrichment wrote (once per person)  |
  * | email claim       | `EMAIL#<normalised>`        | `CLAIM`                 | personId, value                             |
+ * | long claim        | `HASHED#<partition>#<sha256>` | `CLAIM`               | as above, for a value over 1024 bytes       |
  * | name claim        | `NAME#<folded fullname>`    | `CLAIM`                 | personId, value (held only by email-less persons) |
  * | abbreviation claim| `ABBREVIATION#<kind>#<folded>` | `CLAIM`              | entryId, value                              |
  * | NamePrefix/Suffix | `VOCABULARY#<kind>`         | `ENTRY#<id>`            | the stored entry (lib/domain/vocabulary.ts)  |
@@ -65,11 +66,6 @@ export interface Key {
 const MAX_KEY_VALUE_BYTES = 1024;
 
 const pad = (n: number) => String(n).padStart(10, '0');
-
-const keyValue = (value: string) =>
-  Buffer.byteLength(value) <= MAX_KEY_VALUE_BYTES
-    ? value
-    : `sha256:${createHash('sha256').update(value).digest('hex')}`;
 
 export const personKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'PERSON' });
 
@@ -131,10 +127,32 @@ const CLAIM_PARTITIONS: Record<ClaimField, string> = {
   NameSuffix: 'ABBREVIATION#NameSuffix',
 };
 
-export const claimKey = ({ field, value }: Claim): Key => ({
-  pk: `${CLAIM_PARTITIONS[field]}#${keyValue(value)}`,
-  sk: 'CLAIM',
-});
+/**
+ * A claim's key: `<partition>#<value>`, or for a value over 1024 bytes `HASHED#<partition>#<sha256>`.
+ * Hashed keys start with a prefix no claim partition has, so no literal value (not even one spelled
+ * like a hash) can equal one.
+ */
+export const claimKey = ({ field, value }: Claim): Key => {
+  const partition = CLAIM_PARTITIONS[field];
+  return {
+    pk:
+      Buffer.byteLength(value) <= MAX_KEY_VALUE_BYTES
+        ? `${partition}#${value}`
+        : `HASHED#${partition}#${createHash('sha256').update(value).digest('hex')}`,
+    sk: 'CLAIM',
+  };
+};
+
+/**
+ * The key prefixes a field's claims can have (for IAM patterns in infra/): the literal one, and the
+ * hashed one for fields whose values can pass 1024 bytes. An email cannot: its local part is at most
+ * 64 octets and its IDNA domain 253 (lib/domain/email.ts); folded names and abbreviations can, as
+ * NFKD expands some characters 18-fold.
+ */
+export const claimPartitionPrefixes = (field: ClaimField): string[] => {
+  const literal = `${CLAIM_PARTITIONS[field]}#`;
+  return field === 'email' ? [literal] : [literal, `HASHED#${literal}`];
+};
 
 export const idCounterKey: Key = { pk: 'COUNTER#ids', sk: 'COUNTER' };
 export const personCounterKey: Key = { pk: 'COUNTER#persons', sk: 'COUNTER' };

@@ -4,10 +4,11 @@
  * this file reads what a write needs, sends and retries.
  */
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NO_PROVIDER_DATA, type ProviderData } from '../domain/change-history';
+import { NO_PROVIDER_DATA } from '../domain/change-history';
 import { PersonNotFound, PreconditionFailed, RequesterUnknown, ServiceUnavailable } from '../domain/errors';
 import { countNewIds, mergePerson, referencedVocabulary, type Tombstones } from '../domain/merge';
 import { NO_ABBREVIATIONS, type Person } from '../domain/person';
+import { ifMatchAccepts } from '../domain/representation';
 import type { PersonBody } from '../domain/schemas';
 import type { VocabularyKind } from '../domain/vocabulary';
 import type { Storage } from './client';
@@ -15,7 +16,15 @@ import { type IdAllocator, idAllocator } from './ids';
 import { personKey } from './keys';
 import { buildWriteTransaction, fromPersonItem, personChangeEntry, type WritePlan } from './person-items';
 import { storageCall } from './storage-errors';
-import { jitteredBackoff, type RetryOptions, retrying, sendWrite } from './versioned-write';
+import {
+  jitteredBackoff,
+  objectQueue,
+  type RetryOptions,
+  retryDeadline,
+  retrying,
+  sendWrite,
+  type WriteOptions,
+} from './versioned-write';
 import { type VocabularyReader, vocabularyReader } from './vocabulary-repository';
 
 export interface WriteOutcome {
@@ -23,16 +32,14 @@ export interface WriteOutcome {
   tombstones: Tombstones;
 }
 
-export interface UpdateOptions {
+export interface UpdateOptions extends WriteOptions {
   /** The request's `If-Match` header, if any. */
   ifMatch?: string;
-  /** Where the request came from, for the ChangeHistory entry. */
-  provider?: ProviderData;
 }
 
 export interface PersonRepository {
   get(id: number): Promise<Person>;
-  create(body: PersonBody, requester: number, provider?: ProviderData): Promise<WriteOutcome>;
+  create(body: PersonBody, requester: number, options?: WriteOptions): Promise<WriteOutcome>;
   update(id: number, body: PersonBody, requester: number, options?: UpdateOptions): Promise<WriteOutcome>;
 }
 
@@ -40,11 +47,7 @@ export type PersonRepositoryDeps = Storage & {
   ids?: IdAllocator;
   clock?: () => Date;
   vocabulary?: VocabularyReader;
-} & Partial<RetryOptions>;
-
-/** Does an `If-Match` header (a list of strong ETags, or `*`) match this version? */
-export const ifMatchAccepts = (header: string, version: number): boolean =>
-  header.trim() === '*' || header.split(',').some((tag) => tag.trim() === `"${version}"`);
+} & Partial<Pick<RetryOptions, 'backoff'>>;
 
 export const personRepository = ({
   client,
@@ -52,11 +55,9 @@ export const personRepository = ({
   ids = idAllocator(client, tableName),
   clock = () => new Date(),
   vocabulary = vocabularyReader({ client, tableName }),
-  maxAttempts = 12,
   backoff = jitteredBackoff,
 }: PersonRepositoryDeps): PersonRepository => {
-  const retry = { maxAttempts, backoff };
-
+  const queue = objectQueue();
   /** The vocabulary entries the write may point at; no call at all when it points at none. */
   const abbreviationsFor = (stored: Person | null, body: PersonBody) => {
     const referenced = referencedVocabulary(stored, body);
@@ -92,7 +93,7 @@ export const personRepository = ({
       return fromPersonItem(Item);
     },
 
-    async create(body, requester, provider = NO_PROVIDER_DATA) {
+    async create(body, requester, { provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {}) {
       const now = clock().toISOString();
       // One block: the person, its sub-objects, then the ChangeHistory entry.
       const [reserved, abbreviations] = await Promise.all([
@@ -112,40 +113,48 @@ export const personRepository = ({
         entry: personChangeEntry(merge, changeId, merge.person.CoreMetaData.created_by, now, provider),
         requesterToCheck: requester === 0 ? null : requester,
       };
-      return retrying(retry, async () =>
+      return retrying({ deadline, backoff }, async () =>
         (await write(plan)) ? { person: merge.person, tombstones: merge.tombstones } : undefined,
       );
     },
 
-    async update(id, body, requester, { ifMatch, provider = NO_PROVIDER_DATA } = {}) {
+    async update(
+      id,
+      body,
+      requester,
+      { ifMatch, provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
+    ) {
       // The id block (when this container needs a new one) and the read go out together: one round
       // trip where there were two in a row, which a cold container always paid.
       const reserving = ids.reserve(countNewIds(body, false) + 1);
-      return retrying(retry, async () => {
-        const [reserved, { stored, requesterExists }] = await Promise.all([
-          reserving,
-          readForUpdate(id, requester),
-        ]);
-        if (!stored) throw new PersonNotFound(id);
-        if (!requesterExists) throw new RequesterUnknown(requester);
-        const version = stored.CoreMetaData.version;
-        if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, version)) throw new PreconditionFailed(version);
+      return queue(personKey(id).pk, () =>
+        retrying({ deadline, backoff }, async () => {
+          const [reserved, { stored, requesterExists }] = await Promise.all([
+            reserving,
+            readForUpdate(id, requester),
+          ]);
+          if (!stored) throw new PersonNotFound(id);
+          if (!requesterExists) throw new RequesterUnknown(requester);
+          const version = stored.CoreMetaData.version;
+          if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, version))
+            throw new PreconditionFailed(version);
 
-        const now = clock().toISOString();
-        const nextId = reserved.sequence();
-        const changeId = reserved.first + reserved.count - 1;
-        const abbreviations = await abbreviationsFor(stored, body);
-        const merge = mergePerson(stored, body, { requester, now, nextId, changeId, abbreviations });
-        if (merge.changed.length === 0) return { person: stored, tombstones: merge.tombstones };
-        const landed = await write({
-          tableName,
-          merge,
-          previousVersion: version,
-          entry: personChangeEntry(merge, changeId, requester, now, provider),
-          requesterToCheck: null,
-        });
-        return landed ? { person: merge.person, tombstones: merge.tombstones } : undefined;
-      });
+          const now = clock().toISOString();
+          const nextId = reserved.sequence();
+          const changeId = reserved.first + reserved.count - 1;
+          const abbreviations = await abbreviationsFor(stored, body);
+          const merge = mergePerson(stored, body, { requester, now, nextId, changeId, abbreviations });
+          if (merge.changed.length === 0) return { person: stored, tombstones: merge.tombstones };
+          const landed = await write({
+            tableName,
+            merge,
+            previousVersion: version,
+            entry: personChangeEntry(merge, changeId, requester, now, provider),
+            requesterToCheck: null,
+          });
+          return landed ? { person: merge.person, tombstones: merge.tombstones } : undefined;
+        }),
+      );
     },
   };
 };

@@ -6,14 +6,21 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { NO_PROVIDER_DATA } from '../domain/change-history';
 import { fillSocialAddresses, type SocialProfiles } from '../domain/enrichment';
-import { ServiceUnavailable } from '../domain/errors';
 import type { Person } from '../domain/person';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
 import { enrichmentKey, personKey } from './keys';
 import { fromPersonItem, personPut } from './person-items';
 import { storageCall } from './storage-errors';
-import { historyActions, sendWrite, transactionOf } from './versioned-write';
+import {
+  historyActions,
+  jitteredBackoff,
+  type RetryOptions,
+  retryDeadline,
+  retrying,
+  sendWrite,
+  transactionOf,
+} from './versioned-write';
 
 export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
 
@@ -25,7 +32,8 @@ export interface EnrichmentState {
 export interface SocialAddressWriter {
   /** The person and whether it was enriched already, in one read of its partition. */
   state(personId: number): Promise<EnrichmentState>;
-  fill(personId: number, profiles: SocialProfiles): Promise<FillOutcome>;
+  /** `deadline`: until when a write that meets concurrent ones retries (`retryDeadline`). */
+  fill(personId: number, profiles: SocialProfiles, deadline?: number): Promise<FillOutcome>;
 }
 
 export const socialAddressWriter = ({
@@ -33,8 +41,10 @@ export const socialAddressWriter = ({
   tableName,
   ids = idAllocator(client, tableName),
   clock = () => new Date(),
-  maxAttempts = 10,
-}: Storage & { ids?: IdAllocator; clock?: () => Date; maxAttempts?: number }): SocialAddressWriter => {
+  backoff = jitteredBackoff,
+}: Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<
+    Pick<RetryOptions, 'backoff'>
+  >): SocialAddressWriter => {
   const state = async (personId: number): Promise<EnrichmentState> => {
     const { Items = [] } = await storageCall(() =>
       client.send(
@@ -56,8 +66,9 @@ export const socialAddressWriter = ({
 
   return {
     state,
-    async fill(personId, profiles) {
-      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    fill: (personId, profiles, deadline = retryDeadline()) =>
+      // A version that moved (a PATCH landed) or another delivery that enriched first: read again.
+      retrying({ deadline, backoff }, async (): Promise<FillOutcome | undefined> => {
         const { person, enriched } = await state(personId);
         if (!person) return 'no-such-person';
         if (enriched) return 'already-enriched';
@@ -97,11 +108,7 @@ export const socialAddressWriter = ({
             ],
           ]),
         );
-        if (landed) return 'written';
-        // The version moved (a PATCH landed) or another delivery enriched first: read again.
-        await new Promise((wait) => setTimeout(wait, Math.random() * 20 * attempt));
-      }
-      throw new ServiceUnavailable('The person kept changing while enrichment wrote');
-    },
+        return landed ? 'written' : undefined;
+      }),
   };
 };

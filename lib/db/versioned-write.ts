@@ -11,7 +11,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { ChangeEntry, Endpoint } from '../domain/change-history';
+import type { ChangeEntry, Endpoint, ProviderData } from '../domain/change-history';
 import { ServiceUnavailable, ValidationFailed } from '../domain/errors';
 import type { ClaimToTake, VocabularyReference } from '../domain/merge';
 import type { Claim } from '../domain/person';
@@ -221,24 +221,82 @@ export const sendWrite = async (client: DynamoDBDocumentClient, { input, roles }
 };
 
 /** Full jitter, capped: spreads colliding writers apart without long waits. */
-export const jitteredBackoff = (attempt: number) => Math.random() * Math.min(200, 10 * 2 ** attempt);
+export const jitteredBackoff = (attempt: number) => Math.random() * Math.min(1_000, 10 * 2 ** attempt);
+
+/**
+ * The timeout of every HTTP function (the stack's and the local runtime's): just under API Gateway's,
+ * so that a write storm on one object has the whole of it to retry in (`retryDeadline`).
+ */
+export const HTTP_FUNCTION_TIMEOUT_MS = 29_000;
+/** API Gateway ends an integration after 30 s, whatever the function's timeout. */
+export const API_GATEWAY_TIMEOUT_MS = 30_000;
+/** Kept back from the retry budget for the last attempt and the response. */
+export const RESPONSE_RESERVE_MS = 1_000;
+
+/**
+ * The retry budget of a request, as a function of the Lambda timeout: a write that meets concurrent
+ * ones keeps retrying until the invocation has `RESPONSE_RESERVE_MS` left (counting from at most API
+ * Gateway's 30 s), then answers 503. With the stack's 29 s timeout that is 28 s. One object's writes
+ * land one after another (each must read the version the last one made), so a storm of N concurrent
+ * writers needs about N round trips of read and transaction: 100 PATCHes of one person from 100
+ * containers take 12-13 s against DynamoDB Local on a 2-core machine (the concurrency tests), a few
+ * seconds against DynamoDB's single-digit-millisecond latencies.
+ */
+export const retryDeadline = (remainingMs = HTTP_FUNCTION_TIMEOUT_MS, now = Date.now()) =>
+  now + Math.max(0, Math.min(remainingMs, API_GATEWAY_TIMEOUT_MS) - RESPONSE_RESERVE_MS);
+
+/** How a write is sent: where the request came from, and until when it may retry. */
+export interface WriteOptions {
+  /** For the ChangeHistory entry. */
+  provider?: ProviderData;
+  /** Epoch ms (`retryDeadline`); the default is the budget of a fresh HTTP invocation. */
+  deadline?: number;
+}
 
 export interface RetryOptions {
-  /** Attempts at a write whose transaction met a concurrent one, before giving up with 503. */
-  maxAttempts: number;
+  /** Epoch ms past which a write that still meets concurrent ones gives up with 503. */
+  deadline: number;
   /** Milliseconds to wait before retry `attempt` (1-based). */
   backoff: (attempt: number) => number;
 }
 
-/** Runs `attempt` until it gives a result (undefined means "met a concurrent write: read again"). */
+/**
+ * Runs the writes of one object that this process makes one after another. Concurrent writes of one
+ * object only cancel each other (each reads a version the first to land makes stale, and a cancelled
+ * transaction costs as much as one that lands), so a process serving many requests at once (the local
+ * server) queues them and each lands on its first attempt. A Lambda container serves one request at a
+ * time: there, writes from other containers meet at the version check and retry (`retrying`).
+ */
+export const objectQueue = () => {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(object: string, write: () => Promise<T>): Promise<T> => {
+    const run = (tails.get(object) ?? Promise.resolve()).then(write);
+    const tail = run.catch(() => undefined);
+    tails.set(object, tail);
+    void tail.then(() => {
+      if (tails.get(object) === tail) tails.delete(object);
+    });
+    return run;
+  };
+};
+
+/**
+ * Runs `attempt` until it gives a result (undefined means "met a concurrent write: read again"), as
+ * long as another attempt, which takes about as long as the last one, still ends before the deadline;
+ * a backoff longer than what is left is shortened, not a reason to give up.
+ */
 export const retrying = async <T>(
-  { maxAttempts, backoff }: RetryOptions,
+  { deadline, backoff }: RetryOptions,
   attempt: () => Promise<T | undefined>,
 ): Promise<T> => {
-  for (let n = 1; n <= maxAttempts; n++) {
+  for (let n = 1; ; n++) {
+    const started = Date.now();
     const result = await attempt();
     if (result !== undefined) return result;
-    if (n < maxAttempts) await new Promise((resolve) => setTimeout(resolve, backoff(n)));
+    // Another attempt takes about as long as this one did; the wait is cut to what is left before it.
+    const left = deadline - Date.now() - (Date.now() - started);
+    if (left <= 0) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(backoff(n), left)));
   }
   throw new ServiceUnavailable('The object is being changed by many requests at once', 1);
 };

@@ -30,10 +30,13 @@ import {
   historyPut,
   jitteredBackoff,
   objectPut,
+  objectQueue,
   type RetryOptions,
+  retryDeadline,
   retrying,
   sendWrite,
   transactionOf,
+  type WriteOptions,
 } from './versioned-write';
 
 const ENTRY_FIELDS = ['id', 'term', 'abbreviation', 'local_reference_id', 'CoreMetaData'] as const;
@@ -59,18 +62,20 @@ export interface VocabularyRepository extends VocabularyReader {
     kind: VocabularyKind,
     body: VocabularyBody,
     requester: number,
-    provider?: ProviderData,
+    options?: WriteOptions,
   ): Promise<VocabularyEntry>;
   update(
     kind: VocabularyKind,
     id: number,
     body: VocabularyBody,
     requester: number,
-    provider?: ProviderData,
+    options?: WriteOptions,
   ): Promise<VocabularyEntry>;
 }
 
-export type VocabularyDeps = Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<RetryOptions>;
+export type VocabularyDeps = Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<
+    Pick<RetryOptions, 'backoff'>
+  >;
 
 export const vocabularyReader = ({ client, tableName }: Storage): VocabularyReader => ({
   async list(kind) {
@@ -120,10 +125,10 @@ export const vocabularyRepository = ({
   tableName,
   ids = idAllocator(client, tableName),
   clock = () => new Date(),
-  maxAttempts = 12,
   backoff = jitteredBackoff,
 }: VocabularyDeps): VocabularyRepository => {
   const reader = vocabularyReader({ client, tableName });
+  const queue = objectQueue();
 
   /** One versioned write of an entry: the entry, its history, its claim, the requester checked. */
   const write = (
@@ -158,28 +163,34 @@ export const vocabularyRepository = ({
     return { merge, landed: sendWrite(client, transaction) };
   };
 
-  const retry = { maxAttempts, backoff };
-
   return {
     ...reader,
 
-    async create(kind, body, requester, provider = NO_PROVIDER_DATA) {
+    async create(kind, body, requester, { provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {}) {
       const reserved = await ids.reserve(2);
       const next = reserved.sequence();
       const [id, changeId] = [next(), next()];
-      return retrying(retry, async () => {
+      return retrying({ deadline, backoff }, async () => {
         const { merge, landed } = write(kind, null, id, body, requester, changeId, provider);
         return (await landed) ? merge.entry : undefined;
       });
     },
 
-    async update(kind, id, body, requester, provider = NO_PROVIDER_DATA) {
+    async update(
+      kind,
+      id,
+      body,
+      requester,
+      { provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
+    ) {
       const changeId = (await ids.reserve(1)).first;
-      return retrying(retry, async () => {
-        const stored = await reader.get(kind, id);
-        const { merge, landed } = write(kind, stored, id, body, requester, changeId, provider);
-        return (await landed) ? merge.entry : undefined;
-      });
+      return queue(vocabularyKey(kind, id).sk, () =>
+        retrying({ deadline, backoff }, async () => {
+          const stored = await reader.get(kind, id);
+          const { merge, landed } = write(kind, stored, id, body, requester, changeId, provider);
+          return (await landed) ? merge.entry : undefined;
+        }),
+      );
     },
   };
 };

@@ -3,6 +3,8 @@
  * new Person, the uniqueness claims to take and release, the tombstones to echo and the changed parts.
  * A create is the same merge applied to an empty Person.
  */
+
+import { normaliseEmail } from './email';
 import { type FieldError, UniquenessConflict, ValidationFailed } from './errors';
 import {
   type Abbreviations,
@@ -30,7 +32,7 @@ import {
   type SocialField,
   setPointer,
 } from './schemas';
-import { isBlank, isStructuredName, type NameParts, normaliseEmail } from './text';
+import { isBlank, isStructuredName, type NameParts } from './text';
 import type { VocabularyKind } from './vocabulary';
 
 export interface MergeContext {

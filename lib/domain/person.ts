@@ -3,6 +3,7 @@
  * (lib/domain/representation.ts turns it into the full Person of API.md 3).
  */
 import type { z } from 'zod';
+import { normaliseEmail } from './email';
 import {
   type ITEM_FIELDS,
   SET_NAMES,
@@ -11,7 +12,7 @@ import {
   type SocialField,
   setPointer,
 } from './schemas';
-import { fold, fullnameOf, normaliseEmail } from './text';
+import { fold, fullnameOf } from './text';
 
 type FieldValues<N extends SetName> = {
   [K in keyof (typeof ITEM_FIELDS)[N]]: (typeof ITEM_FIELDS)[N][K] extends z.ZodType

@@ -184,3 +184,17 @@ export const toPersonOut = (person: Person, links: Links, tombstones: Tombstones
 
 /** The strong ETag of a stored version (API.md 3). */
 export const etagOf = (person: Person) => `"${person.CoreMetaData.version}"`;
+
+/** The entity tags an `If-Match` or `If-None-Match` header lists (RFC 9110 13.1), or `*`. */
+const listedTags = (header: string) => header.split(',').map((tag) => tag.trim());
+
+/** If-Match compares strongly (RFC 9110 13.1.1): `*`, or the current ETag listed without `W/`. */
+export const ifMatchAccepts = (header: string, version: number): boolean =>
+  header.trim() === '*' || listedTags(header).some((tag) => tag === `"${version}"`);
+
+/**
+ * If-None-Match compares weakly (RFC 9110 13.1.2): `*`, or the current ETag listed with or without
+ * `W/`. True means the client's copy is current: 304.
+ */
+export const ifNoneMatchHolds = (header: string, version: number): boolean =>
+  header.trim() === '*' || listedTags(header).some((tag) => tag.replace(/^W\//, '') === `"${version}"`);

@@ -4,6 +4,7 @@
  * the representation and the schemas cannot disagree on what a Name or an Email holds.
  */
 import * as z from 'zod';
+import { isEmailAddress } from './email';
 
 export const LIMITS = {
   bodyBytes: 256 * 1024,
@@ -31,9 +32,11 @@ export const wellFormed = (schema: z.ZodString) =>
   schema.refine((value) => !/\p{Cs}/u.test(value), { error: 'Not well-formed Unicode (a lone surrogate)' });
 
 export const text = wellFormed(z.string().max(LIMITS.text));
-const emailAddress = wellFormed(z.string().trim().max(LIMITS.email)).pipe(
-  z.email({ error: 'Not a valid email address' }),
-);
+/** RFC 5321/6531 addresses (lib/domain/email.ts), kept in Unicode NFC as sent. */
+const emailAddress = wellFormed(z.string().trim().max(LIMITS.email))
+  .normalize('NFC')
+  .refine(isEmailAddress, { error: 'Not a valid email address' })
+  .meta({ format: 'idn-email' });
 export const positiveId = z.int().positive();
 export const localReferenceId = wellFormed(z.string().max(LIMITS.localReferenceId)).nullable();
 

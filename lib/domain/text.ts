@@ -4,6 +4,11 @@
  */
 
 const COMBINING_MARKS = /\p{M}+/gu;
+/**
+ * Characters Unicode says to render as nothing (zero-width space, soft hyphen, bidi controls, ...):
+ * "Jo\u200bhn" must compare, sort and search as "John".
+ */
+const DEFAULT_IGNORABLE = /\p{Default_Ignorable_Code_Point}+/gu;
 /** Letters that Unicode does not decompose into a base letter and an accent. */
 const UNDECOMPOSABLE: Record<string, string> = {
   ß: 'ss',
@@ -20,20 +25,19 @@ const UNDECOMPOSABLE_LETTERS = new RegExp(`[${Object.keys(UNDECOMPOSABLE).join('
 const WHITESPACE_RUN = /\s+/gu;
 
 /**
- * Folds a string for comparison: case- and accent-insensitive, whitespace collapsed, so that
- * "  José  Smith" and "jose smith" compare equal. Used for name uniqueness and for sorting.
+ * Folds a string for comparison: case- and accent-insensitive, invisible characters dropped, whitespace
+ * collapsed, so that "  José  Smith" and "jose smith" compare equal. Used for name uniqueness, sorting
+ * and search.
  */
 export const fold = (text: string): string =>
   text
     .normalize('NFKD')
+    .replace(DEFAULT_IGNORABLE, '')
     .replace(COMBINING_MARKS, '')
     .toLowerCase()
     .replace(UNDECOMPOSABLE_LETTERS, (letter) => UNDECOMPOSABLE[letter] ?? letter)
     .replace(WHITESPACE_RUN, ' ')
     .trim();
-
-/** Emails are unique "trimmed and case-insensitively" (API.md 5.5); this is that comparison form. */
-export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
 /** Blank means absent: null, or nothing but white space. */
 export const isBlank = (text: string | null | undefined): boolean => text == null || text.trim() === '';

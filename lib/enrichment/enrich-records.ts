@@ -5,8 +5,9 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { SocialAddressWriter } from '../db/social-address-writer';
+import { retryDeadline } from '../db/versioned-write';
 import { type Person, primaryEmailOf } from '../domain/person';
 import type { logger as defaultLogger } from '../logger';
 import type { LookupResult, PersonDataProvider } from './provider';
@@ -50,7 +51,7 @@ export const enrichRecords = ({
   };
 
   /** True when the record is done with (written, or nothing to do); false to have it delivered again. */
-  const enrich = async (record: DynamoDBRecord): Promise<boolean> => {
+  const enrich = async (record: DynamoDBRecord, deadline: number): Promise<boolean> => {
     const person = personOf(record);
     const email = primaryEmailOf(person);
     const context = { personId: person.id, provider: provider.name };
@@ -59,7 +60,7 @@ export const enrichRecords = ({
     const result = await lookup(email);
     switch (result.kind) {
       case 'found': {
-        const outcome = await writer.fill(person.id, result.profiles);
+        const outcome = await writer.fill(person.id, result.profiles, deadline);
         logger.info('enrichment', { ...context, outcome, found: Object.keys(result.profiles) });
         return true;
       }
@@ -80,12 +81,14 @@ export const enrichRecords = ({
     }
   };
 
-  return async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+  return async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
+    // Writes retry within the invocation's time; a record that runs out is delivered again.
+    const deadline = retryDeadline(context?.getRemainingTimeInMillis());
     const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records.filter(isPersonInsert)) {
       let done = false;
       try {
-        done = await enrich(record);
+        done = await enrich(record, deadline);
       } catch (error) {
         logger.error('enrichment failed', { error, eventID: record.eventID });
       }

@@ -6,7 +6,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import type { ProviderData } from '../domain/change-history';
+import { retryDeadline, type WriteOptions } from '../db/versioned-write';
 import type { Links } from '../domain/representation';
 import { logger as defaultLogger } from '../logger';
 import { type HttpConfig, httpConfigFromEnv } from './config';
@@ -26,8 +26,8 @@ export interface ReadRequest {
 export interface WriteRequest<B> extends ReadRequest {
   body: B;
   requester: number;
-  /** Where the request came from, for the ChangeHistory entry. */
-  provider: ProviderData;
+  /** Where the request came from (for the ChangeHistory entry) and its retry budget. */
+  write: Required<WriteOptions>;
 }
 
 export interface HttpHandlerOptions {
@@ -84,14 +84,14 @@ const requestLog = (logger: Logger): MiddlewareObj<Event, Result> => {
 };
 
 const stack = (
-  handle: (event: Event, links: Links) => Promise<ApiResponse>,
+  handle: (event: Event, links: Links, context: Context) => Promise<ApiResponse>,
   { config = defaultConfig, logger = defaultLogger }: HttpHandlerOptions,
 ) =>
   middy<Event, Result, Error, Context>()
     .use(requestLog(logger))
     .use(problemResponses(config, logger))
-    .handler(async (event) =>
-      toHttpResult(await handle(event, linksFor(event, config)), negotiatedType(event)),
+    .handler(async (event, context) =>
+      toHttpResult(await handle(event, linksFor(event, config), context), negotiatedType(event)),
     );
 
 /** A read handler: the handler gets the event and the links to build absolute URLs with. */
@@ -108,13 +108,16 @@ export const writeHandler = <S extends z.ZodType>(
 ) => ({
   handler: (handle: (request: WriteRequest<z.output<S>>) => Promise<ApiResponse>) =>
     stack(
-      (event, links) =>
+      (event, links, context) =>
         handle({
           event,
           links,
           requester: requesterOf(event, requester),
           body: bodyOf(event, body),
-          provider: providerDataOf(event),
+          write: {
+            provider: providerDataOf(event),
+            deadline: retryDeadline(context.getRemainingTimeInMillis()),
+          },
         }),
       options,
     ),

@@ -24,7 +24,9 @@ export const headerOf = (event: APIGatewayProxyEventV2, name: string): string | 
 export const linksFor = (event: APIGatewayProxyEventV2, config: HttpConfig): Links => {
   const { domainName, stage } = event.requestContext;
   const host = domainName || headerOf(event, 'host') || 'localhost';
-  const scheme = headerOf(event, 'x-forwarded-proto')?.split(',')[0]?.trim() || 'https';
+  // Only a scheme a link may have: anything else a client puts in the header (`javascript`) is ignored.
+  const forwarded = headerOf(event, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  const scheme = forwarded === 'http' ? 'http' : 'https';
   const stagePath = stage && stage !== '$default' ? `/${stage}` : '';
   const baseUrl = config.publicBaseUrl ?? `${scheme}://${host}${stagePath}`;
   return { baseUrl, contextUrl: config.schemaContextUrl ?? `${baseUrl}/context.jsonld` };

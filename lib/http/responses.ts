@@ -49,11 +49,18 @@ const rawResult = (
     : { body: Buffer.from(content).toString('base64'), isBase64Encoded: true }),
 });
 
+/**
+ * API answers carry personal data (persons, their history, the `existing` link of a 409), so no cache
+ * may keep them; a client that wants to revalidate has the ETag.
+ */
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
 const jsonResult = (response: ApiResponse, contentType: string): APIGatewayProxyStructuredResultV2 => ({
   statusCode: response.status,
   headers: {
     ...(response.body === undefined ? {} : { 'Content-Type': contentType }),
     Vary: 'Accept',
+    ...NO_STORE,
     ...response.headers,
   },
   ...(response.body === undefined ? {} : { body: JSON.stringify(response.body) }),

@@ -53,21 +53,21 @@ export const vocabularyItemHandler = (kind: VocabularyKind, vocabulary: Vocabula
 
 /** POST /{kind}: 201 with `Location`; a requester that is an existing person (0 is 400). */
 export const vocabularyCreateHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
-  writeHandler(vocabularyBody(kind, true), 'update').handler(async ({ body, requester, provider, links }) => {
-    const entry = await vocabulary.create(kind, body as VocabularyBody, requester, provider);
+  writeHandler(vocabularyBody(kind, true), 'update').handler(async ({ body, requester, write, links }) => {
+    const entry = await vocabulary.create(kind, body as VocabularyBody, requester, write);
     return created(vocabularyOut(kind, entry, links), resourceUrl(links.baseUrl, kind, entry.id));
   });
 
 /** PATCH /{kind}/{id}: the entry as GET showed it, with changes. */
 export const vocabularyUpdateHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
   writeHandler(vocabularyBody(kind, false), 'update').handler(
-    async ({ event, body, requester, provider, links }) => {
+    async ({ event, body, requester, write, links }) => {
       const entry = await vocabulary.update(
         kind,
         pathIdOf(event, kind),
         body as VocabularyBody,
         requester,
-        provider,
+        write,
       );
       return ok(vocabularyOut(kind, entry, links));
     },

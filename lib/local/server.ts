@@ -1,9 +1,20 @@
 /**
  * The local HTTP server: routes each request with the route table, turns it into the API Gateway
  * event Lambda would get, runs the very handler module Lambda runs, and writes its result back.
+ * What it refuses itself (a body past 10 MB, an unparsable request, a crashed handler) it answers in
+ * the service's problem+json, like everything the handlers refuse.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  maxHeaderSize,
+  type Server,
+  type ServerResponse,
+  STATUS_CODES,
+} from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { PROBLEM_TYPES, type ProblemType, problemBody, problemOf } from '../http/problems';
 import { FALLBACK_HANDLER, matchRoute, ROUTES, type Route } from '../http/routes';
 import { toApiGatewayEvent, writeResult } from './http-events';
 import { lambdaContext } from './lambda-context';
@@ -30,15 +41,76 @@ export const functionLoader = () => {
 /** API Gateway refuses payloads over 10 MB before any function runs. */
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
+/**
+ * The body, or `undefined` past the limit. Past it the rest is still read, and dropped, so the
+ * connection is left at the next request (a keep-alive client's next call works) without holding
+ * more than the limit.
+ */
 const readBody = async (request: IncomingMessage): Promise<Buffer | undefined> => {
-  const chunks: Buffer[] = [];
+  let chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
+    if (size > MAX_PAYLOAD_BYTES) chunks = [];
+    else chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return size > MAX_PAYLOAD_BYTES ? undefined : Buffer.concat(chunks);
+};
+
+const problemJson = (type: ProblemType, detail: string, instance: string) =>
+  // No field errors, so no links to build and no base URL needed.
+  JSON.stringify(problemBody({ type, detail, errors: [], headers: {} }, instance, ''));
+
+const refuse = (response: ServerResponse, type: ProblemType, detail: string, instance: string) =>
+  response
+    .writeHead(PROBLEM_TYPES[type].status, { 'content-type': 'application/problem+json' })
+    .end(problemJson(type, detail, instance));
+
+/** What a request Node's parser refuses gets, by the parser's error code (Node's own default mapping). */
+const parseRefusal = (code: string | undefined): [ProblemType, string] => {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return [
+        'headers-too-large',
+        `The request line and headers must stay under ${maxHeaderSize / 1024} KiB`,
+      ];
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return ['payload-too-large', 'The chunk extensions are too large'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return ['request-timeout', "The request did not arrive within the server's time limit"];
+    default:
+      return ['validation-error', 'The request is not valid HTTP'];
+  }
+};
+
+/** How long a refused connection may go on sending before it is cut. */
+const LINGER_MS = 5_000;
+
+/**
+ * Answers a request Node could not parse, on the raw socket (there is no response object). Node
+ * would write a bare status line and drop the connection at once, so a client still writing its
+ * request may see a reset instead; this writes problem+json and half-closes, and the socket goes on
+ * reading (and dropping) what the client still sends until it hangs up, or LINGER_MS passes.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  if (socket.writableEnded) return; // answered already
+  // Node's own caution: never write into a response that has already started.
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const [type, detail] = parseRefusal(error.code);
+  const { status } = PROBLEM_TYPES[type];
+  const body = problemJson(type, detail, '/');
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/problem+json\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 };
 
 export interface LocalServerOptions {
@@ -56,12 +128,17 @@ export const createLocalServer = ({
   onError = (error) => console.error(error),
 }: LocalServerOptions = {}): Server =>
   createServer(async (request, response) => {
+    // A refusal's `instance`: the path as sent, taken without parsing (which could itself fail).
+    const instance = request.url?.split('?')[0] ?? '/';
     try {
       const body = await readBody(request);
       if (!body) {
-        response
-          .writeHead(413, { 'content-type': 'application/json' })
-          .end('{"message":"Request Entity Too Large"}');
+        refuse(
+          response,
+          'payload-too-large',
+          'The body is over 10 MB, the most API Gateway accepts',
+          instance,
+        );
         return;
       }
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
@@ -78,11 +155,9 @@ export const createLocalServer = ({
       const result = await handler(toApiGatewayEvent(request, body, route), lambdaContext(name));
       writeResult(response, typeof result === 'string' ? { statusCode: 200, body: result } : result);
     } catch (error) {
-      // What API Gateway answers when the function itself fails.
+      // The function itself failed: 500 whatever it threw (API Gateway's is a bare JSON message),
+      // with the detail every unmapped error gets, which says nothing of it.
       onError(error);
-      if (!response.headersSent)
-        response
-          .writeHead(500, { 'content-type': 'application/json' })
-          .end('{"message":"Internal Server Error"}');
+      if (!response.headersSent) refuse(response, 'internal-error', problemOf(undefined).detail, instance);
     }
-  });
+  }).on('clientError', answerClientError);

@@ -83,7 +83,7 @@ const HISTORIES = 'PERSON#* NAMEPREFIX#* NAMESUFFIX#*';
 /** POST /NamePrefix, /NameSuffix: the entry, its history and claim put, its counter bumped, the requester checked. */
 const createEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
   RESERVE_IDS,
-  `dynamodb:PutItem on table [VOCABULARY#${kind} ${kind.toUpperCase()}#* ABBREVIATION#${kind}#*] ${TX}`,
+  `dynamodb:PutItem on table [VOCABULARY#${kind} ${kind.toUpperCase()}#* ABBREVIATION#${kind}#* HASHED#ABBREVIATION#${kind}#*] ${TX}`,
   `dynamodb:UpdateItem on table [COUNTER#changes#${kind}#0] ${TX}`,
   `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
 ];
@@ -91,7 +91,7 @@ const createEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
 const updateEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
   ...createEntry(kind),
   `dynamodb:GetItem on table [VOCABULARY#${kind}]`,
-  `dynamodb:DeleteItem on table [ABBREVIATION#${kind}#*] ${TX}`,
+  `dynamodb:DeleteItem on table [ABBREVIATION#${kind}#* HASHED#ABBREVIATION#${kind}#*] ${TX}`,
 ];
 
 const EXPECTED: Record<string, string[]> = {
@@ -113,15 +113,15 @@ const EXPECTED: Record<string, string[]> = {
   'create-person': [
     RESERVE_IDS,
     `dynamodb:BatchGetItem on table [${VOCABULARIES}]`,
-    `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#*] ${TX}`,
+    `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#*] ${TX}`,
     `dynamodb:UpdateItem on table [COUNTER#persons ${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#* ${VOCABULARIES}] ${TX}`,
   ],
   'update-person': [
     RESERVE_IDS,
     `dynamodb:BatchGetItem on table [PERSON#* ${VOCABULARIES}]`,
-    `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#*] ${TX}`,
-    `dynamodb:DeleteItem on table [EMAIL#* NAME#*] ${TX}`,
+    `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#*] ${TX}`,
+    `dynamodb:DeleteItem on table [EMAIL#* NAME#* HASHED#NAME#*] ${TX}`,
     `dynamodb:UpdateItem on table [${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [${VOCABULARIES}] ${TX}`,
   ],
@@ -255,12 +255,14 @@ describe('partition patterns', () => {
 
   it('are derived from the key builders, so they cover the keys the code writes', () => {
     expect(partitionsLike(personKey(12345))).toBe('PERSON#*');
-    expect(claimsOf('NamePrefix')).toBe('ABBREVIATION#NamePrefix#*');
+    expect(claimsOf('NamePrefix')).toEqual(['ABBREVIATION#NamePrefix#*', 'HASHED#ABBREVIATION#NamePrefix#*']);
     expect(vocabularyOf('NameSuffix')).toBe('VOCABULARY#NameSuffix');
     expect(changeCountersOf('Person')).toHaveLength(8);
     const personClaims = [
       claimKey({ field: 'email', value: 'ada@example.org' }),
       claimKey({ field: 'name', value: 'ada lovelace' }),
+      // A folded name over 1024 bytes is hashed into the key.
+      claimKey({ field: 'name', value: 'ada '.repeat(300) }),
     ];
     const person = [
       personKey(7),

@@ -186,6 +186,9 @@ const seedEvent = (RequestType: 'Create' | 'Update', TableName: string) =>
 
 const setOf = (body: Body, set: string): Body[] => body[set]['@set'];
 
+/** Folds past 1024 bytes (NFKD expands U+FDFA 18-fold), so a claim on it has a hashed key. */
+const LONG = '\uFDFA'.repeat(40);
+
 beforeAll(async () => {
   const endpoint = inject('dynamoEndpoint');
   const client = documentClient(localClientConfig(endpoint));
@@ -284,6 +287,29 @@ beforeAll(async () => {
     200,
   );
 
+  // A name that folds past 1024 bytes (NFKD expands U+FDFA 18-fold): its claim key is hashed, taken
+  // at the create and released at the rename.
+  const long = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: ada.id,
+      body: { Names: { '@set': [{ first_name: LONG, last_name: 'Long' }] } },
+    },
+    201,
+  );
+  await invoke(
+    'update-person',
+    {
+      method: 'PATCH',
+      ...person(long.id),
+      requester: ada.id,
+      body: { Names: { '@set': [{ id: setOf(long, 'Names')[0]?.id, first_name: `${LONG}x` }] } },
+    },
+    200,
+  );
+
   // Enrichment, through the writer functions/enrich-person.ts wires.
   await as('enrich-person', async () => {
     const writer = socialAddressWriter({ client, tableName: table.tableName });
@@ -304,7 +330,7 @@ beforeAll(async () => {
     );
   }
 
-  // Vocabulary entries: created, then their abbreviation moved (one claim taken, one released).
+  // Vocabulary entries: created, then their abbreviation moved (claims taken and released).
   const entries: Partial<Record<Endpoint, number>> = { Person: grace.id };
   const vocabularies = [
     {
@@ -342,11 +368,24 @@ beforeAll(async () => {
       pathParameters: { id: String(created.id) },
     };
     await invoke(`get-${noun}`, { method: 'GET', ...item }, 200);
+    // Another entry with a long abbreviation (its claim key hashed); the first moved to another long
+    // one (hashed claim taken) and back (hashed claim released).
     await invoke(
-      `update-${noun}`,
-      { method: 'PATCH', ...item, requester: ada.id, body: { abbreviation: `${abbreviation}x` } },
-      200,
+      `create-${noun}`,
+      {
+        method: 'POST',
+        route: `/${kind}`,
+        requester: ada.id,
+        body: { [term]: `Long ${text}`, abbreviation: LONG },
+      },
+      201,
     );
+    for (const moved of [`${LONG}x`, `${abbreviation}x`])
+      await invoke(
+        `update-${noun}`,
+        { method: 'PATCH', ...item, requester: ada.id, body: { abbreviation: moved } },
+        200,
+      );
     entries[kind] = created.id;
   }
 

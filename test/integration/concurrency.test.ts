@@ -1,10 +1,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { buildHandler as buildCreate } from '../../functions/create-person';
+import { RESPONSE_RESERVE_MS } from '../../lib/db/versioned-write';
+import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { testRepository } from '../support/dynamo';
+import { httpEvent, invoke, lambdaContext } from '../support/events';
 import { failFirst, injectFaults, sdkError, transactionConflict } from '../support/faults';
 import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite({ backoff: () => 5 });
+
+type SetOf = { '@set': { local_reference_id: string | null }[] };
 
 let removeFault: (() => void) | undefined;
 afterEach(() => {
@@ -93,19 +99,79 @@ describe('transaction conflicts are retried inside the service', () => {
     expect(body.CoreMetaData.version).toBe(2);
   });
 
-  it('conflicts beyond the bounded retries end in 503 with Retry-After, and nothing is stored', async () => {
-    const { fault, counter } = failFirst('TransactWriteItemsCommand', 1000, transactionConflict);
+  it('conflicts until the invocation’s time runs out end in 503 with Retry-After, and nothing is stored', async () => {
+    const { fault, counter } = failFirst(
+      'TransactWriteItemsCommand',
+      Number.POSITIVE_INFINITY,
+      transactionConflict,
+    );
     removeFault = injectFaults(suite.table.client, fault);
     const before = await snapshot(suite.table);
-    const { status, headers, body } = await suite.api.post(
-      personBody('Never', uniqueTag('Lands'), uniqueEmail()),
+    const create = buildCreate({ people: testRepository(suite.table, { backoff: () => 5 }) });
+    // An invocation with 300 ms left beyond what the response needs.
+    const context = { ...lambdaContext(), getRemainingTimeInMillis: () => RESPONSE_RESERVE_MS + 300 };
+    const started = Date.now();
+
+    const { status, headers, body } = await invoke(
+      create,
+      httpEvent({
+        method: 'POST',
+        route: '/Person',
+        body: personBody('Never', uniqueTag('Lands')),
+        requester: 0,
+      }),
+      context,
     );
+
     expect(status).toBe(503);
     expect(headers['retry-after']).toBe('1');
     expect(body).toMatchObject({ type: '/problems/unavailable', status: 503 });
-    expect(counter.calls).toBe(12);
+    expect(Date.now() - started).toBeLessThan(RESPONSE_RESERVE_MS);
+    expect(counter.calls).toBeGreaterThan(5);
     removeFault();
     expect(await snapshot(suite.table)).toEqual(before);
+  });
+});
+
+describe('PATCH storms: many concurrent PATCHes of one person', () => {
+  // The service's own backoff, not the suite's fixed 5 ms.
+  const people = () => personApi(testRepository(suite.table));
+  // Half add a phone number, half a role: 100 additions within the sets' limits of 50.
+  const stormChanges = () =>
+    Array.from({ length: 100 }, (_, i) =>
+      i % 2 === 0
+        ? { PhoneNumbers: { '@set': [{ phone_number: `+1 555 01${i}`, local_reference_id: `storm-${i}` }] } }
+        : { PersonRoles: { '@set': [{ name: `Role ${i}`, local_reference_id: `storm-${i}` }] } },
+    );
+  const keptOf = (body: { PhoneNumbers: SetOf; PersonRoles: SetOf }) =>
+    [...body.PhoneNumbers['@set'], ...body.PersonRoles['@set']].map((item) => item.local_reference_id).sort();
+
+  it('100 concurrent PATCHes without If-Match all answer 200, and every change is kept', async () => {
+    const api = people();
+    const person = (await api.post(personBody('Storm', uniqueTag('Target'), uniqueEmail('storm')))).body;
+    const changes = stormChanges();
+
+    const responses = await Promise.all(changes.map((change) => api.patch(person.id, change)));
+
+    expect(statuses(responses)).toEqual({ 200: 100 });
+    const { body } = await api.get(person.id);
+    expect(keptOf(body)).toEqual(changes.map((_, i) => `storm-${i}`).sort());
+    expect(body.CoreMetaData.version).toBe(101);
+  });
+
+  it('100 concurrent PATCHes from 100 containers (no shared queue: each meets the others at the version check) all answer 200', async () => {
+    const person = (await people().post(personBody('Fleet', uniqueTag('Target'), uniqueEmail('fleet')))).body;
+    // As Lambda runs them: every request in a container of its own, with its own repository.
+    const containers = Array.from({ length: 100 }, () => people());
+
+    const changes = stormChanges();
+
+    const responses = await Promise.all(containers.map((api, i) => api.patch(person.id, changes[i])));
+
+    expect(statuses(responses)).toEqual({ 200: 100 });
+    const { body } = await people().get(person.id);
+    expect(keptOf(body)).toEqual(changes.map((_, i) => `storm-${i}`).sort());
+    expect(body.CoreMetaData.version).toBe(101);
   });
 });
 

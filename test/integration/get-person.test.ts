@@ -25,6 +25,22 @@ describe('GET /Person/{id}', () => {
     expect((await suite.api.get(created.body.id, { 'if-none-match': '"0"' })).status).toBe(200);
   });
 
+  it.each(['W/"1"', '*', '"0", "1"', '"7", W/"1"'])(
+    'answers If-None-Match %s (weak, any, or a list holding the current ETag) with 304',
+    async (header) => {
+      const created = await suite.api.post(personBody('Weak', uniqueTag('Tag')));
+      const { status, headers } = await suite.api.get(created.body.id, { 'if-none-match': header });
+      expect(status).toBe(304);
+      expect(headers.etag).toBe('"1"');
+    },
+  );
+
+  it('answers If-None-Match of other versions only, weak or strong, with 200', async () => {
+    const created = await suite.api.post(personBody('Other', uniqueTag('Tag')));
+    const { status } = await suite.api.get(created.body.id, { 'if-none-match': 'W/"2", "0"' });
+    expect(status).toBe(200);
+  });
+
   it('shows the ETag of the latest version after a PATCH', async () => {
     const created = await suite.api.post(personBody('Ver', uniqueTag('Sion')));
     await suite.api.patch(created.body.id, { local_reference_id: 'v2' });

@@ -126,19 +126,6 @@ describe('the local server speaks API Gateway HTTP API payload 2.0', () => {
       server.close();
     }
   });
-
-  it('answers 500 as API Gateway does when a function throws', async () => {
-    const { server, url } = await listen(async () => async () => {
-      throw new Error('boom');
-    });
-    try {
-      const response = await fetch(`${url}/Person`);
-      expect(response.status).toBe(500);
-      expect(await response.json()).toEqual({ message: 'Internal Server Error' });
-    } finally {
-      server.close();
-    }
-  });
 });
 
 describe('the local runtime feeds the table stream to stream handlers', () => {

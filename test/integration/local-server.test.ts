@@ -72,6 +72,33 @@ describe('npm start: the API over HTTP on loopback', () => {
     });
   });
 
+  it('says Cache-Control: no-store on every Person, audit and ChangeHistory answer, refusals too', async () => {
+    const email = uniqueEmail('nostore');
+    const created = await fetch(`${server.url}/Person`, {
+      method: 'POST',
+      ...json(personBody('No', 'Store', email)),
+    });
+    const { id } = await read(created);
+    const history = await read(await fetch(`${server.url}/ChangeHistory?endpoint=Person&object_id=${id}`));
+    const answers = [
+      created,
+      await fetch(`${server.url}/Person/${id}`),
+      await fetch(`${server.url}/Person/${id}`, { headers: { 'if-none-match': '"1"' } }),
+      await fetch(`${server.url}/Person/${id}`, {
+        method: 'PATCH',
+        ...json({ local_reference_id: 'no-store' }, { 'x-requester-person': String(id) }),
+      }),
+      await fetch(`${server.url}/Person?search=store`),
+      await fetch(`${server.url}/Person/${id}/audit`),
+      await fetch(`${server.url}/ChangeHistory`),
+      await fetch(`${server.url}/ChangeHistory/${history['@set'][0].id}`),
+      await fetch(`${server.url}/Person`, { method: 'POST', ...json(personBody('No', 'Store', email)) }),
+      await fetch(`${server.url}/Person/999999999`),
+    ];
+    expect(answers.map(({ status }) => status)).toEqual([201, 200, 304, 200, 200, 200, 200, 200, 409, 404]);
+    for (const answer of answers) expect(answer.headers.get('cache-control'), answer.url).toBe('no-store');
+  });
+
   it('serves the reference data it seeded', async () => {
     const response = await fetch(`${server.url}/Prefix/21`);
     expect(await read(response)).toMatchObject({ id: 21, prefix: 'Doctor', abbreviation: 'Dr.' });

@@ -1,6 +1,4 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import jsonld from 'jsonld';
 import type { JsonLd, RemoteDocument } from 'jsonld/jsonld-spec';
@@ -37,6 +35,7 @@ import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
 import { ROUTES } from '../../lib/http/routes';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, lambdaContext } from '../support/events';
+import { schemaValidator } from '../support/json-schema';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
@@ -91,8 +90,7 @@ const idPath = (route: string, id: number | string) => ({
 const getOpenApi = buildGetOpenApi({ document: openApiDocument() });
 let document: OpenApiDocument;
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+const ajv = schemaValidator({ strict: false, allErrors: true });
 
 const pointer = (...segments: string[]) =>
   segments
@@ -177,8 +175,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('holds component schemas that are valid JSON Schema 2020-12 under ajv strict mode', () => {
-    const strict = new Ajv2020({ strict: true, strictTypes: false });
-    addFormats(strict);
+    const strict = schemaValidator();
     const schemas = JSON.parse(
       JSON.stringify(document.components.schemas).replaceAll('#/components/schemas/', 'urn:schema:'),
     ) as Record<string, object>;
@@ -628,8 +625,7 @@ describe('real responses match the schemas the document declares', () => {
     it('is a JSON Schema 2020-12 document with its own URL as $id that a real Person satisfies', async () => {
       const reply = await call(handlers.schema as Handler, get('/schema/Person'));
       const schema = reply.json as { $schema: string; $id: string };
-      const strict = new Ajv2020({ strict: true, strictTypes: false });
-      addFormats(strict);
+      const strict = schemaValidator();
       const validate = strict.compile(schema);
       const { body } = await api().get(person.id);
 

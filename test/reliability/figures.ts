@@ -31,6 +31,13 @@ export interface RunFigures {
   statuses: Record<number, number>;
 }
 
+/** How many exchanges got each status (0: no answer). */
+export const statusCounts = (exchanges: readonly Exchange[]): Record<number, number> => {
+  const counts: Record<number, number> = {};
+  for (const { status } of exchanges) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+};
+
 const kindFigures = (exchanges: Exchange[]): KindFigures => {
   const latencies = exchanges.filter((e) => e.status > 0).map((e) => e.endedAt - e.startedAt);
   return {
@@ -50,8 +57,7 @@ export const figuresOf = (exchanges: Exchange[]): RunFigures => {
   const byKind: Partial<Record<RequestKind, KindFigures>> = {};
   const kinds = [...new Set(exchanges.map((e) => e.kind))];
   for (const kind of kinds) byKind[kind] = kindFigures(exchanges.filter((e) => e.kind === kind));
-  const statuses: Record<number, number> = {};
-  for (const { status } of exchanges) statuses[status] = (statuses[status] ?? 0) + 1;
+  const statuses = statusCounts(exchanges);
   const all = kindFigures(exchanges);
   return {
     requests: all.requests,

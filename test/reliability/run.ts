@@ -4,13 +4,20 @@
  *
  * 1. load: 32 clients x 6 000 colliding operations against `npm start` (load.ts, verify.ts);
  * 2. crash: DynamoDB Local killed mid-burst against `npm start --data DIR`, three rounds (crash.ts);
- * 3. fuzz: the test/fuzz/ properties with a large `FUZZ_RUNS`, read back from `RELIABILITY_REPORT`.
+ * 3. contention: rounds of N concurrent PATCHes of one person without If-Match, each changing a field
+ *    of its own; every one must be 200 and visible afterwards (contention.ts);
+ * 4. predictable id: creates naming as requester the id the next person is about to get, one by one
+ *    and in bursts; each must be 403 unknown-requester, or 201 once that id is a person (predictable-id.ts);
+ * 5. fuzz: the test/fuzz/ properties with a large `FUZZ_RUNS`, read back from `RELIABILITY_REPORT`.
  *
- * Exits non-zero on any invariant violation, 5xx from bad input, lost acknowledged write, or broken
- * promise of the load and crash checks. Writes DynamoDB Local itself drops when it is SIGKILLed right
- * after acknowledging them (see crash.ts) are counted and listed, not failed: that is its durability.
+ * `--skip load|crash|contention|predictable-id|fuzz` leaves a check out. Exits non-zero on any 5xx
+ * where the contract allows none, invariant violation, 5xx from bad input, lost acknowledged write or
+ * change, or broken promise of the load, crash, contention and predictable-id checks. Writes DynamoDB
+ * Local itself drops when it is SIGKILLed right after acknowledging them (see crash.ts) are counted and
+ * listed, not failed: that is its durability.
  *
- *   npm run reliability -- --operations 10000 --clients 32 --rounds 5 --fuzz-runs 5000 --seed 42
+ *   npm run reliability -- --operations 10000 --clients 32 --rounds 5 --fuzz-runs 5000 --seed 42 \
+ *     --contention 100 --contention-rounds 10 --predictions 400
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,9 +26,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startServer } from '../support/server';
+import { type ContentionResult, runContention } from './contention';
 import { type CrashResult, runCrash, STORAGE_DURABILITY_WINDOW_MS } from './crash';
 import { figuresOf, kindTable, type RunFigures } from './figures';
 import { type LoadRun, runLoad } from './load';
+import { type PredictableIdResult, runPredictableId } from './predictable-id';
 import { storageOf } from './storage';
 import { type Verdict, verifyRun } from './verify';
 
@@ -32,6 +41,9 @@ const { values } = parseArgs({
     operations: { type: 'string', default: '6000' },
     clients: { type: 'string', default: '32' },
     rounds: { type: 'string', default: '3' },
+    contention: { type: 'string', default: '100' },
+    'contention-rounds': { type: 'string', default: '10' },
+    predictions: { type: 'string', default: '400' },
     'fuzz-runs': { type: 'string', default: process.env.FUZZ_RUNS ?? '2000' },
     seed: { type: 'string' },
     skip: { type: 'string', multiple: true, default: [] },
@@ -41,6 +53,9 @@ const { values } = parseArgs({
 const operations = Number(values.operations);
 const clients = Number(values.clients);
 const rounds = Number(values.rounds);
+const contention = Number(values.contention);
+const contentionRounds = Number(values['contention-rounds']);
+const predictions = Number(values.predictions);
 const fuzzRuns = Number(values['fuzz-runs']);
 const seed = Number(values.seed ?? Date.now() % 2 ** 31);
 const skip = new Set(values.skip);
@@ -101,6 +116,42 @@ const runCrashCheck = async (): Promise<CrashResult> => {
   }
 };
 
+const runContentionCheck = async (): Promise<ContentionResult> => {
+  progress(`contention: ${contentionRounds} rounds of ${contention} concurrent PATCHes of one person`);
+  const server = await startServer({ timeoutMs: 120_000 });
+  try {
+    const result = await runContention({
+      url: server.url,
+      concurrency: contention,
+      rounds: contentionRounds,
+      seed,
+      log: (line) => progress(`contention: ${line}`),
+    });
+    for (const line of [...result.lostChanges, ...result.violations].slice(0, 50))
+      progress(`contention: ${line}`);
+    return result;
+  } finally {
+    await server.stop();
+  }
+};
+
+const runPredictableIdCheck = async (): Promise<PredictableIdResult> => {
+  progress(`predictable id: ${predictions} creates naming a predicted requester id`);
+  const server = await startServer({ timeoutMs: 120_000 });
+  try {
+    const result = await runPredictableId({
+      url: server.url,
+      predictions,
+      seed,
+      log: (line) => progress(`predictable id: ${line}`),
+    });
+    for (const line of result.violations.slice(0, 50)) progress(`predictable id: ${line}`);
+    return result;
+  } finally {
+    await server.stop();
+  }
+};
+
 /** One line per fuzz property, as test/fuzz/harness.ts writes them; unknown fields are tolerated. */
 interface FuzzLine {
   suite?: string;
@@ -153,9 +204,17 @@ const runFuzz = async (): Promise<FuzzOutcome> => {
 const ms = (value: number | undefined) =>
   value === undefined || Number.isNaN(value) ? '-' : `${Math.round(value)} ms`;
 
+/** `{"400": 2, "0": 1}` as `400 x 2, no answer x 1`, or `0`. */
+const statusList = (counts: Record<number, number>) =>
+  Object.entries(counts)
+    .map(([status, count]) => `${status === '0' ? 'no answer' : status} x ${count}`)
+    .join(', ') || '0';
+
 const summary = (
   load: LoadOutcome | undefined,
   crash: CrashResult | undefined,
+  contended: ContentionResult | undefined,
+  predicted: PredictableIdResult | undefined,
   fuzz: FuzzOutcome | undefined,
 ) => {
   const rows: [string, string][] = [];
@@ -237,6 +296,54 @@ const summary = (
     if (crash.lostUnexplained.length > 0) failures.push('crash: lost acknowledged writes');
     if (crash.violations.length > 0) failures.push('crash: broken promises');
   }
+  if (contended) {
+    const { figures, rounds } = contended;
+    const others = Object.values(figures.otherStatuses).reduce((sum, n) => sum + n, 0);
+    rows.push(
+      [
+        'contention: rounds x concurrent PATCHes of one person',
+        `${rounds.length} x ${contended.concurrency} (${figures.requests} requests, ${(contended.wallMs / 1000).toFixed(1)} s)`,
+      ],
+      [
+        'contention: 200 / 5xx (of which 503) / other',
+        `${figures.ok} / ${figures.serverErrors} (${figures.unavailable}) / ${statusList(figures.otherStatuses)}`,
+      ],
+      ['contention: PATCH p50 / p99', `${ms(figures.p50)} / ${ms(figures.p99)}`],
+      [
+        'contention: version growth / 200s, per round',
+        rounds.map((r) => `${r.versionAfter - r.versionBefore}/${r.ok}`).join(', ') || '-',
+      ],
+      ['contention: lost changes', `${contended.lostChanges.length}`],
+      ['contention: other broken promises', `${contended.violations.length}`],
+    );
+    if (figures.serverErrors > 0) failures.push('contention: 5xx');
+    if (others > 0) failures.push('contention: PATCHes not answered 200');
+    if (contended.lostChanges.length > 0) failures.push('contention: lost changes');
+    if (contended.violations.length > 0) failures.push('contention: broken promises');
+  }
+  if (predicted) {
+    const { figures } = predicted;
+    const { ordinary } = figures;
+    rows.push(
+      [
+        'predictable id: creates naming a predicted requester / ordinary creates',
+        `${figures.requests} / ${ordinary.requests} (${(predicted.wallMs / 1000).toFixed(1)} s)`,
+      ],
+      [
+        'predictable id: 403 / 201 / 5xx / other',
+        `${figures.forbidden} / ${figures.created} / ${figures.serverErrors} / ${statusList(figures.otherStatuses)}`,
+      ],
+      [
+        'predictable id: ordinary creates 201 / 5xx / other',
+        `${ordinary.created} / ${ordinary.serverErrors} / ${statusList(ordinary.otherStatuses)}`,
+      ],
+      ['predictable id: other broken promises', `${predicted.violations.length}`],
+    );
+    if (figures.serverErrors + ordinary.serverErrors > 0) failures.push('predictable id: 5xx');
+    if (Object.keys(figures.otherStatuses).length + Object.keys(ordinary.otherStatuses).length > 0)
+      failures.push('predictable id: answers other than 403 and 201');
+    if (predicted.violations.length > 0) failures.push('predictable id: broken promises');
+  }
   if (fuzz?.ran) {
     const runs = fuzz.properties.reduce((sum, p) => sum + (p.runs ?? 0), 0);
     const fiveXX = fuzz.properties.reduce((sum, p) => sum + (p.status5xx ?? 0), 0);
@@ -263,8 +370,10 @@ const summary = (
 const started = performance.now();
 const load = skip.has('load') ? undefined : await runLoadCheck();
 const crash = skip.has('crash') ? undefined : await runCrashCheck();
+const contended = skip.has('contention') ? undefined : await runContentionCheck();
+const predicted = skip.has('predictable-id') ? undefined : await runPredictableIdCheck();
 const fuzz = skip.has('fuzz') ? undefined : await runFuzz();
-const { table, failures } = summary(load, crash, fuzz);
+const { table, failures } = summary(load, crash, contended, predicted, fuzz);
 console.log(
   `\n## Reliability (seed ${seed}, ${((performance.now() - started) / 1000).toFixed(0)} s)\n\n${table}\n`,
 );

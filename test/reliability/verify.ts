@@ -22,10 +22,11 @@
  * persons stored; and the API (GET of every person, the list by every address) agrees with storage.
  */
 import { fromPersonItem } from '../../lib/db/person-items';
+import { normaliseEmail } from '../../lib/domain/email';
 import { claimsOf, fullnameOfPerson, type Person } from '../../lib/domain/person';
 import { toPersonOut } from '../../lib/domain/representation';
 import { PersonOut } from '../../lib/domain/schemas';
-import { fold, normaliseEmail } from '../../lib/domain/text';
+import { fold } from '../../lib/domain/text';
 import type { TestTable } from '../support/dynamo';
 import { checkInvariants, type Item, scanAll } from '../support/invariants';
 import {

@@ -1,11 +1,13 @@
 /**
- * Limits and CORS on the real local server (`npm start`'s entry): oversized headers are refused by
- * Node before any handler runs, oversized bodies by the handler (or, past API Gateway's 10 MB, by the
- * server), and the server keeps serving afterwards. No response allows credentials or echoes an
- * arbitrary Origin.
+ * Limits and CORS on the real local server (`npm start`'s entry): oversized headers and requests
+ * Node cannot parse are refused before any handler runs, oversized bodies by the handler (or, past
+ * API Gateway's 10 MB, by the server), every refusal in problem+json, and the server keeps serving
+ * afterwards. No response allows credentials or echoes an arbitrary Origin.
  */
-import { request } from 'node:http';
+import { Agent, type ClientRequest, request } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalServer } from '../../lib/local/server';
 import { personBody, uniqueEmail } from '../support/api';
 import { type ServerProcess, startServer } from '../support/server';
 
@@ -21,38 +23,72 @@ afterAll(async () => {
 
 const EVIL = 'https://evil.example';
 
-/** A raw HTTP request (fetch refuses some of what these tests send); resolves with status and headers. */
-const raw = (method: string, path: string, headers: Record<string, string>, body?: string | Buffer) =>
-  new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }>(
-    (resolve, reject) => {
-      const { hostname, port } = new URL(server.url);
-      const call = request({ hostname, port, method, path, headers, agent: false }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            text: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      });
-      call.on('error', reject);
-      call.end(body);
-    },
-  );
+const sendInParts = async (call: ClientRequest, [first, ...rest]: Buffer[]) => {
+  call.write(first ?? '');
+  for (const part of rest) {
+    await new Promise((wait) => setTimeout(wait, 300));
+    call.write(part);
+  }
+  call.end();
+};
 
 /**
- * The status of a request Node must refuse. Node answers 431 and closes the connection at once, so a
- * client still writing its headers may see the reset before the answer: that is a refusal too.
+ * A raw HTTP request (fetch refuses some of what these tests send); resolves with status, headers and
+ * whether it went over a connection an earlier request used. A fresh connection unless `agent`. A body
+ * in parts is sent with a pause before each further part, so the server reads the first alone.
  */
-const refused = async (sent: ReturnType<typeof raw>) => {
-  try {
-    return (await sent).status;
-  } catch (error) {
-    expect((error as NodeJS.ErrnoException).code).toMatch(/^(ECONNRESET|EPIPE)$/);
-    return 'connection reset';
-  }
+const raw = (
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer | Buffer[],
+  { agent = false, url = server.url }: { agent?: Agent | false; url?: string } = {},
+) =>
+  new Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    text: string;
+    reusedSocket: boolean;
+  }>((resolve, reject) => {
+    const { hostname, port } = new URL(url);
+    const call = request({ hostname, port, method, path, headers, agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+          reusedSocket: call.reusedSocket,
+        }),
+      );
+    });
+    call.on('error', reject);
+    if (Array.isArray(body)) void sendInParts(call, body);
+    else call.end(body);
+  });
+
+/** Bytes written on a socket of their own, and everything the server answers until it closes. */
+const rawSocket = (bytes: string) =>
+  new Promise<string>((resolve, reject) => {
+    const { hostname, port } = new URL(server.url);
+    const socket = connect(Number(port), hostname, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (chunk) => {
+      answer += chunk;
+    });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+
+const expectProblem = (
+  response: { status: number; headers: Record<string, string | string[] | undefined>; text: string },
+  status: number,
+  type: string,
+) => {
+  expect(response.status).toBe(status);
+  expect(response.headers['content-type']).toBe('application/problem+json');
+  expect(JSON.parse(response.text)).toMatchObject({ type: `/problems/${type}`, status });
 };
 
 /** How many persons the server's list counts: a refused write must not change it. */
@@ -70,19 +106,28 @@ const stillServing = async () => {
 const writeHeaders = { 'content-type': 'application/json', 'x-requester-person': '0' };
 
 describe('oversized requests against the local server', { timeout: 60_000 }, () => {
-  it('refuses a 64 KiB header with 431 and keeps serving', async () => {
-    const outcome = await refused(raw('GET', '/Person', { 'x-padding': 'a'.repeat(64 * 1024) }));
+  it('refuses a 64 KiB header with 431 problem+json, closes the connection and keeps serving', async () => {
+    const response = await raw('GET', '/Person', { 'x-padding': 'a'.repeat(64 * 1024) });
 
-    expect([431, 'connection reset']).toContain(outcome);
+    expectProblem(response, 431, 'headers-too-large');
+    expect(response.headers.connection).toBe('close');
     await stillServing();
   });
 
-  it('refuses many headers that together pass the header limit with 431 and keeps serving', async () => {
+  it('refuses many headers that together pass the header limit with 431 problem+json and keeps serving', async () => {
     const headers = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`x-h${i}`, 'v'.repeat(100)]));
 
-    const outcome = await refused(raw('GET', '/Person', headers));
+    const response = await raw('GET', '/Person', headers);
 
-    expect([431, 'connection reset']).toContain(outcome);
+    expectProblem(response, 431, 'headers-too-large');
+    await stillServing();
+  });
+
+  it('refuses a 70 KB query string with 431 problem+json and keeps serving', async () => {
+    const response = await raw('GET', `/Person?q=${'a'.repeat(70 * 1000)}`, {});
+
+    expectProblem(response, 431, 'headers-too-large');
+    expect(response.headers.connection).toBe('close');
     await stillServing();
   });
 
@@ -95,23 +140,83 @@ describe('oversized requests against the local server', { timeout: 60_000 }, () 
 
     const response = await raw('POST', '/Person', writeHeaders, body);
 
-    expect(response.status).toBe(413);
-    expect(response.headers['content-type']).toBe('application/problem+json');
-    expect(JSON.parse(response.text)).toMatchObject({ type: '/problems/payload-too-large', status: 413 });
+    expectProblem(response, 413, 'payload-too-large');
     expect(await personCount()).toBe(before);
     await stillServing();
   });
 
-  it('refuses a body over 10 MB (API Gateway refuses those before any function) and keeps serving', async () => {
+  /** Two requests over one kept-alive connection: the refused one and a GET after it. */
+  const refusedThenNext = async (body: Buffer | Buffer[]) => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const refusal = await raw('POST', '/Person', writeHeaders, body, { agent });
+      const next = await raw('GET', '/Prefix', {}, undefined, { agent });
+      return { refusal, next };
+    } finally {
+      agent.destroy();
+    }
+  };
+
+  it('refuses a body of 10 MB and a byte (API Gateway refuses those before any function) with 413 problem+json', async () => {
     const before = await personCount();
-    const body = Buffer.alloc(11 * 1024 * 1024, ' ');
 
-    const outcome = await raw('POST', '/Person', writeHeaders, body).catch((error: Error) => error);
+    const { refusal, next } = await refusedThenNext(Buffer.alloc(10 * 1024 * 1024 + 1, ' '));
 
-    // Either the 413 arrives, or the server closes the connection on the rest of the upload.
-    if (!(outcome instanceof Error)) expect(outcome.status).toBe(413);
+    expectProblem(refusal, 413, 'payload-too-large');
+    expect(next.status).toBe(200);
+    expect(next.reusedSocket).toBe(true);
     expect(await personCount()).toBe(before);
+  });
+
+  it('reads a body past 10 MB to its end before refusing it, so the kept-alive connection serves the next request', async () => {
+    const mib = 1024 * 1024;
+    // The server is past the limit while the last 2 MiB are still on their way.
+    const body = [Buffer.alloc(10 * mib + 1, ' '), Buffer.alloc(2 * mib, ' ')];
+
+    const { refusal, next } = await refusedThenNext(body);
+
+    expectProblem(refusal, 413, 'payload-too-large');
+    expect(next.status).toBe(200);
+    expect(next.reusedSocket).toBe(true);
+  });
+});
+
+describe('requests Node cannot parse', { timeout: 60_000 }, () => {
+  it.each([
+    ['a malformed request line', 'GET /Person HTTP/1.1 extra\r\nHost: x\r\n\r\n'],
+    ['an unknown method', 'BREW /Person HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['a header line without a colon', 'GET /Person HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n'],
+  ])('answers %s with 400 problem+json and closes the connection', async (_, bytes) => {
+    const answer = await rawSocket(bytes);
+
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head.toLowerCase()).toContain('content-type: application/problem+json');
+    expect(head.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(body)).toMatchObject({ type: '/problems/validation-error', status: 400 });
     await stillServing();
+  });
+});
+
+describe('a function that throws', () => {
+  it('is answered with 500 problem+json that says nothing of the error', async () => {
+    const local = createLocalServer({
+      load: async () => async () => {
+        throw new Error('secret detail');
+      },
+      onError: () => undefined,
+    });
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(local.address() as AddressInfo).port}`;
+
+      const response = await raw('GET', '/Person', {}, undefined, { url });
+
+      expectProblem(response, 500, 'internal-error');
+      expect(response.text).not.toContain('secret');
+    } finally {
+      local.close();
+    }
   });
 });
 

@@ -70,6 +70,22 @@ describe('x-requester-person on POST /Person', () => {
     }
   });
 
+  it.each([1, 2, 3, 10])(
+    'refuses with 403 the id the new person or its parts are about to get (%i ahead), never 500',
+    async (ahead) => {
+      // Ids are handed out in order: the next create starts right after the last one's change id.
+      const probe = await suite.api.post(personBody('Probe', 'Ahead', uniqueEmail('probe')));
+      const changeId = PersonOut.parse(probe.body).CoreMetaData.created_audit_id;
+      expect(changeId).toBeTypeOf('number');
+      const next = (changeId as number) + ahead;
+
+      const response = await post(next);
+
+      expect(response.status, `requester ${next}`).toBe(403);
+      expect(response.body.type).toBe('/problems/unknown-requester');
+    },
+  );
+
   it.each(MALFORMED)('refuses %j with 400 invalid-requester and stores nothing', async (value) => {
     const response = await post(value);
 

@@ -1,6 +1,7 @@
 /** Realistic API Gateway HTTP API (payload format 2.0) events, as Lambda receives them. */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { lambdaContext as localContext } from '../../lib/local/lambda-context';
 
 export interface EventSpec {
   method: string;
@@ -58,20 +59,8 @@ export const httpEvent = (spec: EventSpec): APIGatewayProxyEventV2 => {
   };
 };
 
-export const lambdaContext = (): Context => ({
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'test',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:local:123456789012:function:test',
-  memoryLimitInMB: '1024',
-  awsRequestId: randomUUID(),
-  logGroupName: '/aws/lambda/test',
-  logStreamName: 'test',
-  getRemainingTimeInMillis: () => 30_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-});
+/** The context Lambda gives an HTTP function (its timeout, so the retry budget is the real one). */
+export const lambdaContext = (): Context => localContext('test');
 
 export interface Response<T = Record<string, unknown>> {
   status: number;
@@ -88,8 +77,9 @@ type Handler = (
 export const invoke = async <T = Record<string, unknown>>(
   handler: Handler,
   event: APIGatewayProxyEventV2,
+  context: Context = lambdaContext(),
 ) => {
-  const result = await handler(event, lambdaContext());
+  const result = await handler(event, context);
   return {
     status: result.statusCode ?? 200,
     headers: Object.fromEntries(

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   CHANGE_SHARDS,
@@ -174,7 +175,7 @@ describe('claim keys', () => {
     for (const field of CLAIM_FIELDS) {
       const { pk } = claimKey({ field, value });
       expect(pk).toMatch(
-        /^(EMAIL|NAME|ABBREVIATION#NamePrefix|ABBREVIATION#NameSuffix)#sha256:[0-9a-f]{64}$/,
+        /^HASHED#(EMAIL|NAME|ABBREVIATION#NamePrefix|ABBREVIATION#NameSuffix)#[0-9a-f]{64}$/,
       );
       expect(Buffer.byteLength(pk)).toBeLessThanOrEqual(PARTITION_KEY_LIMIT_BYTES);
     }
@@ -202,6 +203,16 @@ describe('claim keys', () => {
     expect(claimKey({ field: 'name', value: `${stem}a` }).pk).not.toBe(
       claimKey({ field: 'name', value: `${stem}b` }).pk,
     );
+  });
+
+  it.each(CLAIM_FIELDS)('never give a %s value the key of another value hashed', (field) => {
+    const long = 'ł'.repeat(2_000);
+    const hex = createHash('sha256').update(long).digest('hex');
+    const hashed = claimKey({ field, value: long }).pk;
+    // Every spelling of the hash a client could send as a literal value, in every claim partition.
+    for (const literal of [hex, `sha256:${hex}`, hashed, hashed.slice(hashed.indexOf('#') + 1)])
+      for (const other of CLAIM_FIELDS)
+        expect(claimKey({ field: other, value: literal }).pk).not.toBe(hashed);
   });
 
   it.each(pairsOfFields)(

@@ -5,7 +5,6 @@ import {
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { ifMatchAccepts } from '../../../lib/db/person-repository';
 import { storageCall } from '../../../lib/db/storage-errors';
 import { ServiceUnavailable } from '../../../lib/domain/errors';
 
@@ -84,23 +83,5 @@ describe('storageCall', () => {
   it('passes the value of a successful call through', async () => {
     const value = { Item: { pk: 'PERSON#1', sk: 'PERSON' } };
     await expect(storageCall(() => Promise.resolve(value))).resolves.toBe(value);
-  });
-});
-
-describe('ifMatchAccepts', () => {
-  it.each<[string, number, boolean]>([
-    ['"3"', 3, true],
-    [' "3" ', 3, true],
-    ['"1", "3"', 3, true],
-    ['"3","4"', 3, true],
-    ['*', 3, true],
-    [' * ', 7, true],
-    ['W/"3"', 3, false],
-    ['"4"', 3, false],
-    ['"1", "2"', 3, false],
-    ['3', 3, false],
-    ['"33"', 3, false],
-  ])('If-Match %s against version %i is %s', (header, version, accepted) => {
-    expect(ifMatchAccepts(header, version)).toBe(accepted);
   });
 });

@@ -5,14 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { buildWriteTransaction, personChangeEntry } from '../../../lib/db/person-items';
 import {
   type ActionRole,
+  API_GATEWAY_TIMEOUT_MS,
   claimActions,
   decodeSnapshot,
   encodeSnapshot,
   existsCheck,
+  HTTP_FUNCTION_TIMEOUT_MS,
   historyActions,
   MAX_ITEM_BYTES,
   MAX_TRANSACTION_ACTIONS,
   objectPut,
+  RESPONSE_RESERVE_MS,
+  retryDeadline,
   retrying,
   sendWrite,
   transactionOf,
@@ -471,7 +475,7 @@ describe('retrying', () => {
 
     const result = await retrying(
       {
-        maxAttempts: 5,
+        deadline: Date.now() + 60_000,
         backoff: (attempt) => {
           waits.push(attempt);
           return 0;
@@ -484,26 +488,77 @@ describe('retrying', () => {
     expect(waits).toEqual([1, 2]);
   });
 
-  it('gives up with 503 after the last attempt, without waiting after it', async () => {
+  it('keeps retrying while the budget lasts, however many attempts that is', async () => {
     let attempts = 0;
-    const waits: number[] = [];
 
-    const outcome = retrying(
-      {
-        maxAttempts: 3,
-        backoff: (attempt) => {
-          waits.push(attempt);
-          return 0;
-        },
-      },
-      async () => {
-        attempts++;
-        return undefined;
-      },
+    const result = await retrying({ deadline: Date.now() + 60_000, backoff: () => 0 }, async () =>
+      ++attempts === 500 ? 'written' : undefined,
     );
 
+    expect(result).toBe('written');
+    expect(attempts).toBe(500);
+  });
+
+  it('gives up with 503 when another attempt and its wait would end past the deadline', async () => {
+    let attempts = 0;
+    const started = Date.now();
+
+    const outcome = retrying({ deadline: started + 300, backoff: () => 20 }, async () => {
+      attempts++;
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return undefined;
+    });
+
     await expect(outcome).rejects.toBeInstanceOf(ServiceUnavailable);
-    expect(attempts).toBe(3);
-    expect(waits).toEqual([1, 2]);
+    // Each round is 30 ms of attempt and 20 ms of wait: the budget holds about six, never past it.
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    expect(attempts).toBeLessThanOrEqual(6);
+    expect(Date.now() - started).toBeLessThan(300);
+  });
+
+  it('shortens a backoff longer than the budget left instead of giving up before the deadline', async () => {
+    let attempts = 0;
+    const started = Date.now();
+
+    const result = await retrying({ deadline: started + 200, backoff: () => 10_000 }, async () =>
+      ++attempts === 2 ? 'written' : undefined,
+    );
+
+    expect(result).toBe('written');
+    expect(Date.now() - started).toBeLessThan(250);
+  });
+
+  it('makes one attempt even when the budget is already spent', async () => {
+    let attempts = 0;
+
+    await expect(
+      retrying({ deadline: Date.now() - 1, backoff: () => 0 }, async () => {
+        attempts++;
+        return undefined;
+      }),
+    ).rejects.toBeInstanceOf(ServiceUnavailable);
+    expect(attempts).toBe(1);
+  });
+});
+
+describe('retryDeadline', () => {
+  it('is the time the invocation has left less the response reserve', () => {
+    expect(retryDeadline(10_000, 1_000_000)).toBe(1_000_000 + 10_000 - RESPONSE_RESERVE_MS);
+    expect(retryDeadline(4_000, 0)).toBe(4_000 - RESPONSE_RESERVE_MS);
+  });
+
+  it("never runs past API Gateway's 30 s, whatever the function's timeout", () => {
+    expect(retryDeadline(15 * 60_000, 0)).toBe(API_GATEWAY_TIMEOUT_MS - RESPONSE_RESERVE_MS);
+  });
+
+  it('leaves no retries when less than the reserve is left', () => {
+    expect(retryDeadline(500, 7)).toBe(7);
+  });
+
+  it("defaults to a fresh invocation of an HTTP function (the stack's timeout)", () => {
+    const now = Date.now();
+    const deadline = retryDeadline();
+    expect(deadline - now).toBeGreaterThanOrEqual(HTTP_FUNCTION_TIMEOUT_MS - RESPONSE_RESERVE_MS);
+    expect(deadline - now).toBeLessThan(HTTP_FUNCTION_TIMEOUT_MS - RESPONSE_RESERVE_MS + 1_000);
   });
 });

@@ -1,5 +1,3 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type OpenApiDocument, openApiDocument, withServer } from '../../../lib/docs/openapi';
@@ -28,6 +26,7 @@ import {
 import { MAX_CHANGES_PER_PAGE } from '../../../lib/http/change-history-handlers';
 import { PROBLEM_TYPES } from '../../../lib/http/problems';
 import { matchRoute, ROUTES } from '../../../lib/http/routes';
+import { schemaValidator } from '../../support/json-schema';
 
 const document = openApiDocument();
 
@@ -48,8 +47,7 @@ const response = (method: string, path: string, status: number) =>
 
 /** The component schemas compiled by ajv, `$ref`s resolved among them. */
 const compiled = (doc: OpenApiDocument) => {
-  const ajv = new Ajv2020({ strict: true, strictTypes: false, allErrors: true });
-  addFormats(ajv);
+  const ajv = schemaValidator({ strict: true, strictTypes: false, allErrors: true });
   const schemas = JSON.parse(
     JSON.stringify(doc.components.schemas).replaceAll('#/components/schemas/', 'urn:schema:'),
   ) as Record<string, object>;

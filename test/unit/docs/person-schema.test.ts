@@ -1,5 +1,3 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildHandler } from '../../../functions/get-person-schema';
 import { personSchemaAt, personSchemaBody } from '../../../lib/docs/person-schema';
@@ -7,6 +5,7 @@ import { emptyPerson } from '../../../lib/domain/person';
 import { toPersonOut } from '../../../lib/domain/representation';
 import { MEMBERSHIP_SETS, PersonOut } from '../../../lib/domain/schemas';
 import { httpEvent, invoke } from '../../support/events';
+import { schemaValidator } from '../../support/json-schema';
 
 describe('the JSON Schema of the Person', () => {
   it('is JSON Schema 2020-12 with its own URL as $id', () => {
@@ -46,8 +45,7 @@ describe('the JSON Schema of the Person', () => {
   });
 
   it('is satisfied by the Person the service answers, and by nothing missing a part', () => {
-    const ajv = new Ajv2020({ strict: true, strictTypes: false });
-    addFormats(ajv);
+    const ajv = schemaValidator();
     const validate = ajv.compile(personSchemaAt(personSchemaBody(), 'https://api.example.org'));
     const person = toPersonOut(
       {

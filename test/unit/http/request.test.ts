@@ -5,7 +5,14 @@ import { PersonNotFound } from '../../../lib/domain/errors';
 import { CreatePersonBody, LIMITS, PatchPersonBody } from '../../../lib/domain/schemas';
 import { httpConfigFromEnv } from '../../../lib/http/config';
 import { HttpProblem } from '../../../lib/http/problems';
-import { bodyOf, headerOf, linksFor, personIdOf, requesterOf } from '../../../lib/http/request';
+import {
+  bodyOf,
+  headerOf,
+  linksFor,
+  personIdOf,
+  providerDataOf,
+  requesterOf,
+} from '../../../lib/http/request';
 import { httpEvent } from '../../support/events';
 
 const thrownBy = (act: () => unknown): unknown => {
@@ -338,6 +345,16 @@ describe('linksFor', () => {
     expect(linksFor(proxied, {}).baseUrl).toBe('https://api.example.test');
   });
 
+  it.each(['javascript', 'data', 'ftp', 'file', 'https:evil', '', 'HTTP ', 'ws'])(
+    'takes only http or https from x-forwarded-proto: %j gives https',
+    (proto) => {
+      const forged = httpEvent({ method: 'GET', route: '/Person', headers: { 'x-forwarded-proto': proto } });
+      expect(linksFor(forged, {}).baseUrl).toBe(
+        proto.trim().toLowerCase() === 'http' ? 'http://api.example.test' : 'https://api.example.test',
+      );
+    },
+  );
+
   it('uses the Host header when the request context carries no domain name', () => {
     const local = httpEvent({ method: 'GET', route: '/Person', headers: { host: '127.0.0.1:3000' } });
     const bare = { ...local, requestContext: { ...local.requestContext, domainName: '' } };
@@ -379,5 +396,49 @@ describe('linksFor', () => {
   it('reads no overrides from an environment that sets none', () => {
     expect(httpConfigFromEnv({})).toEqual({});
     expect(httpConfigFromEnv({ PUBLIC_BASE_URL: '', SCHEMA_CONTEXT_URL: '' })).toEqual({});
+  });
+});
+
+describe('providerDataOf', () => {
+  const withAuthorizer = (authorizer: unknown, headers: Record<string, string> = {}) => {
+    const event = httpEvent({ method: 'POST', route: '/Person', headers });
+    return { ...event, requestContext: { ...event.requestContext, authorizer } } as APIGatewayProxyEventV2;
+  };
+
+  it('names the IAM principal that signed the request', () => {
+    const arn = 'arn:aws:sts::123456789012:assumed-role/importer/session';
+    const event = withAuthorizer({ iam: { userArn: arn, accessKey: 'AKIAEXAMPLE' } });
+    expect(providerDataOf(event)).toEqual({
+      request_id: event.requestContext.requestId,
+      user_agent: 'vitest',
+      caller: arn,
+    });
+  });
+
+  it('names the subject of a JWT the authorizer accepted, and nothing else of its claims', () => {
+    const event = withAuthorizer({ jwt: { claims: { sub: 'user-42', email: 'a@b.c' }, scopes: ['x'] } });
+    expect(providerDataOf(event).caller).toBe('user-42');
+  });
+
+  it('names no caller without an authorizer, and never reads cookies or authorization headers', () => {
+    const event = withAuthorizer(undefined, {
+      authorization: 'Bearer secret-token',
+      cookie: 'session=secret-cookie',
+    });
+    const data = providerDataOf(event);
+    expect(data.caller).toBeNull();
+    expect(JSON.stringify(data)).not.toMatch(/secret/);
+  });
+
+  it('keeps at most 512 characters of the user agent', () => {
+    const event = httpEvent({ method: 'POST', route: '/Person' });
+    const long = {
+      ...event,
+      requestContext: {
+        ...event.requestContext,
+        http: { ...event.requestContext.http, userAgent: 'u'.repeat(2_000) },
+      },
+    };
+    expect(providerDataOf(long).user_agent).toHaveLength(512);
   });
 });

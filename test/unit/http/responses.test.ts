@@ -46,7 +46,7 @@ describe('toHttpResult', () => {
 
     expect(toHttpResult({ status: 200, body }, JSON_TYPE)).toEqual({
       statusCode: 200,
-      headers: { 'Content-Type': JSON_TYPE, Vary: 'Accept' },
+      headers: { 'Content-Type': JSON_TYPE, Vary: 'Accept', 'Cache-Control': 'no-store' },
       body: JSON.stringify(body),
     });
   });
@@ -54,7 +54,10 @@ describe('toHttpResult', () => {
   it('sends no Content-Type and no body when there is no body', () => {
     const result = toHttpResult({ status: 304, headers: { ETag: '"3"' } }, JSON_TYPE);
 
-    expect(result).toEqual({ statusCode: 304, headers: { Vary: 'Accept', ETag: '"3"' } });
+    expect(result).toEqual({
+      statusCode: 304,
+      headers: { Vary: 'Accept', 'Cache-Control': 'no-store', ETag: '"3"' },
+    });
     expect(result).not.toHaveProperty('body');
   });
 
@@ -71,6 +74,7 @@ describe('toHttpResult', () => {
     expect(result.headers).toEqual({
       'Content-Type': 'application/ld+json; charset=utf-8',
       Vary: 'Accept',
+      'Cache-Control': 'no-store',
       ETag: '"1"',
       Location: 'https://api.example.test/Person/12',
     });
