@@ -3,13 +3,40 @@ import { defineConfig } from 'vitest/config';
 // The SDK warns that its 2027 releases will need Node 22; this project runs tests on Node 20 on purpose.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/**
+ * Files that measure behaviour under load (write storms, load and crash runs, the quick benchmark):
+ * they run one at a time after the rest, so no other file's load decides whether a storm fits its
+ * retry budget.
+ */
+const UNDER_LOAD = [
+  'test/integration/concurrency.test.ts',
+  'test/integration/bench-quick.test.ts',
+  'test/reliability/*.test.ts',
+];
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
-    include: ['test/**/*.test.ts'],
     // Handlers build their production dependencies at import; tests pass their own to buildHandler.
     env: { TABLE_NAME: 'unused-by-tests', AWS_REGION: 'local', POWERTOOLS_LOG_LEVEL: 'SILENT' },
     testTimeout: 20_000,
     hookTimeout: 60_000,
+    projects: [
+      {
+        extends: true,
+        // Two files at a time on two cores: most of a file's time is spent waiting on DynamoDB Local
+        // or a child server (the default is one file at a time, cores - 1).
+        test: { name: 'parallel', include: ['test/**/*.test.ts'], exclude: UNDER_LOAD, maxWorkers: 2 },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'under-load',
+          include: UNDER_LOAD,
+          maxWorkers: 1,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

@@ -239,8 +239,9 @@ export const RESPONSE_RESERVE_MS = 1_000;
  * Gateway's 30 s), then answers 503. With the stack's 29 s timeout that is 28 s. One object's writes
  * land one after another (each must read the version the last one made), so a storm of N concurrent
  * writers needs about N round trips of read and transaction: 100 PATCHes of one person from 100
- * containers take 12-13 s against DynamoDB Local on a 2-core machine (the concurrency tests), a few
- * seconds against DynamoDB's single-digit-millisecond latencies.
+ * containers take 9-13 s against a fresh DynamoDB Local on a 2-core machine (far longer once it holds
+ * many tables); at DynamoDB's single-digit-millisecond latencies the same count of round trips is a
+ * few seconds (not measured here).
  */
 export const retryDeadline = (remainingMs = HTTP_FUNCTION_TIMEOUT_MS, now = Date.now()) =>
   now + Math.max(0, Math.min(remainingMs, API_GATEWAY_TIMEOUT_MS) - RESPONSE_RESERVE_MS);
