@@ -9,7 +9,7 @@ import { Architecture, type CfnFunction, Runtime } from 'aws-cdk-lib/aws-lambda'
 import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { HTTP_FUNCTION_TIMEOUT_MS } from '../lib/db/versioned-write';
+import { HTTP_FUNCTION_TIMEOUT_MS } from '../lib/timeouts';
 import { assetsOf, BUNDLE_SETTINGS } from './bundling';
 
 /** The repository root: entries, package-lock.json and node_modules are found from here. */

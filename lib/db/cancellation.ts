@@ -15,7 +15,7 @@ import {
   ValidationFailed,
 } from '../domain/errors';
 import type { ClaimField } from '../domain/person';
-import type { ActionRole } from './versioned-write';
+import type { ActionRole } from './write-actions';
 
 /** Either a verdict for the client, or "the stored state moved: read again and retry". */
 export type CancellationOutcome = { retry: true } | { retry: false; error: DomainError };

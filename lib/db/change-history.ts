@@ -23,8 +23,8 @@ import {
   versionOfHistoryKey,
   vocabularyKey,
 } from './keys';
+import { decodeSnapshot } from './snapshots';
 import { storageCall } from './storage-errors';
-import { decodeSnapshot } from './versioned-write';
 
 /** An entry with the object before and after its change, as stored (null before a create). */
 export interface StoredChange {

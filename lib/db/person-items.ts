@@ -19,7 +19,7 @@ import {
   transactionOf,
   type WriteTransaction,
   withinItemLimit,
-} from './versioned-write';
+} from './write-actions';
 
 /** The Person item: the stored Person plus its place and searchable forms in the `byName` index. */
 export const toPersonItem = (person: Person) => {

@@ -11,6 +11,7 @@ import { NO_ABBREVIATIONS, type Person } from '../domain/person';
 import { ifMatchAccepts } from '../domain/representation';
 import type { PersonBody } from '../domain/schemas';
 import type { VocabularyKind } from '../domain/vocabulary';
+import { retryDeadline } from '../timeouts';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
 import { personKey } from './keys';
@@ -20,7 +21,6 @@ import {
   jitteredBackoff,
   objectQueue,
   type RetryOptions,
-  retryDeadline,
   retrying,
   sendWrite,
   type WriteOptions,

@@ -7,20 +7,14 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { NO_PROVIDER_DATA } from '../domain/change-history';
 import { fillSocialAddresses, type SocialProfiles } from '../domain/enrichment';
 import type { Person } from '../domain/person';
+import { retryDeadline } from '../timeouts';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
 import { enrichmentKey, personKey } from './keys';
 import { fromPersonItem, personPut } from './person-items';
 import { storageCall } from './storage-errors';
-import {
-  historyActions,
-  jitteredBackoff,
-  type RetryOptions,
-  retryDeadline,
-  retrying,
-  sendWrite,
-  transactionOf,
-} from './versioned-write';
+import { jitteredBackoff, type RetryOptions, retrying, sendWrite } from './versioned-write';
+import { historyActions, transactionOf } from './write-actions';
 
 export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
 

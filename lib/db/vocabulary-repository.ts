@@ -17,27 +17,29 @@ import {
   type VocabularyEntry,
   type VocabularyKind,
 } from '../domain/vocabulary';
+import { retryDeadline } from '../timeouts';
 import { batchGet } from './batch-get';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
 import { idCounterKey, personKey, vocabularyKey, vocabularyPartition } from './keys';
 import { storageCall } from './storage-errors';
 import {
+  jitteredBackoff,
+  objectQueue,
+  type RetryOptions,
+  retrying,
+  sendWrite,
+  type WriteOptions,
+} from './versioned-write';
+import {
   claimActions,
   counterStep,
   existsCheck,
   historyActions,
   historyPut,
-  jitteredBackoff,
   objectPut,
-  objectQueue,
-  type RetryOptions,
-  retryDeadline,
-  retrying,
-  sendWrite,
   transactionOf,
-  type WriteOptions,
-} from './versioned-write';
+} from './write-actions';
 
 const ENTRY_FIELDS = ['id', 'term', 'abbreviation', 'local_reference_id', 'CoreMetaData'] as const;
 

@@ -7,9 +7,9 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { SocialAddressWriter } from '../db/social-address-writer';
-import { retryDeadline } from '../db/versioned-write';
 import { type Person, primaryEmailOf } from '../domain/person';
 import type { logger as defaultLogger } from '../logger';
+import { retryDeadline } from '../timeouts';
 import type { LookupResult, PersonDataProvider } from './provider';
 
 type Logger = Pick<typeof defaultLogger, 'info' | 'warn' | 'error'>;

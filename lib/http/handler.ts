@@ -6,9 +6,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { retryDeadline, type WriteOptions } from '../db/versioned-write';
+import type { WriteOptions } from '../db/versioned-write';
 import type { Links } from '../domain/representation';
 import { logger as defaultLogger } from '../logger';
+import { retryDeadline } from '../timeouts';
 import { type HttpConfig, httpConfigFromEnv } from './config';
 import { PROBLEM_TYPES, problemBody, problemOf } from './problems';
 import { bodyOf, linksFor, providerDataOf, type RequesterRule, requesterOf } from './request';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { HTTP_FUNCTION_TIMEOUT_MS } from '../db/versioned-write';
+import { HTTP_FUNCTION_TIMEOUT_MS } from '../timeouts';
 
 /**
  * The Lambda context a handler gets, as far as anything outside AWS can fill it in; its remaining time

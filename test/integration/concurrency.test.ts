@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHandler as buildCreate } from '../../functions/create-person';
-import { RESPONSE_RESERVE_MS } from '../../lib/db/versioned-write';
+import { RESPONSE_RESERVE_MS } from '../../lib/timeouts';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
 import { httpEvent, invoke, lambdaContext } from '../support/events';

@@ -1,7 +1,7 @@
 import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { type CancellationOutcome, decodeCancellation } from '../../../lib/db/cancellation';
-import type { ActionRole } from '../../../lib/db/versioned-write';
+import type { ActionRole } from '../../../lib/db/write-actions';
 import {
   type DomainError,
   RequesterUnknown,

@@ -7,7 +7,8 @@ import {
   personPut,
   toPersonItem,
 } from '../../../lib/db/person-items';
-import { type ActionRole, decodeSnapshot, type WriteTransaction } from '../../../lib/db/versioned-write';
+import { decodeSnapshot } from '../../../lib/db/snapshots';
+import type { ActionRole, WriteTransaction } from '../../../lib/db/write-actions';
 import { NO_PROVIDER_DATA, type ProviderData } from '../../../lib/domain/change-history';
 import { ValidationFailed } from '../../../lib/domain/errors';
 import { type MergeResult, mergePerson } from '../../../lib/domain/merge';

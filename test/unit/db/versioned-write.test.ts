@@ -3,26 +3,20 @@ import type { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { buildWriteTransaction, personChangeEntry } from '../../../lib/db/person-items';
+import { decodeSnapshot, encodeSnapshot } from '../../../lib/db/snapshots';
+import { retrying, sendWrite } from '../../../lib/db/versioned-write';
 import {
   type ActionRole,
-  API_GATEWAY_TIMEOUT_MS,
   claimActions,
-  decodeSnapshot,
-  encodeSnapshot,
   existsCheck,
-  HTTP_FUNCTION_TIMEOUT_MS,
   historyActions,
   MAX_ITEM_BYTES,
   MAX_TRANSACTION_ACTIONS,
   objectPut,
-  RESPONSE_RESERVE_MS,
-  retryDeadline,
-  retrying,
-  sendWrite,
   transactionOf,
   type WriteTransaction,
   withinItemLimit,
-} from '../../../lib/db/versioned-write';
+} from '../../../lib/db/write-actions';
 import { type ChangeEntry, NO_PROVIDER_DATA } from '../../../lib/domain/change-history';
 import { ServiceUnavailable, UniquenessConflict, ValidationFailed } from '../../../lib/domain/errors';
 import { type ClaimToTake, mergePerson } from '../../../lib/domain/merge';
@@ -538,27 +532,5 @@ describe('retrying', () => {
       }),
     ).rejects.toBeInstanceOf(ServiceUnavailable);
     expect(attempts).toBe(1);
-  });
-});
-
-describe('retryDeadline', () => {
-  it('is the time the invocation has left less the response reserve', () => {
-    expect(retryDeadline(10_000, 1_000_000)).toBe(1_000_000 + 10_000 - RESPONSE_RESERVE_MS);
-    expect(retryDeadline(4_000, 0)).toBe(4_000 - RESPONSE_RESERVE_MS);
-  });
-
-  it("never runs past API Gateway's 30 s, whatever the function's timeout", () => {
-    expect(retryDeadline(15 * 60_000, 0)).toBe(API_GATEWAY_TIMEOUT_MS - RESPONSE_RESERVE_MS);
-  });
-
-  it('leaves no retries when less than the reserve is left', () => {
-    expect(retryDeadline(500, 7)).toBe(7);
-  });
-
-  it("defaults to a fresh invocation of an HTTP function (the stack's timeout)", () => {
-    const now = Date.now();
-    const deadline = retryDeadline();
-    expect(deadline - now).toBeGreaterThanOrEqual(HTTP_FUNCTION_TIMEOUT_MS - RESPONSE_RESERVE_MS);
-    expect(deadline - now).toBeLessThan(HTTP_FUNCTION_TIMEOUT_MS - RESPONSE_RESERVE_MS + 1_000);
   });
 });

@@ -1,0 +1,189 @@
+/**
+ * The actions of a write transaction, as pure builders (DynamoDB-Toolbox's params()/send() split): the
+ * object's Put, its ChangeHistory entry and change counter, the claims it takes and releases and the
+ * checks it needs. Every resource (Person, NamePrefix, NameSuffix, enrichment) builds its write from
+ * these; `versioned-write.ts` sends it.
+ */
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { ChangeEntry, Endpoint } from '../domain/change-history';
+import { ValidationFailed } from '../domain/errors';
+import type { ClaimToTake, VocabularyReference } from '../domain/merge';
+import type { Claim } from '../domain/person';
+import { changeCounterKeyOf, changeListKey, claimKey, historyKey, type Key } from './keys';
+import { encodeSnapshot } from './snapshots';
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Who holds a claim: the owner's type (for `existing` in a 409) and the claim item's attribute. */
+export interface ClaimOwner {
+  endpoint: Endpoint;
+  id: number;
+}
+
+/** What each action of a write transaction is for, in the order of `TransactItems`. */
+export type ActionRole =
+  | { kind: 'object' }
+  | { kind: 'history' }
+  | { kind: 'counter' }
+  | { kind: 'mark' }
+  | { kind: 'requester'; requester: number }
+  | { kind: 'vocabulary'; reference: VocabularyReference }
+  | { kind: 'take'; claim: ClaimToTake }
+  | { kind: 'release'; claim: Claim };
+
+export type Action = [TransactItem, ActionRole];
+
+/** DynamoDB refuses a transaction of more actions than this. */
+export const MAX_TRANSACTION_ACTIONS = 100;
+
+/**
+ * DynamoDB refuses items over 400 KB. JSON text over-counts an item's size a little (quotes, braces),
+ * so this is a safe bound; each field's limits keep an object well inside it, and this turns the
+ * unforeseen case into a clear 400 instead of a 500.
+ */
+export const MAX_ITEM_BYTES = 390_000;
+
+export const withinItemLimit = <T>(item: T, what: string): T => {
+  if (Buffer.byteLength(JSON.stringify(item)) > MAX_ITEM_BYTES)
+    throw new ValidationFailed(
+      [
+        {
+          path: '',
+          message: `The ${what} would be larger than storage allows: shorten or remove some values`,
+        },
+      ],
+      `The ${what} is too large`,
+    );
+  return item;
+};
+
+/**
+ * An object's Put: a create never overwrites (`attribute_not_exists`), an update never creates and
+ * lands only over the version it was merged onto.
+ */
+export const objectPut = (
+  tableName: string,
+  item: Record<string, unknown>,
+  previousVersion: number | null,
+): Action => [
+  {
+    Put: {
+      TableName: tableName,
+      Item: item,
+      ...(previousVersion === null
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
+            ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
+            ExpressionAttributeValues: { ':previous': previousVersion },
+          }),
+    },
+  },
+  { kind: 'object' },
+];
+
+/** The ChangeHistory entry of a write: one per version, never overwritten. */
+export const historyPut = (tableName: string, entry: ChangeEntry, snapshot: unknown): Action => [
+  {
+    Put: {
+      TableName: tableName,
+      Item: {
+        ...historyKey(entry.endpoint, entry.object_id, entry.version),
+        ...changeListKey(entry.endpoint, entry.id, entry.at),
+        type: 'ChangeHistory',
+        ...entry,
+        snapshot: encodeSnapshot(snapshot),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
+  { kind: 'history' },
+];
+
+/** Adds `count` to a counter item, as a part of a write. */
+export const counterAdd = (tableName: string, key: Key, count = 1): Action => [
+  {
+    Update: {
+      TableName: tableName,
+      Key: key,
+      UpdateExpression: 'ADD #value :count',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':count': count },
+    },
+  },
+  { kind: 'counter' },
+];
+
+/** Counts `count` new entries in the change counter of the shard entry `id` falls in. */
+export const counterStep = (tableName: string, endpoint: Endpoint, id: number, count = 1): Action =>
+  counterAdd(tableName, changeCounterKeyOf(endpoint, id), count);
+
+/** The ChangeHistory entry of a write and its counter's step. */
+export const historyActions = (tableName: string, entry: ChangeEntry, snapshot: unknown): Action[] => [
+  historyPut(tableName, entry, snapshot),
+  counterStep(tableName, entry.endpoint, entry.id),
+];
+
+/** The claim item's attribute naming its owner. */
+const ownerAttribute = (endpoint: Endpoint) => (endpoint === 'Person' ? 'personId' : 'entryId');
+
+/** Claims taken with `attribute_not_exists`, released only while they still name this owner. */
+export const claimActions = (
+  tableName: string,
+  owner: ClaimOwner,
+  take: readonly ClaimToTake[],
+  release: readonly Claim[],
+): Action[] => {
+  const attribute = ownerAttribute(owner.endpoint);
+  return [
+    ...take.map(
+      (claim): Action => [
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...claimKey(claim),
+              type: 'Claim',
+              field: claim.field,
+              value: claim.value,
+              [attribute]: owner.id,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { kind: 'take', claim },
+      ],
+    ),
+    ...release.map(
+      (claim): Action => [
+        {
+          Delete: {
+            TableName: tableName,
+            Key: claimKey(claim),
+            ConditionExpression: '#owner = :me',
+            ExpressionAttributeNames: { '#owner': attribute },
+            ExpressionAttributeValues: { ':me': owner.id },
+          },
+        },
+        { kind: 'release', claim },
+      ],
+    ),
+  ];
+};
+
+/** A check that an item exists, as part of the write (the requester, a vocabulary entry). */
+export const existsCheck = (tableName: string, key: Key, role: ActionRole): Action => [
+  { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+  role,
+];
+
+export interface WriteTransaction {
+  input: TransactWriteCommandInput;
+  roles: ActionRole[];
+}
+
+export const transactionOf = (actions: readonly Action[]): WriteTransaction => ({
+  input: { TransactItems: actions.map(([item]) => item) },
+  roles: actions.map(([, role]) => role),
+});

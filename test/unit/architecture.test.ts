@@ -1,0 +1,108 @@
+/**
+ * The layering of lib/ that STYLE.md describes, read from the import statements themselves: each
+ * concern has one home, so a module's imports say which layer it is in. A new import that breaks a
+ * rule fails here before a reader (or a cold start) pays for it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+const sourceFiles = (folder: string): string[] =>
+  readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
+    .sort();
+
+/** `import ... from 'x'` and `export ... from 'x'`; `type` marks the ones that vanish when built. */
+const IMPORT = /^(?:import|export)\s+(type\s)?[^;]*?from\s+'([^']+)';/gms;
+
+/** A file's imports (type-only ones too, or not): project files as paths from the root, packages by name. */
+const importsOf = (file: string, withTypes: boolean): string[] =>
+  [...readFileSync(join(ROOT, file), 'utf8').matchAll(IMPORT)]
+    .filter(([, typeOnly]) => withTypes || !typeOnly)
+    .map(([, , specifier]) => {
+      const target = specifier as string;
+      return target.startsWith('.') ? relative(ROOT, resolve(ROOT, dirname(file), `${target}.ts`)) : target;
+    });
+
+const FILES = [...sourceFiles('lib'), ...sourceFiles('functions')];
+/** What each file loads when it runs. */
+const graph = new Map(FILES.map((file) => [file, importsOf(file, false)]));
+/** What each file depends on, types included: a cycle here is one for a reader too. */
+const typeGraph = new Map(FILES.map((file) => [file, importsOf(file, true)]));
+
+/** Every project file and package a file loads, directly or through other project files. */
+const closureOf = (file: string): Set<string> => {
+  const seen = new Set<string>();
+  const visit = (next: string) => {
+    for (const target of graph.get(next) ?? []) {
+      if (seen.has(target)) continue;
+      seen.add(target);
+      visit(target);
+    }
+  };
+  visit(file);
+  return seen;
+};
+
+const cycles = (): string[][] => {
+  const found: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const walk = (file: string, path: string[]) => {
+    state.set(file, 'open');
+    for (const target of typeGraph.get(file) ?? []) {
+      if (!typeGraph.has(target)) continue;
+      if (state.get(target) === 'open') found.push([...path.slice(path.indexOf(target)), target]);
+      else if (!state.has(target)) walk(target, [...path, target]);
+    }
+    state.set(file, 'done');
+  };
+  for (const file of typeGraph.keys()) if (!state.has(file)) walk(file, [file]);
+  return found;
+};
+
+const inLayer = (layer: string) => [...graph.keys()].filter((file) => file.startsWith(`${layer}/`));
+const importing = (files: string[], forbidden: (target: string) => boolean) =>
+  files.flatMap((file) => (graph.get(file) ?? []).filter(forbidden).map((target) => `${file} -> ${target}`));
+
+describe('the layers of lib/', () => {
+  it('reads the imports (the check below would pass vacuously otherwise)', () => {
+    expect(graph.get('functions/get-person.ts')).toContain('lib/db/from-env.ts');
+    expect(graph.get('lib/db/versioned-write.ts')).toContain('@aws-sdk/lib-dynamodb');
+  });
+
+  it('have no import cycle, counting type-only imports', () => {
+    expect(cycles()).toEqual([]);
+  });
+
+  it('keep lib/domain pure: no AWS, no storage, no HTTP', () => {
+    expect(
+      importing(inLayer('lib/domain'), (target) =>
+        /^(@aws-sdk|@middy|lib\/(db|http|local|docs))/.test(target),
+      ),
+    ).toEqual([]);
+  });
+
+  it('keep storage below the HTTP edge: lib/db imports nothing of lib/http, lib/docs or lib/local', () => {
+    expect(importing(inLayer('lib/db'), (target) => /^lib\/(http|docs|local)\//.test(target))).toEqual([]);
+  });
+
+  it('keep the timeouts out of the storage module: the edge, enrichment, local and infra take them from lib/timeouts', () => {
+    const users = [...inLayer('lib/http'), ...inLayer('lib/enrichment'), ...inLayer('lib/local')];
+    expect(importing(users, (target) => target === 'lib/db/versioned-write.ts')).toEqual([]);
+    expect(importing(['lib/timeouts.ts'], () => true)).toEqual([]);
+  });
+
+  it('build the self-description from schemas, never from handlers or storage (no AWS SDK in their bundles)', () => {
+    const documents = ['get-openapi', 'get-person-schema', 'get-context', 'get-docs', 'route-not-found'];
+    for (const name of documents) {
+      const loaded = [...closureOf(`functions/${name}.ts`)];
+      expect({ name, heavy: loaded.filter((target) => /^@aws-sdk|^lib\/db\//.test(target)) }).toEqual({
+        name,
+        heavy: [],
+      });
+    }
+  });
+});
