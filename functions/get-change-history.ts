@@ -1,8 +1,7 @@
-import type { ChangeHistory } from '../lib/db/change-history';
 import { changeHistoryFromEnv } from '../lib/db/from-env';
 import { changeHistoryItemHandler } from '../lib/http/change-history-handlers';
 
 /** GET /ChangeHistory/{id} */
-export const buildHandler = ({ history }: { history: ChangeHistory }) => changeHistoryItemHandler(history);
+export const buildHandler = changeHistoryItemHandler;
 
 export const handler = buildHandler({ history: changeHistoryFromEnv() });

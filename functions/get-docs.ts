@@ -1,15 +1,7 @@
-import { type AssetSource, folderAssets } from '../lib/docs/assets';
-import { docsAssetResponse, docsPageResponse } from '../lib/docs/serve';
-import { readHandler } from '../lib/http/handler';
-import { routePath } from '../lib/http/request';
+import { folderAssets } from '../lib/docs/assets';
+import { getDocsHandler } from '../lib/http/self-description-handlers';
 
-/** GET /docs and GET /docs/{asset}: Swagger UI on this API's openapi.json, served from the package. */
-export const buildHandler = ({ assets }: { assets: AssetSource }) =>
-  readHandler().handler(async ({ event, links }) => {
-    const asset = event.pathParameters?.asset;
-    return asset === undefined
-      ? docsPageResponse(routePath(event), links.baseUrl)
-      : docsAssetResponse(asset, assets);
-  });
+/** GET /docs and GET /docs/{asset} */
+export const buildHandler = getDocsHandler;
 
 export const handler = buildHandler({ assets: folderAssets() });

@@ -1,23 +1,4 @@
-import { readHandler } from '../lib/http/handler';
-import { HttpProblem } from '../lib/http/problems';
-import { routePath } from '../lib/http/request';
-import { matchRoute, withoutTrailingSlash } from '../lib/http/routes';
+import { routeNotFoundHandler } from '../lib/http/fallback-handler';
 
-/**
- * API Gateway's `$default` route, and the local server's: 404, or 405 with `Allow` (API.md 7). A route
- * path with one trailing slash (`/Person/`) that reaches this function got past the router, which the
- * local one never lets happen; API Gateway's routes cannot end in `/`, so it is sent on with 308.
- */
-export const handler = readHandler().handler(async ({ event, links }) => {
-  const path = routePath(event);
-  const match = matchRoute(event.requestContext.http.method, path);
-  if (match.kind === 'found') {
-    const query = event.rawQueryString ? `?${event.rawQueryString}` : '';
-    return { status: 308, headers: { Location: `${links.baseUrl}${withoutTrailingSlash(path)}${query}` } };
-  }
-  if (match.kind === 'method-not-allowed') {
-    const allow = match.allow.join(', ');
-    throw new HttpProblem('method-not-allowed', `This resource allows ${allow}`, [], { Allow: allow });
-  }
-  throw new HttpProblem('not-found', `No resource at ${path}`);
-});
+/** Every request no route matches: 404, or 405 with `Allow` */
+export const handler = routeNotFoundHandler();

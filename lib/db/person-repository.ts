@@ -8,7 +8,7 @@ import { NO_PROVIDER_DATA } from '../domain/change-history';
 import { PersonNotFound, PreconditionFailed, RequesterUnknown, ServiceUnavailable } from '../domain/errors';
 import { countNewIds, mergePerson, referencedVocabulary, type Tombstones } from '../domain/merge';
 import { NO_ABBREVIATIONS, type Person } from '../domain/person';
-import { ifMatchAccepts } from '../domain/representation';
+import { matchesVersion, type VersionMatch } from '../domain/representation';
 import type { PersonBody } from '../domain/schemas';
 import type { VocabularyKind } from '../domain/vocabulary';
 import { retryDeadline } from '../timeouts';
@@ -33,8 +33,8 @@ export interface WriteOutcome {
 }
 
 export interface UpdateOptions extends WriteOptions {
-  /** The request's `If-Match` header, if any. */
-  ifMatch?: string;
+  /** The versions the request's `If-Match` accepts, if it sent one. */
+  ifMatch?: VersionMatch;
 }
 
 export interface PersonRepository {
@@ -136,7 +136,7 @@ export const personRepository = ({
           if (!stored) throw new PersonNotFound(id);
           if (!requesterExists) throw new RequesterUnknown(requester);
           const version = stored.CoreMetaData.version;
-          if (ifMatch !== undefined && !ifMatchAccepts(ifMatch, version))
+          if (ifMatch !== undefined && !matchesVersion(ifMatch, version))
             throw new PreconditionFailed(version);
 
           const now = clock().toISOString();

@@ -1,17 +1,26 @@
 /**
- * What the OpenAPI document says about each route of lib/http/routes.ts: the prose, and which of the
+ * What the OpenAPI document says about each route of lib/http/routes.ts, by the route's operationId: the prose, and which of the
  * zod schemas, headers and problem types apply. Schemas themselves are never written here; they come
  * from lib/domain (and lib/docs/response-schemas.ts) through zod's JSON Schema output, and the query
  * parameters from the very zod schemas the handlers read the query with.
  */
 import type { z } from 'zod';
-import { LIST_DEFAULTS, ListPersonsQuery, PAGE_DEFAULTS, PageQuery } from '../domain/listing';
+import {
+  ChangeHistoryQuery,
+  LIST_DEFAULTS,
+  ListPersonsQuery,
+  MAX_CHANGES_PER_PAGE,
+  PAGE_DEFAULTS,
+  PageQuery,
+  vocabularyListQuery,
+} from '../domain/listing';
 import { LIMITS } from '../domain/schemas';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
-import { ChangeHistoryQuery, MAX_CHANGES_PER_PAGE } from '../http/change-history-handlers';
+
 import type { ProblemType } from '../http/problems';
 import type { RequesterRule } from '../http/request';
-import { vocabularyListQuery } from '../http/vocabulary-handlers';
+import type { OperationId } from '../http/routes';
+
 import { DOCS_ASSET_NAMES } from './docs-page';
 import type { JsonSchema } from './json-schema';
 import type { ResponseSchemaName } from './response-schemas';
@@ -59,7 +68,6 @@ export interface ParameterDoc {
 }
 
 export interface OperationDoc {
-  operationId: string;
   tag: Tag;
   summary: string;
   description: string;
@@ -193,7 +201,6 @@ const vocabularyOperations = (kind: VocabularyKind) => {
     'point at any entry.';
   return {
     list: {
-      operationId: `list${plural}`,
       tag: 'Vocabularies',
       summary: `List the ${kind} vocabulary`,
       description:
@@ -214,7 +221,6 @@ const vocabularyOperations = (kind: VocabularyKind) => {
       problems: ['validation-error', ...STORAGE_PROBLEMS],
     },
     create: {
-      operationId: `create${kind}`,
       tag: 'Vocabularies',
       summary: `Add a ${kind}`,
       description: `A new entry with \`${term}\` and \`abbreviation\`, both required. ${writeNote}`,
@@ -233,7 +239,6 @@ const vocabularyOperations = (kind: VocabularyKind) => {
       problems: [...REQUEST_PROBLEMS, 'duplicate-abbreviation', ...STORAGE_PROBLEMS],
     },
     get: {
-      operationId: `get${kind}`,
       tag: 'Vocabularies',
       summary: `Get a ${kind}`,
       description: `One ${kind} entry; 404 for an id that names none.`,
@@ -241,7 +246,6 @@ const vocabularyOperations = (kind: VocabularyKind) => {
       problems: ['not-found', ...STORAGE_PROBLEMS],
     },
     update: {
-      operationId: `update${kind}`,
       tag: 'Vocabularies',
       summary: `Change a ${kind}`,
       description:
@@ -258,7 +262,6 @@ const vocabularyOperations = (kind: VocabularyKind) => {
       problems: [...REQUEST_PROBLEMS, 'duplicate-abbreviation', 'not-found', ...STORAGE_PROBLEMS],
     },
     viewList: {
-      operationId: `list${view}es`,
       tag: 'Vocabularies',
       summary: `List ${view.toLowerCase()}es (the ${kind} view)`,
       description:
@@ -269,7 +272,6 @@ const vocabularyOperations = (kind: VocabularyKind) => {
       problems: ['validation-error', ...STORAGE_PROBLEMS],
     },
     viewGet: {
-      operationId: `get${view}`,
       tag: 'Vocabularies',
       summary: `Get a ${view.toLowerCase()} (the ${kind} view)`,
       description: `The ${kind} entry of this id with \`${term}\` and \`abbreviation\` only; 404 for an id that names none.`,
@@ -282,10 +284,9 @@ const vocabularyOperations = (kind: VocabularyKind) => {
 const prefixes = vocabularyOperations('NamePrefix');
 const suffixes = vocabularyOperations('NameSuffix');
 
-/** By route key (`METHOD /path`, as API Gateway names routes). */
-export const OPERATIONS: Record<string, OperationDoc> = {
-  'GET /Person': {
-    operationId: 'listPersons',
+/** By operationId: the compiler holds this table to one description per route of the route table. */
+export const OPERATIONS: Record<OperationId, OperationDoc> = {
+  listPersons: {
     tag: 'Person',
     summary: 'List person stubs',
     description: `Stubs of the persons matching every given filter, ordered by fullname (folded), ties by id. ${LIST_STYLES}`,
@@ -310,8 +311,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
     problems: ['validation-error', ...STORAGE_PROBLEMS],
   },
-  'POST /Person': {
-    operationId: 'createPerson',
+  createPerson: {
     tag: 'Person',
     summary: 'Create a person',
     description:
@@ -338,8 +338,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
     problems: WRITE_PROBLEMS,
   },
-  'GET /Person/{id}': {
-    operationId: 'getPerson',
+  getPerson: {
     tag: 'Person',
     summary: 'Get a person',
     description: 'The full Person, with its version as a strong ETag.',
@@ -350,8 +349,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
     problems: ['not-found', ...STORAGE_PROBLEMS],
   },
-  'PATCH /Person/{id}': {
-    operationId: 'updatePerson',
+  updatePerson: {
     tag: 'Person',
     summary: 'Update a person',
     description:
@@ -378,8 +376,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
     problems: [...WRITE_PROBLEMS, 'not-found', 'precondition-failed'],
   },
-  'GET /Person/{id}/audit': {
-    operationId: 'listPersonAudit',
+  listPersonAudit: {
     tag: 'Person',
     summary: "List a person's change history",
     description:
@@ -389,20 +386,19 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: [{ status: 200, description: 'A page of AuditEntries', json: 'PaginatedAuditEntryList' }],
     problems: ['validation-error', 'not-found', ...STORAGE_PROBLEMS],
   },
-  'GET /Prefix': prefixes.viewList,
-  'GET /Prefix/{id}': prefixes.viewGet,
-  'GET /Suffix': suffixes.viewList,
-  'GET /Suffix/{id}': suffixes.viewGet,
-  'GET /NamePrefix': prefixes.list,
-  'POST /NamePrefix': prefixes.create,
-  'GET /NamePrefix/{id}': prefixes.get,
-  'PATCH /NamePrefix/{id}': prefixes.update,
-  'GET /NameSuffix': suffixes.list,
-  'POST /NameSuffix': suffixes.create,
-  'GET /NameSuffix/{id}': suffixes.get,
-  'PATCH /NameSuffix/{id}': suffixes.update,
-  'GET /ChangeHistory': {
-    operationId: 'listChangeHistory',
+  listPrefixes: prefixes.viewList,
+  getPrefix: prefixes.viewGet,
+  listSuffixes: suffixes.viewList,
+  getSuffix: suffixes.viewGet,
+  listNamePrefixes: prefixes.list,
+  createNamePrefix: prefixes.create,
+  getNamePrefix: prefixes.get,
+  updateNamePrefix: prefixes.update,
+  listNameSuffixes: suffixes.list,
+  createNameSuffix: suffixes.create,
+  getNameSuffix: suffixes.get,
+  updateNameSuffix: suffixes.update,
+  listChangeHistory: {
     tag: 'ChangeHistory',
     summary: 'List changes',
     description:
@@ -423,8 +419,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
     problems: ['validation-error', ...STORAGE_PROBLEMS],
   },
-  'GET /ChangeHistory/{id}': {
-    operationId: 'getChangeHistory',
+  getChangeHistory: {
     tag: 'ChangeHistory',
     summary: 'Get a change',
     description:
@@ -433,8 +428,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     success: [{ status: 200, description: 'The ChangeHistory entry', json: 'ChangeHistory' }],
     problems: ['not-found', ...STORAGE_PROBLEMS],
   },
-  'GET /openapi.json': {
-    operationId: 'getOpenApi',
+  getOpenApi: {
     tag: 'Self-description',
     summary: 'This OpenAPI document',
     description: 'OpenAPI 3.1, generated from the schemas the service validates and answers with.',
@@ -443,8 +437,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
     problems: ['internal-error'],
   },
-  'GET /schema/Person': {
-    operationId: 'getPersonSchema',
+  getPersonSchema: {
     tag: 'Self-description',
     summary: 'JSON Schema of the Person',
     description: 'The full Person as JSON Schema 2020-12, with `$id` set to this URL.',
@@ -457,8 +450,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
     problems: ['internal-error'],
   },
-  'GET /context.jsonld': {
-    operationId: 'getContext',
+  getContext: {
     tag: 'Self-description',
     summary: 'JSON-LD context',
     description:
@@ -480,16 +472,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     ],
     problems: ['internal-error'],
   },
-  'GET /docs': {
-    operationId: 'getDocs',
+  getDocs: {
     tag: 'Self-description',
     summary: 'This page',
     description: 'Interactive API reference (Swagger UI), served with its assets by the API itself.',
     success: [{ status: 200, description: 'An HTML page', content: { 'text/html': { type: 'string' } } }],
     problems: ['internal-error'],
   },
-  'GET /docs/{asset}': {
-    operationId: 'getDocsAsset',
+  getDocsAsset: {
     tag: 'Self-description',
     summary: 'A file of this page',
     description: 'Stylesheet, scripts and icons of the documentation page.',

@@ -10,6 +10,7 @@ import type { AuditEntry } from '../domain/audit';
 import { CHANGE_TYPES, type ChangeEntry, ENDPOINTS, type ProviderData } from '../domain/change-history';
 import {
   LIST_DEFAULTS,
+  MAX_CHANGES_PER_PAGE,
   type offsetList,
   PAGE_DEFAULTS,
   type paginatedList,
@@ -18,7 +19,6 @@ import {
 import type { auditEntryOut, changeHistoryOut, referenceOut, vocabularyOut } from '../domain/representation';
 import { CoreMetaDataOut, localReferenceId, PersonOut } from '../domain/schemas';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
-import { MAX_CHANGES_PER_PAGE } from '../http/change-history-handlers';
 import { PROBLEM_TYPES, type ProblemBody, type ProblemType } from '../http/problems';
 
 const context = PersonOut.shape['@context'];

@@ -3,10 +3,12 @@
  * Person, and the PaginatedList envelope every paged endpoint answers with.
  */
 import * as z from 'zod';
+import { ENDPOINTS } from './change-history';
 import { fullnameOfPerson, type Person } from './person';
 import { personUrl } from './representation';
 import { LIMITS, wellFormed } from './schemas';
 import { fold } from './text';
+import { VOCABULARIES, type VocabularyKind } from './vocabulary';
 
 export const integer = (min: number, max: number) =>
   z
@@ -129,6 +131,19 @@ export const ListPersonsQuery = listQuery({
 });
 
 export type ListPersonsQuery = z.output<typeof ListPersonsQuery>;
+
+/** At most this many ChangeHistory entries a page: each carries two whole objects. */
+export const MAX_CHANGES_PER_PAGE = 100;
+
+/** `GET /ChangeHistory`: GRC's `endpoint` and `object_id` filters, newest first unless `sort_dir=1`. */
+export const ChangeHistoryQuery = listQuery(
+  { endpoint: z.enum(ENDPOINTS).optional(), object_id: integer(1, 999_999_999).optional() },
+  MAX_CHANGES_PER_PAGE,
+);
+
+/** `GET /NamePrefix`, `GET /NameSuffix`: GRC's parameters (`prefix`, `abbreviation`, `search`). */
+export const vocabularyListQuery = (kind: VocabularyKind) =>
+  listQuery({ [VOCABULARIES[kind].term]: filter, abbreviation: filter, search: filter });
 
 export interface PersonFilters {
   first_name?: string;

@@ -185,16 +185,11 @@ export const toPersonOut = (person: Person, links: Links, tombstones: Tombstones
 /** The strong ETag of a stored version (API.md 3). */
 export const etagOf = (person: Person) => `"${person.CoreMetaData.version}"`;
 
-/** The entity tags an `If-Match` or `If-None-Match` header lists (RFC 9110 13.1), or `*`. */
-const listedTags = (header: string) => header.split(',').map((tag) => tag.trim());
-
-/** If-Match compares strongly (RFC 9110 13.1.1): `*`, or the current ETag listed without `W/`. */
-export const ifMatchAccepts = (header: string, version: number): boolean =>
-  header.trim() === '*' || listedTags(header).some((tag) => tag === `"${version}"`);
-
 /**
- * If-None-Match compares weakly (RFC 9110 13.1.2): `*`, or the current ETag listed with or without
- * `W/`. True means the client's copy is current: 304.
+ * The versions a conditional header names, as the HTTP edge reads them (`lib/http/preconditions.ts`):
+ * any version (`*`), or those listed.
  */
-export const ifNoneMatchHolds = (header: string, version: number): boolean =>
-  header.trim() === '*' || listedTags(header).some((tag) => tag.replace(/^W\//, '') === `"${version}"`);
+export type VersionMatch = '*' | readonly number[];
+
+export const matchesVersion = (match: VersionMatch, version: number): boolean =>
+  match === '*' || match.includes(version);

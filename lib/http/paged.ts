@@ -1,6 +1,8 @@
-/** The one way endpoints answer with a page of a list: query read, envelope built, links made here. */
+/** The one way endpoints answer with a page of a list: the shape picked, envelope built, links made here. */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import {
+  type ListRequest,
+  offsetList,
   PageQuery,
   type PageRequest,
   pageRequest,
@@ -46,3 +48,18 @@ export const pagedResponse = async <T>(
   const request = pageRequest(queryOf(event, PageQuery));
   return paginatedResponse(event, links, itemType, request, await load(pageWindow(request)));
 };
+
+/**
+ * 200 with the list in the shape the request asked for: GRC's list (`Pagination` with count, limit and
+ * offset) for `limit`/`offset`, the PaginatedList envelope for `page`/`perPage` (API.md 4, 6, 11.4, 11.5).
+ */
+export const listResponse = <T>(
+  event: APIGatewayProxyEventV2,
+  links: Links,
+  itemType: string,
+  request: ListRequest<object>,
+  { total, items }: Page<T>,
+): ApiResponse =>
+  request.page
+    ? paginatedResponse(event, links, itemType, request.page, { total, items })
+    : ok(offsetList(links.contextUrl, total, request.window.offset, items));

@@ -3,7 +3,7 @@
  * view (API.md 6): the two vocabularies differ only in their names, so each function file picks a kind.
  */
 import type { VocabularyRepository } from '../db/vocabulary-repository';
-import { filter, listQuery, listRequest, offsetList } from '../domain/listing';
+import { listRequest, vocabularyListQuery } from '../domain/listing';
 import { referenceOut, resourceUrl, vocabularyOut } from '../domain/representation';
 import {
   selectEntries,
@@ -13,13 +13,9 @@ import {
   vocabularyBody,
 } from '../domain/vocabulary';
 import { readHandler, writeHandler } from './handler';
-import { pagedResponse, paginatedResponse } from './paged';
+import { listResponse, pagedResponse } from './paged';
 import { pathIdOf, queryOf } from './request';
 import { created, ok } from './responses';
-
-/** `GET /NamePrefix`: GRC's parameters (`prefix`, `abbreviation`, `search`) and the list styles. */
-export const vocabularyListQuery = (kind: VocabularyKind) =>
-  listQuery({ [VOCABULARIES[kind].term]: filter, abbreviation: filter, search: filter });
 
 /** GET /{kind}: ordered by id, filtered, as GRC's list or (with page/perPage) a PaginatedList. */
 export const vocabularyListHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) => {
@@ -39,9 +35,7 @@ export const vocabularyListHandler = (kind: VocabularyKind, vocabulary: Vocabula
     );
     const { offset, limit } = request.window;
     const items = entries.slice(offset, offset + limit).map((entry) => vocabularyOut(kind, entry, links));
-    return request.page
-      ? paginatedResponse(event, links, kind, request.page, { total: entries.length, items })
-      : ok(offsetList(links.contextUrl, entries.length, offset, items));
+    return listResponse(event, links, kind, request, { total: entries.length, items });
   });
 };
 

@@ -96,12 +96,25 @@ describe('the layers of lib/', () => {
   });
 
   it('build the self-description from schemas, never from handlers or storage (no AWS SDK in their bundles)', () => {
+    expect(
+      importing(inLayer('lib/docs'), (target) => /^lib\/(db|local)\/|-handlers?\.ts$/.test(target)),
+    ).toEqual([]);
     const documents = ['get-openapi', 'get-person-schema', 'get-context', 'get-docs', 'route-not-found'];
     for (const name of documents) {
       const loaded = [...closureOf(`functions/${name}.ts`)];
       expect({ name, heavy: loaded.filter((target) => /^@aws-sdk|^lib\/db\//.test(target)) }).toEqual({
         name,
         heavy: [],
+      });
+    }
+  });
+
+  it('keep functions/ to wiring: each handler body lives in lib/http', () => {
+    for (const file of [...graph.keys()].filter((name) => name.startsWith('functions/'))) {
+      const source = readFileSync(join(ROOT, file), 'utf8');
+      expect({ file, body: /\.handler\(|readHandler|writeHandler/.test(source) }).toEqual({
+        file,
+        body: false,
       });
     }
   });

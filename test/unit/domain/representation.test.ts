@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { recordChecksum } from '../../../lib/domain/checksum';
 import { mergePerson } from '../../../lib/domain/merge';
 import type { Person } from '../../../lib/domain/person';
-import { etagOf, ifMatchAccepts, ifNoneMatchHolds, toPersonOut } from '../../../lib/domain/representation';
+import { etagOf, toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, PersonOut, type SetName } from '../../../lib/domain/schemas';
 import { CHANGE_ID, EXAMPLE_OBJECTS, SEEDED_ABBREVIATIONS, setIn } from '../../support/fixtures';
 
@@ -338,43 +338,5 @@ describe('etagOf', () => {
     expect(etagOf(patch(created, { Names: { '@set': [{ id: 2, freeform_name: 'Cher' }] } }).person)).toBe(
       '"1"',
     );
-  });
-});
-
-describe('ifMatchAccepts', () => {
-  it.each<[string, number, boolean]>([
-    ['"3"', 3, true],
-    [' "3" ', 3, true],
-    ['"1", "3"', 3, true],
-    ['"3","4"', 3, true],
-    ['*', 3, true],
-    [' * ', 7, true],
-    ['W/"3"', 3, false],
-    ['"4"', 3, false],
-    ['"1", "2"', 3, false],
-    ['3', 3, false],
-    ['"33"', 3, false],
-  ])('If-Match %s against version %i is %s', (header, version, accepted) => {
-    expect(ifMatchAccepts(header, version)).toBe(accepted);
-  });
-});
-
-describe('ifNoneMatchHolds', () => {
-  it.each<[string, number, boolean]>([
-    ['"3"', 3, true],
-    ['W/"3"', 3, true],
-    [' W/"3" ', 3, true],
-    ['"1", W/"3"', 3, true],
-    ['"1","3","4"', 3, true],
-    ['*', 3, true],
-    [' * ', 9, true],
-    ['"4"', 3, false],
-    ['W/"4"', 3, false],
-    ['"1", "2"', 3, false],
-    ['w/"3"', 3, false],
-    ['3', 3, false],
-    ['"33"', 3, false],
-  ])('If-None-Match %s against version %i is %s', (header, version, holds) => {
-    expect(ifNoneMatchHolds(header, version)).toBe(holds);
   });
 });

@@ -1,0 +1,60 @@
+/**
+ * Handlers of the Person resource (API.md 3 to 5): list, read, create, update and a person's audit.
+ * The function files in functions/ give each one its production dependencies.
+ */
+import type { AuditLog } from '../db/audit-log';
+import type { PersonList } from '../db/person-list';
+import type { PersonRepository } from '../db/person-repository';
+import { ListPersonsQuery, personListRequest, toStub } from '../domain/listing';
+import { auditEntryOut, etagOf, matchesVersion } from '../domain/representation';
+import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
+import { readHandler, writeHandler } from './handler';
+import { listResponse, pagedResponse } from './paged';
+import { ifMatchOf, ifNoneMatchOf } from './preconditions';
+import { personIdOf, queryOf } from './request';
+import { notModified, personCreated, personOk } from './responses';
+
+/** GET /Person: stubs, filtered and sorted, by limit/offset or in the PaginatedList envelope. */
+export const listPersonsHandler = ({ persons }: { persons: PersonList }) =>
+  readHandler().handler(async ({ event, links }) => {
+    const request = personListRequest(queryOf(event, ListPersonsQuery));
+    const { count, persons: found } = await persons.list(request);
+    const items = found.map((person) => toStub(person, links.baseUrl, links.contextUrl));
+    return listResponse(event, links, 'Stub', request, { total: count, items });
+  });
+
+/** GET /Person/{id}: 304 when If-None-Match names the current version. */
+export const getPersonHandler = ({ people }: { people: PersonRepository }) =>
+  readHandler().handler(async ({ event, links }) => {
+    const ifNoneMatch = ifNoneMatchOf(event);
+    const person = await people.get(personIdOf(event));
+    return ifNoneMatch !== undefined && matchesVersion(ifNoneMatch, person.CoreMetaData.version)
+      ? notModified(etagOf(person))
+      : personOk({ person, tombstones: {} }, links);
+  });
+
+/** POST /Person */
+export const createPersonHandler = ({ people }: { people: PersonRepository }) =>
+  writeHandler(CreatePersonBody, 'create').handler(async ({ body, requester, write, links }) =>
+    personCreated(await people.create(body, requester, write), links),
+  );
+
+/** PATCH /Person/{id}: If-Match, when sent, must name the version the change lands on. */
+export const updatePersonHandler = ({ people }: { people: PersonRepository }) =>
+  writeHandler(PatchPersonBody, 'update').handler(async ({ event, body, requester, write, links }) => {
+    const ifMatch = ifMatchOf(event);
+    return personOk(
+      await people.update(personIdOf(event), body, requester, { ...write, ...(ifMatch ? { ifMatch } : {}) }),
+      links,
+    );
+  });
+
+/** GET /Person/{id}/audit: the person's AuditEntries, newest first, in the PaginatedList envelope. */
+export const listPersonAuditHandler = ({ audit }: { audit: AuditLog }) =>
+  readHandler().handler(async ({ event, links }) => {
+    const personId = personIdOf(event);
+    return pagedResponse(event, links, 'AuditEntry', async (window) => {
+      const { total, entries } = await audit.page(personId, window);
+      return { total, items: entries.map((entry) => auditEntryOut(entry, links.baseUrl)) };
+    });
+  });
