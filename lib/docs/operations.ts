@@ -189,7 +189,6 @@ const json = (type: string): JsonSchema => ({ type: 'object', description: `A ${
 /** The two vocabularies differ only in their names (API.md 11.4). */
 const vocabularyOperations = (kind: VocabularyKind) => {
   const { term, view } = VOCABULARIES[kind];
-  const plural = `${kind}es`;
   const example =
     kind === 'NamePrefix'
       ? { text: 'Captain', abbreviation: 'Capt.' }
