@@ -10,13 +10,12 @@ import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aw
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { HTTP_FUNCTION_TIMEOUT_MS } from '../lib/timeouts';
-import { assetsOf, BUNDLE_SETTINGS } from './bundling';
+import { assetsOf, BUNDLE_SETTINGS, FUNCTION_ENVIRONMENT } from './bundling';
 
 /** The repository root: entries, package-lock.json and node_modules are found from here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** The Powertools service name every function logs under (lib/logger.ts reads it). */
-export const SERVICE_NAME = 'person-service';
 
 /** How long function logs are kept: long enough to look into last month's incident, no longer. */
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
@@ -36,7 +35,13 @@ export const bundlingOptions = (handler: string): BundlingOptions => {
   return {
     target: BUNDLE_SETTINGS.target,
     format: BUNDLE_SETTINGS.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
-    minify: BUNDLE_SETTINGS.minify,
+    // CDK's `minify` is all or nothing; the parts come as esbuild flags.
+    minify: false,
+    esbuildArgs: {
+      '--minify-whitespace': BUNDLE_SETTINGS.minifyWhitespace,
+      '--minify-syntax': BUNDLE_SETTINGS.minifySyntax,
+      '--minify-identifiers': BUNDLE_SETTINGS.minifyIdentifiers,
+    },
     sourceMap: BUNDLE_SETTINGS.sourcemap,
     mainFields: [...BUNDLE_SETTINGS.mainFields],
     banner: BUNDLE_SETTINGS.banner,
@@ -102,9 +107,7 @@ export class ServiceFunction extends NodejsFunction {
       description,
       logGroup,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
-        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...FUNCTION_ENVIRONMENT,
         ...environment,
       },
       bundling: bundlingOptions(handlerNameOf(entry)),

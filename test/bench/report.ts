@@ -70,12 +70,13 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
       worst: `${Math.round(worstImport.importOverBareMs)} ms (${worstImport.function})`,
       passed: worstImport.importOverBareMs <= THRESHOLDS.coldOverBareMs,
     });
-    const worst = cold.reduce((a, b) => (b.overBareMs > a.overBareMs ? b : a));
+    const worst = cold.reduce((a, b) => (b.coldCostMs > a.coldCostMs ? b : a));
     checks.push({
-      check: 'cold start with its first event over bare node (median), every function',
+      check:
+        'cold start with its first event, over bare node and over the same event warm (median), every function',
       threshold: `≤ ${THRESHOLDS.coldOverBareMs} ms`,
-      worst: `${Math.round(worst.overBareMs)} ms (${worst.function}; first event ${Math.round(worst.firstEventMs)} ms)`,
-      passed: worst.overBareMs <= THRESHOLDS.coldOverBareMs,
+      worst: `${Math.round(worst.coldCostMs)} ms (${worst.function}; first event ${Math.round(worst.firstEventMs)} ms, warm ${Math.round(worst.warmEventMs)} ms)`,
+      passed: worst.coldCostMs <= THRESHOLDS.coldOverBareMs,
     });
   }
   return checks;
@@ -204,8 +205,10 @@ export const markdown = (results: BenchResults): string => {
       '## 4. Cold start',
       `Each function bundled with the stack's esbuild settings (infra/bundling.ts). Wall time from spawn to exit ` +
         `of a fresh \`node\` importing the bundle and answering one event, against bare \`node -e 0\`, ` +
-        `alternated, median of ${cold.runs} each, with the deployed \`NODE_OPTIONS=${cold.nodeOptions}\`. ` +
+        `alternated, median of ${cold.runs} each, in the deployed environment (no \`--enable-source-maps\`). ` +
         "Import over bare leaves the first event out (each run's cold time less its first event, against bare). " +
+        'Each process then answers the same event again, warm; the cold cost is over bare less that warm answer: ' +
+        'what a cold container adds, without the work the request itself does. ' +
         "Import and first event are measured inside the process; CPU is the process's user + system time when " +
         `it had answered, against ${ms(cold.bareCpuMs)} ms for bare node (less disturbed by load than wall time).`,
       table(
@@ -219,6 +222,8 @@ export const markdown = (results: BenchResults): string => {
           'import over bare ms',
           'import ms',
           'first event ms',
+          'same event warm ms',
+          'cold cost ms',
           'CPU over bare ms',
           'status',
         ],
@@ -232,11 +237,13 @@ export const markdown = (results: BenchResults): string => {
           ms(row.importOverBareMs),
           ms(row.importMs),
           ms(row.firstEventMs),
+          ms(row.warmEventMs),
+          ms(row.coldCostMs),
           ms(row.cpuOverBareMs),
           row.status ?? '–',
         ]),
       ),
-      `\`--enable-source-maps\` (set by the stack) costs ${cold.sourceMaps.function} ` +
+      `\`--enable-source-maps\` (not set: bundles keep their function names instead) would cost ${cold.sourceMaps.function} ` +
         `${ms(cold.sourceMaps.costMs)} ms of its cold start: ${ms(cold.sourceMaps.withMs)} ms with, ` +
         `${ms(cold.sourceMaps.withoutMs)} ms without (medians of ${cold.runs}, alternated).`,
     );

@@ -11,6 +11,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { FUNCTION_ENVIRONMENT } from '../../infra/bundling';
 import type { BenchResults } from './report';
 
 const { values: args } = parseArgs({
@@ -29,8 +30,7 @@ if (only.has('throughput')) only.add('overhead');
 
 // Before any handler module is imported: they read their settings when they load.
 Object.assign(process.env, {
-  POWERTOOLS_LOG_LEVEL: 'INFO',
-  POWERTOOLS_SERVICE_NAME: 'person-service',
+  ...FUNCTION_ENVIRONMENT,
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 });
 const write = process.stdout.write.bind(process.stdout);

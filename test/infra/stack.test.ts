@@ -76,12 +76,13 @@ describe('functions', () => {
     }
   });
 
-  it('enable source maps and log under the Powertools service name', () => {
+  it('log under the Powertools service name, and start without --enable-source-maps (names stay in the bundles)', () => {
     for (const { resource } of functions.values()) {
       expect(resource.Properties.Environment.Variables).toMatchObject({
-        NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: 'person-service',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
       });
+      expect(resource.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
     }
   });
 

@@ -71,6 +71,8 @@ describe('npm run bench -- --quick', () => {
     for (const row of cold) {
       expect(row.bundleBytes).toBeGreaterThan(0);
       expect(row.status === null || row.status < 500).toBe(true);
+      expect(row.warmEventMs).toBeGreaterThan(0);
+      expect(row.coldCostMs).toBeCloseTo(row.overBareMs - row.warmEventMs, 6);
     }
 
     for (const row of results.throughput ?? []) {
