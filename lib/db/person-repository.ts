@@ -127,6 +127,10 @@ export const personRepository = ({
       // The id block (when this container needs a new one) and the read go out together: one round
       // trip where there were two in a row, which a cold container always paid.
       const reserving = ids.reserve(countNewIds(body, false) + 1);
+      // Awaited only when the queue reaches this write: marked handled now, so an id block that fails
+      // while the write waits (storage down) is this request's 503, not an unhandled rejection that
+      // ends the process serving it.
+      reserving.catch(() => undefined);
       return queue(personKey(id).pk, () =>
         retrying({ deadline, backoff }, async () => {
           const [reserved, { stored, requesterExists }] = await Promise.all([

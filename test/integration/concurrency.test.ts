@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHandler as buildCreate } from '../../functions/create-person';
+import { type IdAllocator, idAllocator } from '../../lib/db/ids';
+import { ServiceUnavailable } from '../../lib/domain/errors';
 import { RESPONSE_RESERVE_MS } from '../../lib/timeouts';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
@@ -183,6 +185,35 @@ describe('PATCH storms: many concurrent PATCHes of one person', () => {
 });
 
 describe('storage faults after the SDK gave up', () => {
+  it('a PATCH queued behind another of the same person answers 503 when its id block fails meanwhile, with nothing left unhandled', async () => {
+    const person = (await suite.api.post(personBody('Queued', uniqueTag('Behind'), uniqueEmail()))).body;
+    // One container (one process queues the writes of one person): its first id block comes, the
+    // next fails at once, while the first PATCH is still writing.
+    const blocks = idAllocator(suite.table.client, suite.table.tableName);
+    let reservations = 0;
+    const ids: IdAllocator = {
+      reserve: (count) =>
+        ++reservations === 1
+          ? blocks.reserve(count)
+          : Promise.reject(new ServiceUnavailable('Storage is unavailable', 1)),
+    };
+    const container = personApi(testRepository(suite.table, { ids, backoff: () => 5 }));
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const answers = await Promise.all(
+        [1, 2].map(() => container.patch(person.id, { Emails: { '@set': [{ email: uniqueEmail() }] } })),
+      );
+      await new Promise((settle) => setTimeout(settle, 50));
+
+      expect(answers.map(({ status }) => status)).toEqual([200, 503]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it.each([
     ['ProvisionedThroughputExceededException', () => sdkError('ProvisionedThroughputExceededException')],
     ['ThrottlingException', () => sdkError('ThrottlingException')],
