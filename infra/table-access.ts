@@ -17,8 +17,9 @@ import {
   historyKey,
   idCounterKey,
   type Key,
+  LEGACY_PERSON_COUNTER,
+  PERSON_COUNTER_KEYS,
   PERSON_LIST_INDEX,
-  personCounterKey,
   personKey,
   vocabularyPartition,
 } from '../lib/db/keys';
@@ -61,6 +62,11 @@ export const claimsOf = (field: ClaimField, { literalOnly = false } = {}): strin
 export const vocabularyOf = (kind: VocabularyKind): string => vocabularyPartition(kind);
 
 /** The change counters of an endpoint, each shard's by name (never the id or person counter). */
+/** The person counters a create adds to (the legacy `COUNTER#persons` is only read). */
+export const PERSON_COUNTER_SHARDS: readonly string[] = PERSON_COUNTER_KEYS.filter(
+  (key) => key !== LEGACY_PERSON_COUNTER,
+).map(({ pk }) => pk);
+
 export const changeCountersOf = (endpoint: Endpoint): string[] =>
   Array.from({ length: CHANGE_SHARDS[endpoint] }, (_, shard) => changeCounterKey(endpoint, shard).pk);
 
@@ -98,10 +104,10 @@ const updateEntry = (kind: VocabularyKind): TableAccessRule[] => [
 
 export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> = {
   'get-person': [{ actions: ['GetItem'], partitions: [PERSONS] }],
-  // The list reads the index and the person counter, nothing else.
+  // The list reads the index and the person counters (the shards and the legacy one), nothing else.
   'list-persons': [
     { actions: ['Query'], index: PERSON_LIST_INDEX },
-    { actions: ['GetItem'], partitions: [personCounterKey.pk] },
+    { actions: ['BatchGetItem'], partitions: PERSON_COUNTER_KEYS.map(({ pk }) => pk) },
   ],
   // The person's version (GetItem), then its history entries in its own partition (audit-log.ts).
   'list-person-audit': [{ actions: ['GetItem', 'Query'], partitions: [PERSONS] }],
@@ -118,7 +124,7 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   'get-name-suffix': [{ actions: ['GetItem'], partitions: [vocabularyOf('NameSuffix')] }],
   'create-name-suffix': createEntry('NameSuffix'),
   'update-name-suffix': updateEntry('NameSuffix'),
-  // Person, history entry and claims put, the person counter and a change counter bumped, the
+  // Person, history entry and claims put, a person counter and a change counter bumped, the
   // requester and the vocabulary entries the names point at checked: one transaction. The entries'
   // abbreviations are read before it, for the fullname.
   'create-person': [
@@ -127,7 +133,7 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS], transactional: true },
     {
       actions: ['UpdateItem'],
-      partitions: [personCounterKey.pk, ...changeCountersOf('Person')],
+      partitions: [...PERSON_COUNTER_SHARDS, ...changeCountersOf('Person')],
       transactional: true,
     },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS, ...VOCABULARIES], transactional: true },

@@ -12,7 +12,7 @@
  * | abbreviation claim| `ABBREVIATION#<kind>#<folded>` | `CLAIM`              | entryId, value                              |
  * | NamePrefix/Suffix | `VOCABULARY#<kind>`         | `ENTRY#<id>`            | the stored entry (lib/domain/vocabulary.ts)  |
  * | id counter        | `COUNTER#ids`               | `COUNTER`               | value: the last id handed out               |
- * | person counter    | `COUNTER#persons`           | `COUNTER`               | value: how many persons exist (ADD 1 in each create's transaction) |
+ * | person counters   | `COUNTER#persons#<hash(id) % 16>` | `COUNTER`               | value: persons of that shard (ADD 1 in the create's transaction); the count is their sum with `COUNTER#persons`, the one counter of tables written before the shards, which is read and never written |
  * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSON` and
@@ -23,11 +23,15 @@
  * `search_rest`): a list reads small index entries, never Person documents.
  *
  * What a list request costs, for N persons in the table:
- * - no filter, `limit` L at `offset` O: one GetItem of the person counter (the count, O(1)) and
- *   index reads of O + L entries (all N when O is past the end) (about 100 bytes each, so one Query call per ~10 000 entries).
+ * - no filter, `limit` L at `offset` O: one BatchGetItem of the 17 person counters (the count: one
+ *   call whatever N is, 17 items of about 40 bytes, 8.5 read units) and index reads of O + L entries
+ *   (all N when O is past the end) (about 100 bytes each, so one Query call per ~10 000 entries).
  * - any filter: the whole index range is read to count the matches, N entries whatever O and L are.
  *   That grows with the table; a later change replaces it with an index that does not.
- * - `limit=0` without filters: the counter read only.
+ * - `limit=0` without filters: the counters read only.
+ * No item is touched by every create: each adds to the counter of its id's shard (16, picked by a hash
+ * of the id, so ids one apart and ids a block of 50 apart, one create per container, both spread), and
+ * concurrent creates of other shards never meet in a transaction (`TransactionConflict`).
  * The single index partition (`PERSON`) takes about 1 000 writes/s, which bounds the rate of creates.
  *
  * ChangeHistory. An object's entries live in the object's own history partition, sort key its version
@@ -155,7 +159,32 @@ export const claimPartitionPrefixes = (field: ClaimField): string[] => {
 };
 
 export const idCounterKey: Key = { pk: 'COUNTER#ids', sk: 'COUNTER' };
-export const personCounterKey: Key = { pk: 'COUNTER#persons', sk: 'COUNTER' };
+/** Shards of the person count (see above). */
+export const PERSON_COUNTER_SHARDS = 16;
+
+/** The count of a table written before the shards: read with them, never written again. */
+export const LEGACY_PERSON_COUNTER: Key = { pk: 'COUNTER#persons', sk: 'COUNTER' };
+
+/**
+ * A 32-bit mix of an id (murmur3's finaliser). Ids do not come one apart: a container's first create
+ * takes the first id of its block of 50, so `id % 16` would leave half the shards unused.
+ */
+const mixed = (id: number) => {
+  let h = Math.imul(id ^ (id >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+};
+
+const personCounterOfShard = (shard: number): Key => ({ pk: `COUNTER#persons#${shard}`, sk: 'COUNTER' });
+
+/** The counter the create of person `id` adds one to. */
+export const personCounterKey = (id: number): Key => personCounterOfShard(mixed(id) % PERSON_COUNTER_SHARDS);
+
+/** Every counter the person count is the sum of. */
+export const PERSON_COUNTER_KEYS: readonly Key[] = [
+  ...Array.from({ length: PERSON_COUNTER_SHARDS }, (_, shard) => personCounterOfShard(shard)),
+  LEGACY_PERSON_COUNTER,
+];
 
 export const PERSON_LIST_INDEX = 'byName';
 export const PERSON_LIST_PARTITION = 'PERSON';

@@ -107,7 +107,7 @@ export const buildWriteTransaction = ({
     ...merge.references.map((reference) =>
       existsCheck(tableName, vocabularyKey(reference.kind, reference.id), { kind: 'vocabulary', reference }),
     ),
-    ...(previousVersion === null ? [counterAdd(tableName, personCounterKey)] : []),
+    ...(previousVersion === null ? [counterAdd(tableName, personCounterKey(person.id))] : []),
     ...(requesterToCheck === null
       ? []
       : [

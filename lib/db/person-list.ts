@@ -3,11 +3,12 @@
  * stubs, the count, and what it cost, logged for operators and benchmarks.
  */
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonFilters, PersonListRequest, PersonSummary } from '../domain/listing';
 import { logger as defaultLogger } from '../logger';
+import { type BatchGetOptions, batchGet } from './batch-get';
 import type { Storage } from './client';
-import { PERSON_LIST_INDEX, PERSON_LIST_PARTITION, personCounterKey } from './keys';
+import { PERSON_COUNTER_KEYS, PERSON_LIST_INDEX, PERSON_LIST_PARTITION } from './keys';
 import { storageCall } from './storage-errors';
 
 export interface ListCost {
@@ -71,6 +72,12 @@ export const buildListQuery = (
  */
 export const MAX_QUERY_LIMIT = 5_000;
 
+/** The number of persons: the sum of the person counters, one BatchGetItem whatever the table holds. */
+export const countPersons = async (storage: Storage, onCall?: BatchGetOptions['onCall']) => {
+  const counters = await batchGet(storage, PERSON_COUNTER_KEYS, { consistent: false, onCall });
+  return [...counters.values()].reduce((sum, item) => sum + ((item.value as number | undefined) ?? 0), 0);
+};
+
 const capacityOf = (consumed: ConsumedCapacity | undefined) => consumed?.CapacityUnits ?? 0;
 
 export const personList = ({
@@ -107,17 +114,12 @@ export const personList = ({
       return matches;
     };
 
-    const readCount = async () => {
-      const { Item, ConsumedCapacity } = await storageCall(() =>
-        client.send(
-          new GetCommand({ TableName: tableName, Key: personCounterKey, ReturnConsumedCapacity: 'TOTAL' }),
-        ),
-      );
-      cost.calls += 1;
-      cost.itemsRead += Item ? 1 : 0;
-      cost.capacityUnits += capacityOf(ConsumedCapacity);
-      return (Item?.value as number | undefined) ?? 0;
-    };
+    const readCount = () =>
+      countPersons({ client, tableName }, (items, capacityUnits) => {
+        cost.calls += 1;
+        cost.itemsRead += items;
+        cost.capacityUnits += capacityUnits;
+      });
 
     let count: number;
     let matches: PersonSummary[];

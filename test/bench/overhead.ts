@@ -13,9 +13,9 @@ import { buildHandler as buildList } from '../../functions/list-persons';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import type { Storage } from '../../lib/db/client';
 import { idAllocator } from '../../lib/db/ids';
-import { personCounterKey, personKey } from '../../lib/db/keys';
+import { PERSON_COUNTER_KEYS, personKey } from '../../lib/db/keys';
 import { buildWriteTransaction, fromPersonItem, personChangeEntry } from '../../lib/db/person-items';
-import { buildListQuery, MAX_QUERY_LIMIT, personList } from '../../lib/db/person-list';
+import { buildListQuery, countPersons, MAX_QUERY_LIMIT, personList } from '../../lib/db/person-list';
 import { personRepository } from '../../lib/db/person-repository';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
@@ -403,9 +403,8 @@ export const runOverhead = async (
           timed(() =>
             Promise.all([
               client.send(
-                new GetCommand({
-                  TableName: tableName,
-                  Key: personCounterKey,
+                new BatchGetCommand({
+                  RequestItems: { [tableName]: { Keys: [...PERSON_COUNTER_KEYS] } },
                   ReturnConsumedCapacity: 'TOTAL',
                 }),
               ),
@@ -510,10 +509,9 @@ export const runOverhead = async (
     });
   }
 
-  const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: personCounterKey }));
   return {
     section: {
-      tablePersons: (Item?.value as number | undefined) ?? 0,
+      tablePersons: await countPersons(storage),
       indexEntryBytes: Math.round(await averageIndexEntryBytes(storage)),
       operations: results,
     },

@@ -1,12 +1,18 @@
 /**
  * Persons straight into a table through BatchWriteItem, built by the same code a create uses
  * (`mergePerson`, then `toPersonItem` with its `byName` index attributes), and counted in the
- * `COUNTER#persons` item the list reads its total from. Ids come from the id counter, as a container's
- * block would. No claims and no audit entries are written: listing reads neither.
+ * person counters (each person in its id's shard, as a create counts it) that the list sums. Ids come
+ * from the id counter, as a container's block would. No claims and no audit entries are written: listing reads neither.
  */
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Storage } from '../../lib/db/client';
-import { idCounterKey, PERSON_LIST_INDEX, PERSON_LIST_PARTITION, personCounterKey } from '../../lib/db/keys';
+import {
+  idCounterKey,
+  type Key,
+  PERSON_LIST_INDEX,
+  PERSON_LIST_PARTITION,
+  personCounterKey,
+} from '../../lib/db/keys';
 import { toPersonItem } from '../../lib/db/person-items';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
@@ -108,6 +114,8 @@ export const seedPersons = async (
   const ids: number[] = [];
   let next = 0;
   let done = 0;
+  /** Persons per person counter shard, added to each counter once at the end. */
+  const shardCounts = new Map<string, { key: Key; count: number }>();
   const worker = async () => {
     while (next < count) {
       const start = next;
@@ -127,6 +135,8 @@ export const seedPersons = async (
         });
         ids[n] = first;
         items.push(toPersonItem(person));
+        const shard = personCounterKey(person.id);
+        shardCounts.set(shard.pk, { key: shard, count: (shardCounts.get(shard.pk)?.count ?? 0) + 1 });
       }
       await writeBatch(storage, items);
       done += items.length;
@@ -134,15 +144,16 @@ export const seedPersons = async (
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  await client.send(
-    new UpdateCommand({
-      TableName: tableName,
-      Key: personCounterKey,
-      UpdateExpression: 'ADD #value :count',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':count': count },
-    }),
-  );
+  for (const { key, count: added } of shardCounts.values())
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: 'ADD #value :count',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':count': added },
+      }),
+    );
   return ids;
 };
 

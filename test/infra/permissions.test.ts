@@ -17,6 +17,7 @@ import {
   claimKey,
   historyKey,
   idCounterKey,
+  PERSON_COUNTER_KEYS,
   personCounterKey,
   personKey,
   vocabularyKey,
@@ -96,7 +97,10 @@ const updateEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
 
 const EXPECTED: Record<string, string[]> = {
   'get-person': ['dynamodb:GetItem on table [PERSON#*]'],
-  'list-persons': ['dynamodb:GetItem on table [COUNTER#persons]', 'dynamodb:Query on index byName'],
+  'list-persons': [
+    `dynamodb:BatchGetItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} COUNTER#persons]`,
+    'dynamodb:Query on index byName',
+  ],
   'list-person-audit': ['dynamodb:GetItem on table [PERSON#*]', 'dynamodb:Query on table [PERSON#*]'],
   'list-prefixes': ['dynamodb:Query on table [VOCABULARY#NamePrefix]'],
   'get-prefix': ['dynamodb:GetItem on table [VOCABULARY#NamePrefix]'],
@@ -114,7 +118,7 @@ const EXPECTED: Record<string, string[]> = {
     RESERVE_IDS,
     `dynamodb:BatchGetItem on table [${VOCABULARIES}]`,
     `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#*] ${TX}`,
-    `dynamodb:UpdateItem on table [COUNTER#persons ${PERSON_COUNTERS}] ${TX}`,
+    `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#* ${VOCABULARIES}] ${TX}`,
   ],
   'update-person': [
@@ -198,12 +202,12 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets list-persons read only the byName index and the person counter', () => {
+  it('lets list-persons read only the byName index and the person counters', () => {
     const found = functions.get('list-persons') as { resource: Resource };
     for (const { resource, condition } of permissionsOf(template, roleOf(found.resource))) {
       if (resource === `${tableId}.Arn`)
         expect(condition).toEqual({
-          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [personCounterKey.pk] },
+          'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': PERSON_COUNTER_KEYS.map(({ pk }) => pk) },
         });
       else expect(resource).toBe(`${tableId}.Arn/index/byName`);
     }
@@ -269,7 +273,8 @@ describe('partition patterns', () => {
       historyKey('Person', 7, 3),
       ...personClaims,
       idCounterKey,
-      personCounterKey,
+      personCounterKey(7),
+      personCounterKey(8),
     ];
     // Every shard a change id may land on.
     const personCounters = Array.from({ length: 16 }, (_, id) => changeCounterKeyOf('Person', id));
@@ -300,13 +305,13 @@ describe('partition patterns', () => {
     const never: [string, string][] = [
       ['get-person', claimKey({ field: 'email', value: 'a@b.c' }).pk],
       ['list-persons', personKey(1).pk],
-      ['enrich-person', personCounterKey.pk],
+      ['enrich-person', personCounterKey(3).pk],
       // A vocabulary's functions touch that vocabulary only, and never a person's claims or counters.
       ['create-name-prefix', vocabularyKey('NameSuffix', 1).pk],
       ['create-name-prefix', historyKey('NameSuffix', 1, 1).pk],
       ['create-name-prefix', claimKey({ field: 'NameSuffix', value: 'ii' }).pk],
       ['create-name-prefix', claimKey({ field: 'email', value: 'a@b.c' }).pk],
-      ['create-name-prefix', personCounterKey.pk],
+      ['create-name-prefix', personCounterKey(3).pk],
       ['update-name-suffix', vocabularyKey('NamePrefix', 1).pk],
       ['update-name-suffix', changeCounterKeyOf('Person', 1).pk],
       ['list-name-prefixes', vocabularyKey('NameSuffix', 1).pk],
@@ -314,15 +319,15 @@ describe('partition patterns', () => {
       // Persons never write vocabulary entries, their history or their claims.
       ['update-person', claimKey({ field: 'NamePrefix', value: 'dr.' }).pk],
       ['update-person', historyKey('NamePrefix', 21, 1).pk],
-      ['update-person', personCounterKey.pk],
+      ['update-person', personCounterKey(3).pk],
       // The change counters are never the id or person counter.
       ['create-person', 'COUNTER#anything'],
       ['list-change-history', idCounterKey.pk],
-      ['list-change-history', personCounterKey.pk],
+      ['list-change-history', personCounterKey(3).pk],
       ['get-change-history', vocabularyKey('NamePrefix', 1).pk],
       // The seed writes no person.
       ['seed-reference-data', personKey(1).pk],
-      ['seed-reference-data', personCounterKey.pk],
+      ['seed-reference-data', personCounterKey(3).pk],
     ];
     expect(never.filter(([handler, pk]) => reaches(handler, pk))).toEqual([]);
   });

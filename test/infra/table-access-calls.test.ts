@@ -30,7 +30,12 @@ import type {
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildHandler as seedHandler } from '../../infra/handlers/seed-reference-data';
-import { changeCountersOf, TABLE_ACCESS, type TableAccessRule } from '../../infra/table-access';
+import {
+  changeCountersOf,
+  PERSON_COUNTER_SHARDS,
+  TABLE_ACCESS,
+  type TableAccessRule,
+} from '../../infra/table-access';
 import { changeHistory } from '../../lib/db/change-history';
 import { documentClient } from '../../lib/db/client';
 import { socialAddressWriter } from '../../lib/db/social-address-writer';
@@ -106,14 +111,16 @@ const allows = (rule: TableAccessRule, request: Request) =>
     request.partitions.every((partition) => rule.partitions?.some((pattern) => like(pattern, partition))));
 
 /**
- * The change counters of an endpoint count as one partition for "is it used": which shard a write
- * lands on depends on its entry's id, and the rules name every shard so that any may be written.
+ * The change counters of an endpoint, and the person counters a create adds to, count as one
+ * partition each for "is it used": which shard a write lands on depends on an id, and the rules name
+ * every shard so that any may be written.
  */
-const SHARD_GROUPS = new Map<string, string>(
-  ENDPOINTS.flatMap((endpoint: Endpoint) =>
+const SHARD_GROUPS = new Map<string, string>([
+  ...ENDPOINTS.flatMap((endpoint: Endpoint) =>
     changeCountersOf(endpoint).map((pk): [string, string] => [pk, `change counters of ${endpoint}`]),
   ),
-);
+  ...PERSON_COUNTER_SHARDS.map((pk): [string, string] => [pk, 'person counters']),
+]);
 
 /** Every action on every partition a function's rules grant, as `action on partition (tx)`. */
 const grantsOf = (handler: string) =>

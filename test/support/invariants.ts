@@ -3,6 +3,7 @@
  * the end of every integration file; an empty list means the uniqueness rules hold in storage.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PERSON_COUNTER_KEYS } from '../../lib/db/keys';
 import { fromPersonItem } from '../../lib/db/person-items';
 import { claimsOf } from '../../lib/domain/person';
 import { abbreviationClaim, type VocabularyKind } from '../../lib/domain/vocabulary';
@@ -74,6 +75,14 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
     .reduce((sum, item) => sum + (item.value as number), 0);
   if (counted !== history.length)
     problems.push(`the change counters say ${counted}, there are ${history.length} entries`);
+
+  // The person counters (the shards and the one of tables written before them) count every person.
+  const counters = new Set(PERSON_COUNTER_KEYS.map(({ pk }) => pk));
+  const personCount = items
+    .filter((item) => counters.has(item.pk as string))
+    .reduce((sum, item) => sum + (item.value as number), 0);
+  if (personCount !== persons.size)
+    problems.push(`the person counters say ${personCount}, there are ${persons.size} persons`);
 
   for (const [key, personId] of claims) {
     const person = persons.get(personId);

@@ -9,6 +9,7 @@ import {
   historyKey,
   historyPartition,
   idCounterKey,
+  PERSON_COUNTER_KEYS,
   personCounterKey,
   personKey,
   versionOfHistoryKey,
@@ -55,9 +56,27 @@ describe('key shapes', () => {
     expect(claimKey({ field, value })).toEqual({ pk, sk: 'CLAIM' });
   });
 
-  it('keeps the id counter and the person counter in one fixed item each', () => {
+  it('keeps the id counter in one item, the person count in 16 shards by id and the legacy counter', () => {
     expect(idCounterKey).toEqual({ pk: 'COUNTER#ids', sk: 'COUNTER' });
-    expect(personCounterKey).toEqual({ pk: 'COUNTER#persons', sk: 'COUNTER' });
+    expect(personCounterKey(1051)).toEqual({ pk: 'COUNTER#persons#3', sk: 'COUNTER' });
+    expect(personCounterKey(1056)).toEqual({ pk: 'COUNTER#persons#15', sk: 'COUNTER' });
+    expect(PERSON_COUNTER_KEYS.map(({ pk }) => pk)).toEqual([
+      ...Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`),
+      'COUNTER#persons',
+    ]);
+  });
+
+  it.each([
+    ['one apart (one container creating many)', 1],
+    ['a block of 50 apart (one create per container)', 50],
+  ])('spreads 32 creates with ids %s over the person counters, none in more than a quarter', (_, step) => {
+    const perShard = new Map<string, number>();
+    for (let n = 0; n < 32; n++) {
+      const { pk } = personCounterKey(1051 + n * step);
+      perShard.set(pk, (perShard.get(pk) ?? 0) + 1);
+    }
+    expect(perShard.size).toBeGreaterThanOrEqual(12);
+    expect(Math.max(...perShard.values())).toBeLessThanOrEqual(32 / 4);
   });
 
   it('keeps each vocabulary in one partition, its entries sorted by zero-padded id', () => {

@@ -224,7 +224,7 @@ describe('buildWriteTransaction for a create', () => {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
-        counterIncrement('COUNTER#persons'),
+        counterIncrement('COUNTER#persons#10'),
         {
           ConditionCheck: {
             TableName: TABLE,
