@@ -15,25 +15,28 @@
  * | person counters   | `COUNTER#persons#<hash(id) % 16>` | `COUNTER`               | value: persons of that shard (ADD 1 in the create's transaction); the count is their sum with `COUNTER#persons`, the one counter of tables written before the shards, which is read and never written |
  * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
  *
- * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSON` and
- * `listSk` = `<folded fullname>\u0001<id, 16 digits>`, so the index is ordered by folded fullname with
- * ties by id (`\u0001` sorts below every character a folded name holds, so "ann" comes before
- * "ann b"); names that agree in their first 512 bytes are ordered by id. It projects only `id`,
- * `fullname` and the folded searchable forms (`search_first_name`, `search_last_name`, `search_email`,
- * `search_rest`): a list reads small index entries, never Person documents.
+ * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
+ * (8 partitions, the shard a hash of the id) and `listSk` = `<folded fullname>\u0001<id, 16 digits>`,
+ * so each partition is ordered by folded fullname with ties by id (`\u0001` sorts below every
+ * character a folded name holds, so "ann" comes before "ann b"); names that agree in their first 512
+ * bytes are ordered by id. A list merges the partitions by `listSk`. Persons written before the split
+ * sit in the one partition `PERSON` until their next write moves them; lists read it as a ninth. The
+ * index projects only `id`, `fullname` and the folded searchable forms (`search_first_name`,
+ * `search_last_name`, `search_email`, `search_rest`): a list reads small index entries, never Person
+ * documents. One index partition takes about 1 000 writes/s; 8 take the creates of 8 000/s.
  *
- * What a list request costs, for N persons in the table:
+ * What a list request costs, for N persons in the table (P = 9 partitions, the legacy one included):
  * - no filter, `limit` L at `offset` O: one BatchGetItem of the 17 person counters (the count: one
- *   call whatever N is, 17 items of about 40 bytes, 8.5 read units) and index reads of O + L entries
- *   (all N when O is past the end) (about 100 bytes each, so one Query call per ~10 000 entries).
- * - any filter: the whole index range is read to count the matches, N entries whatever O and L are.
+ *   call whatever N is, 17 items of about 40 bytes, 8.5 read units), and the window merged from the P
+ *   partitions: each is read in chunks of ceil((O + L) / 8) + 1 entries, a partition asked again only
+ *   when the merge has used up what it read, never more than O + L entries from one partition, and
+ *   the merge stops at O + L. First page (O = 0, L = 50): P Queries at once and a few refills, about
+ *   50 + P * 8 entries of about 100 bytes. Offset O: about O + L + P * (O + L) / 8 entries at most,
+ *   in P calls and a refill or two each (one Query returns at most ~10 000 entries). All N when O is
+ *   past the end.
+ * - any filter: every partition read whole to count the matches, N entries whatever O and L are.
  *   That grows with the table; a later change replaces it with an index that does not.
  * - `limit=0` without filters: the counters read only.
- * No item is touched by every create: each adds to the counter of its id's shard (16, picked by a hash
- * of the id, so ids one apart and ids a block of 50 apart, one create per container, both spread), and
- * concurrent creates of other shards never meet in a transaction (`TransactionConflict`).
- * The single index partition (`PERSON`) takes about 1 000 writes/s, which bounds the rate of creates.
- *
  * ChangeHistory. An object's entries live in the object's own history partition, sort key its version
  * (one entry per version, so two writes never collide and the object's version is the count). Each
  * entry stores the object after the change; the object before it is the entry of the version before.
@@ -187,7 +190,20 @@ export const PERSON_COUNTER_KEYS: readonly Key[] = [
 ];
 
 export const PERSON_LIST_INDEX = 'byName';
-export const PERSON_LIST_PARTITION = 'PERSON';
+
+/** Partitions of the `byName` index (see above). */
+export const PERSON_LIST_SHARDS = 8;
+
+/** The one partition persons were listed in before the split: read as one more partition. */
+export const LEGACY_PERSON_LIST_PARTITION = 'PERSON';
+
+const personListPartition = (id: number) => `PERSONS#${mixed(id) % PERSON_LIST_SHARDS}`;
+
+/** Every partition of the `byName` index, the legacy one last. */
+export const PERSON_LIST_PARTITIONS: readonly string[] = [
+  ...Array.from({ length: PERSON_LIST_SHARDS }, (_, shard) => `PERSONS#${shard}`),
+  LEGACY_PERSON_LIST_PARTITION,
+];
 
 /** The longest name part of an index sort key (DynamoDB allows 1024 bytes in all). */
 const MAX_SORT_NAME_BYTES = 512;
@@ -206,7 +222,7 @@ const utf8Prefix = (text: string, bytes: number) => {
 
 /** Where a person stands in the `byName` index: folded fullname (its first 512 bytes), then id. */
 export const personListKey = (foldedFullname: string, id: number) => ({
-  listPk: PERSON_LIST_PARTITION,
+  listPk: personListPartition(id),
   listSk: `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${String(id).padStart(16, '0')}`,
 });
 

@@ -1,6 +1,7 @@
 /**
- * The list of persons, read from the `byName` index (see the cost notes in keys.ts): the window of
- * stubs, the count, and what it cost, logged for operators and benchmarks.
+ * The list of persons, read from the partitions of the `byName` index and merged by sort key (see the
+ * cost notes in keys.ts): the window of stubs, the count, and what it cost, logged for operators and
+ * benchmarks.
  */
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
@@ -8,7 +9,7 @@ import type { PersonFilters, PersonListRequest, PersonSummary } from '../domain/
 import { logger as defaultLogger } from '../logger';
 import { type BatchGetOptions, batchGet } from './batch-get';
 import type { Storage } from './client';
-import { PERSON_COUNTER_KEYS, PERSON_LIST_INDEX, PERSON_LIST_PARTITION } from './keys';
+import { PERSON_COUNTER_KEYS, PERSON_LIST_INDEX, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from './keys';
 import { storageCall } from './storage-errors';
 
 export interface ListCost {
@@ -38,9 +39,10 @@ const FILTER_ATTRIBUTES: Record<keyof PersonFilters, string[]> = {
 const filterCondition = (key: keyof PersonFilters) =>
   `(${FILTER_ATTRIBUTES[key].map((attribute) => `contains(${attribute}, :${key})`).join(' OR ')})`;
 
-/** The Query input of a list page: the index in the asked direction, filters as `contains`. */
+/** The Query input of one partition of the list: in the asked direction, filters as `contains`. */
 export const buildListQuery = (
   tableName: string,
+  partition: string,
   filters: PersonFilters,
   descending: boolean,
 ): QueryCommandInput => {
@@ -49,7 +51,7 @@ export const buildListQuery = (
     TableName: tableName,
     IndexName: PERSON_LIST_INDEX,
     KeyConditionExpression: 'listPk = :partition',
-    ProjectionExpression: 'id, fullname',
+    ProjectionExpression: 'id, fullname, listSk',
     ScanIndexForward: !descending,
     ReturnConsumedCapacity: 'TOTAL',
     ...(active.length > 0
@@ -58,7 +60,7 @@ export const buildListQuery = (
         }
       : {}),
     ExpressionAttributeValues: {
-      ':partition': PERSON_LIST_PARTITION,
+      ':partition': partition,
       ...Object.fromEntries(active.map(([key, value]) => [`:${key}`, value])),
     },
   };
@@ -72,13 +74,41 @@ export const buildListQuery = (
  */
 export const MAX_QUERY_LIMIT = 5_000;
 
+const capacityOf = (consumed: ConsumedCapacity | undefined) => consumed?.CapacityUnits ?? 0;
+
 /** The number of persons: the sum of the person counters, one BatchGetItem whatever the table holds. */
 export const countPersons = async (storage: Storage, onCall?: BatchGetOptions['onCall']) => {
   const counters = await batchGet(storage, PERSON_COUNTER_KEYS, { consistent: false, onCall });
   return [...counters.values()].reduce((sum, item) => sum + ((item.value as number | undefined) ?? 0), 0);
 };
 
-const capacityOf = (consumed: ConsumedCapacity | undefined) => consumed?.CapacityUnits ?? 0;
+interface IndexEntry extends PersonSummary {
+  listSk: string;
+}
+
+/** A UTF-16 unit moved so that units order as the code points they belong to (surrogates last). */
+const inCodePointOrder = (unit: number) =>
+  unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
+
+/**
+ * DynamoDB orders string sort keys by their UTF-8 bytes, which is code point order; `<` compares
+ * UTF-16 units, which puts a character above U+FFFF (a surrogate pair) before U+E000–U+FFFF.
+ */
+export const compareSortKeys = (a: string, b: string): number => {
+  let at = 0;
+  while (at < a.length && at < b.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  if (at === a.length || at === b.length) return a.length - b.length;
+  return inCodePointOrder(a.charCodeAt(at)) - inCodePointOrder(b.charCodeAt(at));
+};
+
+/** A partition read in order, a chunk at a time. */
+interface Cursor {
+  partition: string;
+  entries: IndexEntry[];
+  next: number;
+  startKey?: Record<string, unknown>;
+  done: boolean;
+}
 
 export const personList = ({
   client,
@@ -90,46 +120,95 @@ export const personList = ({
     const filtered = Object.values(filters).some(Boolean);
     const wanted = window.offset + window.limit;
 
-    /** Reads the index until `enough` matches are in hand, or to its end. */
-    const readIndex = async (enough: number) => {
-      const matches: PersonSummary[] = [];
-      const input = buildListQuery(tableName, filters, descending);
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await storageCall(() =>
-          client.send(
-            new QueryCommand({
-              ...input,
-              ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-              Limit: filtered ? MAX_QUERY_LIMIT : Math.min(enough - matches.length, MAX_QUERY_LIMIT),
-            }),
-          ),
-        );
-        cost.calls += 1;
-        cost.itemsRead += page.ScannedCount ?? 0;
-        cost.capacityUnits += capacityOf(page.ConsumedCapacity);
-        matches.push(...((page.Items ?? []) as PersonSummary[]));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey && matches.length < enough);
-      return matches;
+    /** Reads the next `limit` entries of a partition (filtered: evaluates that many, any may match). */
+    const readMore = async (cursor: Cursor, limit: number) => {
+      const page = await storageCall(() =>
+        client.send(
+          new QueryCommand({
+            ...buildListQuery(tableName, cursor.partition, filters, descending),
+            ...(cursor.startKey ? { ExclusiveStartKey: cursor.startKey } : {}),
+            Limit: Math.min(limit, MAX_QUERY_LIMIT),
+          }),
+        ),
+      );
+      cost.calls += 1;
+      cost.itemsRead += page.ScannedCount ?? 0;
+      cost.capacityUnits += capacityOf(page.ConsumedCapacity);
+      cursor.entries = [...cursor.entries.slice(cursor.next), ...((page.Items ?? []) as IndexEntry[])];
+      cursor.next = 0;
+      cursor.startKey = page.LastEvaluatedKey;
+      cursor.done = !page.LastEvaluatedKey;
     };
 
-    const readCount = () =>
-      countPersons({ client, tableName }, (items, capacityUnits) => {
-        cost.calls += 1;
-        cost.itemsRead += items;
-        cost.capacityUnits += capacityUnits;
-      });
+    const cursors = (): Cursor[] =>
+      PERSON_LIST_PARTITIONS.map((partition) => ({ partition, entries: [], next: 0, done: false }));
+    const order = (a: IndexEntry, b: IndexEntry) =>
+      descending ? compareSortKeys(b.listSk, a.listSk) : compareSortKeys(a.listSk, b.listSk);
+
+    /** Every match of the filters, in order: each partition read to its end. */
+    const readAll = async () => {
+      const partitions = await Promise.all(
+        cursors().map(async (cursor) => {
+          const found: IndexEntry[] = [];
+          while (!cursor.done) {
+            await readMore(cursor, MAX_QUERY_LIMIT);
+            found.push(...cursor.entries);
+            cursor.entries = [];
+          }
+          return found;
+        }),
+      );
+      return partitions.flat().sort(order);
+    };
+
+    /**
+     * The first `wanted` entries of the merged partitions. Each partition is read in chunks of about
+     * its share of the window and asked again only when the merge has used up what it read; a chunk
+     * never asks for more than the window still needs, so no partition gives more than `wanted`.
+     */
+    const readWindow = async () => {
+      const chunk = Math.ceil(wanted / PERSON_LIST_SHARDS) + 1;
+      const open = cursors();
+      const merged: IndexEntry[] = [];
+      while (merged.length < wanted) {
+        const empty = open.filter((cursor) => cursor.next >= cursor.entries.length && !cursor.done);
+        const left = wanted - merged.length;
+        await Promise.all(empty.map((cursor) => readMore(cursor, Math.min(chunk, left))));
+        let head: Cursor | undefined;
+        for (const cursor of open) {
+          const entry = cursor.entries[cursor.next];
+          if (entry && (!head || order(entry, head.entries[head.next] as IndexEntry) < 0)) head = cursor;
+        }
+        if (!head) break;
+        // Take from the head while it stays first and holds entries: no partition is left unread.
+        const others = open.filter((cursor) => cursor !== head);
+        while (merged.length < wanted && head.next < head.entries.length) {
+          const entry = head.entries[head.next] as IndexEntry;
+          const beaten = others.some((cursor) => {
+            const theirs = cursor.entries[cursor.next];
+            return theirs ? order(theirs, entry) < 0 : !cursor.done;
+          });
+          if (beaten) break;
+          merged.push(entry);
+          head.next += 1;
+        }
+      }
+      return merged;
+    };
 
     let count: number;
-    let matches: PersonSummary[];
+    let matches: IndexEntry[];
     if (filtered) {
-      matches = await readIndex(Number.POSITIVE_INFINITY);
+      matches = await readAll();
       count = matches.length;
     } else {
       [count, matches] = await Promise.all([
-        readCount(),
-        wanted > 0 ? readIndex(wanted) : Promise.resolve([]),
+        countPersons({ client, tableName }, (items, capacityUnits) => {
+          cost.calls += 1;
+          cost.itemsRead += items;
+          cost.capacityUnits += capacityUnits;
+        }),
+        wanted > 0 ? readWindow() : Promise.resolve([]),
       ]);
     }
     const persons = matches.slice(window.offset, wanted).map(({ id, fullname }) => ({ id, fullname }));

@@ -10,7 +10,7 @@ import {
   idCounterKey,
   type Key,
   PERSON_LIST_INDEX,
-  PERSON_LIST_PARTITION,
+  PERSON_LIST_PARTITIONS,
   personCounterKey,
 } from '../../lib/db/keys';
 import { toPersonItem } from '../../lib/db/person-items';
@@ -164,7 +164,7 @@ export const averageIndexEntryBytes = async ({ client, tableName }: Storage, sam
       TableName: tableName,
       IndexName: PERSON_LIST_INDEX,
       KeyConditionExpression: 'listPk = :partition',
-      ExpressionAttributeValues: { ':partition': PERSON_LIST_PARTITION },
+      ExpressionAttributeValues: { ':partition': PERSON_LIST_PARTITIONS[0] },
       Limit: sample,
     }),
   );

@@ -10,8 +10,10 @@ import {
   historyPartition,
   idCounterKey,
   PERSON_COUNTER_KEYS,
+  PERSON_LIST_PARTITIONS,
   personCounterKey,
   personKey,
+  personListKey,
   versionOfHistoryKey,
   vocabularyKey,
   vocabularyPartition,
@@ -96,6 +98,26 @@ describe('key shapes', () => {
       changeSk: `${AT}#0000000000009003`,
       changeId: 9_003,
     });
+  });
+});
+
+describe('the byName index', () => {
+  it('lists persons in 8 partitions by a hash of the id, and reads the legacy partition as a ninth', () => {
+    expect(PERSON_LIST_PARTITIONS).toEqual([
+      ...Array.from({ length: 8 }, (_, shard) => `PERSONS#${shard}`),
+      'PERSON',
+    ]);
+    expect(personListKey('john smith', 100)).toEqual({
+      listPk: 'PERSONS#2',
+      listSk: 'john smith\u00010000000000000100',
+    });
+  });
+
+  it.each([1, 50])('spreads ids %i apart over every partition', (step) => {
+    const partitions = new Set(
+      Array.from({ length: 64 }, (_, n) => personListKey('a', 1051 + n * step).listPk),
+    );
+    expect(partitions.size).toBe(8);
   });
 });
 

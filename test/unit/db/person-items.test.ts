@@ -127,7 +127,7 @@ const keyOf = (item: TransactItem) => {
 
 /** What the `byName` index reads of John Smith, person 100, with the given folded emails. */
 const listing = (...emails: string[]) => ({
-  listPk: 'PERSON',
+  listPk: 'PERSONS#2', // the shard of person 100
   listSk: 'john smith\u00010000000000000100',
   fullname: 'John Smith',
   search_first_name: 'john',
