@@ -1,0 +1,85 @@
+/**
+ * The terms of the search index (issue #25): which n-grams a stored person is found by, and which a
+ * filter fragment is looked up with. Pure: no I/O, no AWS. Values are folded as lists fold them
+ * (`fold`: case, accents, compatibility forms) and never cut: every character of a long email or of a
+ * name that folding lengthened (`ß` → `ss`) is searchable.
+ *
+ * A gram is 3 code points of a value followed by an end mark, so:
+ * - a fragment of 3 or more code points is found through any of its own grams (all of them are in
+ *   every value that contains it: the property test of this module);
+ * - a fragment of 2 code points is found through the grams that start with it: each of its
+ *   occurrences is followed by another character or by the end mark (`"ab"` ends `"ab\n"`);
+ * - a fragment of 1 code point uses no gram: it matches most persons, and the list reads its index.
+ */
+import type { PersonFilters } from './listing';
+import { fullnameOfPerson, type Person } from './person';
+import { fold } from './text';
+
+/** Marks the end of a value in its grams: a folded value never holds a line break. */
+export const END_MARK = '\n';
+
+/** Code points per gram. */
+export const GRAM_LENGTH = 3;
+
+/** The folded values of a person, per searchable field (API.md 4), none cut. */
+export interface SearchTerms {
+  first_name: string[];
+  last_name: string[];
+  email: string[];
+  /** What `search` matches besides the three above: the fullname and the freeform names. */
+  rest: string[];
+}
+
+const foldedValues = (values: (string | null | undefined)[]) => [
+  ...new Set(values.flatMap((value) => (value ? [fold(value)] : [])).filter(Boolean)),
+];
+
+/** The folded values of each searchable field of a stored person, distinct per field. */
+export const searchTerms = (person: Person): SearchTerms => ({
+  first_name: foldedValues(person.Names.map((name) => name.first_name)),
+  last_name: foldedValues(person.Names.map((name) => name.last_name)),
+  email: foldedValues(person.Emails.map((item) => item.email)),
+  rest: foldedValues([fullnameOfPerson(person), ...person.Names.map((name) => name.freeform_name)]),
+});
+
+/** The runs of `GRAM_LENGTH` code points of a list of code points. */
+const windows = (codePoints: string[]) =>
+  Array.from({ length: Math.max(0, codePoints.length - GRAM_LENGTH + 1) }, (_, start) =>
+    codePoints.slice(start, start + GRAM_LENGTH).join(''),
+  );
+
+/**
+ * A value's distinct grams: every run of 3 code points of the value followed by the end mark, so
+ * "maria" gives mar, ari, ria and "ia\n". A value of one code point has none.
+ */
+export const gramsOfValue = (value: string): string[] => [
+  ...new Set(windows([...Array.from(value), END_MARK])),
+];
+
+/** Every distinct gram of every value of every field: one posting each. */
+export const gramsOfTerms = (terms: SearchTerms): Set<string> =>
+  new Set(Object.values(terms).flatMap((values: string[]) => values.flatMap(gramsOfValue)));
+
+/** How the index finds a (folded) filter fragment. */
+export type FragmentLookup =
+  /** Through any of these grams: every value holding the fragment has all of them. */
+  | { kind: 'grams'; grams: string[] }
+  /** Through the grams that start with these two code points. */
+  | { kind: 'prefix'; prefix: string }
+  /** One code point: no gram narrows it down. */
+  | { kind: 'none' };
+
+export const lookupOf = (fragment: string): FragmentLookup => {
+  const codePoints = Array.from(fragment);
+  if (codePoints.length >= GRAM_LENGTH) return { kind: 'grams', grams: [...new Set(windows(codePoints))] };
+  if (codePoints.length === 2) return { kind: 'prefix', prefix: fragment };
+  return { kind: 'none' };
+};
+
+/** The fields each filter matches (API.md 4: `search` any of them). */
+export const FIELDS_OF_FILTER: Record<keyof PersonFilters, (keyof SearchTerms)[]> = {
+  first_name: ['first_name'],
+  last_name: ['last_name'],
+  email: ['email'],
+  search: ['rest', 'first_name', 'last_name', 'email'],
+};

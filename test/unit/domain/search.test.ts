@@ -1,0 +1,173 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { mergePerson } from '../../../lib/domain/merge';
+import { CreatePersonBody } from '../../../lib/domain/schemas';
+import {
+  END_MARK,
+  FIELDS_OF_FILTER,
+  gramsOfTerms,
+  gramsOfValue,
+  lookupOf,
+  searchTerms,
+} from '../../../lib/domain/search';
+import { fold } from '../../../lib/domain/text';
+import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
+
+/** Runs of the properties: pure code, so thousands take a second or two (`FUZZ_RUNS` overrides). */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
+
+const personOf = (body: unknown) => {
+  let id = 100;
+  return mergePerson(null, CreatePersonBody.parse(body), {
+    requester: 0,
+    now: '2026-11-25T00:00:00.000Z',
+    nextId: () => id++,
+    changeId: 99,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  }).person;
+};
+
+describe('the grams of a value', () => {
+  it('are every run of three code points of the value followed by the end mark', () => {
+    expect(gramsOfValue('maria')).toEqual(['mar', 'ari', 'ria', `ia${END_MARK}`]);
+  });
+
+  it.each([
+    ['a value of two code points has one gram, ending with the end mark', 'ab', [`ab${END_MARK}`]],
+    ['a value of one code point has none', 'a', []],
+    ['an empty value has none', '', []],
+    ['a repeated run counts once', 'aaaa', ['aaa', `aa${END_MARK}`]],
+  ])('%s', (_rule, value, grams) => {
+    expect(gramsOfValue(value)).toEqual(grams);
+  });
+
+  it('counts an astral character (an emoji) as one code point, never splitting its surrogates', () => {
+    expect(gramsOfValue('\u{1f600}ab')).toEqual(['\u{1f600}ab', `ab${END_MARK}`]);
+    expect(gramsOfValue('a\u{1f600}')).toEqual([`a\u{1f600}${END_MARK}`]);
+  });
+
+  it('never makes a gram across two values', () => {
+    expect([...gramsOfTerms({ first_name: ['ab', 'cd'], last_name: [], email: [], rest: [] })]).toEqual([
+      `ab${END_MARK}`,
+      `cd${END_MARK}`,
+    ]);
+  });
+});
+
+describe('the terms of a person', () => {
+  it('are the folded values of each searchable field (API.md 4), distinct per field', () => {
+    const person = personOf({
+      Names: {
+        '@set': [
+          { first_name: 'José', last_name: 'Núñez', name_prefix_fk: 21 },
+          { freeform_name: 'Pepe el Grillo', primary: 0 },
+          { first_name: 'JOSE', last_name: 'Nunez', primary: 3 },
+        ],
+      },
+      Emails: { '@set': [{ email: 'Jose@LaNacion.example' }, { email: 'pepe@work.example' }] },
+    });
+
+    expect(searchTerms(person)).toEqual({
+      first_name: ['jose'],
+      last_name: ['nunez'],
+      email: ['jose@lanacion.example', 'pepe@work.example'],
+      rest: ['dr. jose nunez', 'pepe el grillo'],
+    });
+  });
+
+  it('are never cut: the end of a long email and a name that folding lengthened are searchable', () => {
+    const local = 'a'.repeat(64);
+    const domain = `${'sub.'.repeat(40)}example.org`;
+    const long = 'Straße'.repeat(30); // 180 characters, 210 folded ("ss")
+    const person = personOf({
+      Names: { '@set': [{ first_name: long, last_name: 'Ng' }] },
+      Emails: { '@set': [{ email: `${local}@${domain}` }] },
+    });
+    const grams = gramsOfTerms(searchTerms(person));
+
+    expect(fold(long).length).toBeGreaterThan(200);
+    for (const fragment of ['le.org', 'strasse', `${fold(long).slice(-5)}`]) {
+      const lookup = lookupOf(fragment);
+      expect(lookup.kind).toBe('grams');
+      if (lookup.kind === 'grams') expect(lookup.grams.every((gram) => grams.has(gram))).toBe(true);
+    }
+  });
+});
+
+describe('looking a fragment up', () => {
+  it.each([
+    [
+      '3 or more code points: its own grams, without end marks',
+      'smith',
+      { kind: 'grams', grams: ['smi', 'mit', 'ith'] },
+    ],
+    ['a repeated gram once', 'aaaa', { kind: 'grams', grams: ['aaa'] }],
+    ['2 code points: the grams that start with it', 'jo', { kind: 'prefix', prefix: 'jo' }],
+    ['2 code points, one astral', 'a\u{1f600}', { kind: 'prefix', prefix: 'a\u{1f600}' }],
+    ['1 code point: no gram', 'j', { kind: 'none' }],
+  ])('%s', (_rule, fragment, lookup) => {
+    expect(lookupOf(fragment)).toEqual(lookup);
+  });
+
+  it('matches each filter against the fields API.md 4 names', () => {
+    expect(FIELDS_OF_FILTER).toEqual({
+      first_name: ['first_name'],
+      last_name: ['last_name'],
+      email: ['email'],
+      search: ['rest', 'first_name', 'last_name', 'email'],
+    });
+  });
+});
+
+describe('the index never misses (properties)', () => {
+  /** Folded values as persons hold them: any text, folded; accents, cases, astral characters. */
+  const folded = fc
+    .string({ unit: fc.constantFrom('a', 'b', 'ß', 'É', 'é', 'ﬁ', ' ', '.', '@', '\u{1f600}', 'Z', 'n') })
+    .map(fold)
+    .filter((value) => value.length > 0);
+  const withFragment = folded.chain((value) => {
+    const codePoints = Array.from(value);
+    return fc
+      .tuple(fc.nat(codePoints.length - 1), fc.integer({ min: 1, max: codePoints.length }))
+      .map(([start, length]) => ({
+        value,
+        fragment: codePoints.slice(start, Math.min(codePoints.length, start + length)).join(''),
+      }));
+  });
+
+  it('whenever a value holds a fragment of 3 or more code points, its grams include every gram of the fragment', () => {
+    fc.assert(
+      fc.property(withFragment, ({ value, fragment }) => {
+        const lookup = lookupOf(fragment);
+        if (lookup.kind !== 'grams') return;
+        const grams = new Set(gramsOfValue(value));
+        expect(lookup.grams.filter((gram) => !grams.has(gram))).toEqual([]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('whenever a value holds a fragment of 2 code points, one of its grams starts with it', () => {
+    fc.assert(
+      fc.property(withFragment, ({ value, fragment }) => {
+        const lookup = lookupOf(fragment);
+        if (lookup.kind !== 'prefix') return;
+        expect(gramsOfValue(value).some((gram) => gram.startsWith(lookup.prefix))).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('a person is found through its terms by any fragment of any of its folded values', () => {
+    fc.assert(
+      fc.property(withFragment, withFragment, ({ value, fragment }, other) => {
+        const grams = gramsOfTerms({ first_name: [value], last_name: [], email: [other.value], rest: [] });
+        const lookup = lookupOf(fragment);
+        if (lookup.kind === 'grams') expect(lookup.grams.every((gram) => grams.has(gram))).toBe(true);
+        if (lookup.kind === 'prefix')
+          expect([...grams].some((gram) => gram.startsWith(lookup.prefix))).toBe(true);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
