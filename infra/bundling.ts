@@ -47,7 +47,7 @@ export const BUNDLE_SETTINGS = {
   logLevel: 'warning',
 } as const;
 
-/** The service name Powertools logs under. */
+/** The Powertools service name every function logs under (lib/logger.ts reads it). */
 export const SERVICE_NAME = 'person-service';
 
 /**

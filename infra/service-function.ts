@@ -15,8 +15,6 @@ import { assetsOf, BUNDLE_SETTINGS, FUNCTION_ENVIRONMENT } from './bundling';
 /** The repository root: entries, package-lock.json and node_modules are found from here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The Powertools service name every function logs under (lib/logger.ts reads it). */
-
 /** How long function logs are kept: long enough to look into last month's incident, no longer. */
 export const LOG_RETENTION = RetentionDays.ONE_MONTH;
 
