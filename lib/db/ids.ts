@@ -6,6 +6,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { idCounterKey } from './keys';
 import { storageCall } from './storage-errors';
+import { counterUpdate } from './write-actions';
 
 /** A run of reserved ids; `sequence()` hands them out from the first, afresh on each call. */
 export interface ReservedIds {
@@ -42,14 +43,7 @@ export const idAllocator = (
     const size = Math.max(count, blockSize);
     const { Attributes } = await storageCall(() =>
       client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: idCounterKey,
-          UpdateExpression: 'ADD #value :size',
-          ExpressionAttributeNames: { '#value': 'value' },
-          ExpressionAttributeValues: { ':size': size },
-          ReturnValues: 'UPDATED_NEW',
-        }),
+        new UpdateCommand({ ...counterUpdate(tableName, idCounterKey, size), ReturnValues: 'UPDATED_NEW' }),
       ),
     );
     end = (Attributes?.value as number) + 1;

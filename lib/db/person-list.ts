@@ -171,27 +171,18 @@ export const personList = ({
       const open = cursors();
       const merged: IndexEntry[] = [];
       while (merged.length < wanted) {
-        const empty = open.filter((cursor) => cursor.next >= cursor.entries.length && !cursor.done);
-        const left = wanted - merged.length;
-        await Promise.all(empty.map((cursor) => readMore(cursor, Math.min(chunk, left))));
+        const spent = open.filter((cursor) => cursor.next >= cursor.entries.length && !cursor.done);
+        if (spent.length > 0)
+          await Promise.all(spent.map((cursor) => readMore(cursor, Math.min(chunk, wanted - merged.length))));
+        // Every partition not at its end now holds its next entry: the first of those comes next.
         let head: Cursor | undefined;
         for (const cursor of open) {
           const entry = cursor.entries[cursor.next];
           if (entry && (!head || order(entry, head.entries[head.next] as IndexEntry) < 0)) head = cursor;
         }
         if (!head) break;
-        // Take from the head while it stays first and holds entries: no partition is left unread.
-        const others = open.filter((cursor) => cursor !== head);
-        while (merged.length < wanted && head.next < head.entries.length) {
-          const entry = head.entries[head.next] as IndexEntry;
-          const beaten = others.some((cursor) => {
-            const theirs = cursor.entries[cursor.next];
-            return theirs ? order(theirs, entry) < 0 : !cursor.done;
-          });
-          if (beaten) break;
-          merged.push(entry);
-          head.next += 1;
-        }
+        merged.push(head.entries[head.next] as IndexEntry);
+        head.next += 1;
       }
       return merged;
     };

@@ -100,17 +100,18 @@ export const historyPut = (tableName: string, entry: ChangeEntry, snapshot: unkn
   { kind: 'history' },
 ];
 
+/** Adds `count` to a counter item (the update alone, for a single UpdateItem outside a write). */
+export const counterUpdate = (tableName: string, key: Key, count = 1) => ({
+  TableName: tableName,
+  Key: key,
+  UpdateExpression: 'ADD #value :count',
+  ExpressionAttributeNames: { '#value': 'value' },
+  ExpressionAttributeValues: { ':count': count },
+});
+
 /** Adds `count` to a counter item, as a part of a write. */
 export const counterAdd = (tableName: string, key: Key, count = 1): Action => [
-  {
-    Update: {
-      TableName: tableName,
-      Key: key,
-      UpdateExpression: 'ADD #value :count',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':count': count },
-    },
-  },
+  { Update: counterUpdate(tableName, key, count) },
   { kind: 'counter' },
 ];
 

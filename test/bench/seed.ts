@@ -14,6 +14,7 @@ import {
   personCounterKey,
 } from '../../lib/db/keys';
 import { toPersonItem } from '../../lib/db/person-items';
+import { counterUpdate } from '../../lib/db/write-actions';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody } from '../../lib/domain/schemas';
@@ -145,15 +146,7 @@ export const seedPersons = async (
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   for (const { key, count: added } of shardCounts.values())
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: key,
-        UpdateExpression: 'ADD #value :count',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':count': added },
-      }),
-    );
+    await client.send(new UpdateCommand(counterUpdate(tableName, key, added)));
   return ids;
 };
 

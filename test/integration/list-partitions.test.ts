@@ -15,6 +15,7 @@ import {
   personKey,
 } from '../../lib/db/keys';
 import { compareSortKeys, personList } from '../../lib/db/person-list';
+import { counterUpdate } from '../../lib/db/write-actions';
 import { personApi, personBody, uniqueEmail } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
 import { httpEvent, invoke } from '../support/events';
@@ -89,15 +90,7 @@ beforeAll(async () => {
   // counted in the one old counter.
   const ids = await expectedIds(false);
   const add = (key: Key, count: number) =>
-    table.client.send(
-      new UpdateCommand({
-        TableName: table.tableName,
-        Key: key,
-        UpdateExpression: 'ADD #value :count',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':count': count },
-      }),
-    );
+    table.client.send(new UpdateCommand(counterUpdate(table.tableName, key, count)));
   for (const id of ids.slice(0, LEGACY)) {
     await table.client.send(
       new UpdateCommand({

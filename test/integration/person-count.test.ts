@@ -3,7 +3,7 @@
  * written before the shards, and with no item that every create's transaction touches.
  */
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { keyString } from '../../lib/db/batch-get';
 import { type Key, LEGACY_PERSON_COUNTER, PERSON_COUNTER_KEYS, personCounterKey } from '../../lib/db/keys';
@@ -12,6 +12,7 @@ import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
 import { httpEvent, invoke } from '../support/events';
 import { checkInvariants } from '../support/invariants';
+import { integrationSuite } from '../support/suite';
 
 const countOn = async (table: TestTable) => {
   const list = buildListPersons({ persons: personList(table) });
@@ -33,72 +34,61 @@ const createInContainer = async (table: TestTable) => {
 };
 
 describe('the person count', () => {
-  let table: TestTable;
-
-  beforeAll(async () => {
-    table = await createTestTable();
-  });
-  afterAll(async () => {
-    expect(await checkInvariants(table)).toEqual([]);
-  });
+  // A table of its own, checked by the invariant checker after the tests.
+  const suite = integrationSuite();
 
   it('is exact after 200 concurrent creates from 200 containers', async () => {
-    const ids = await Promise.all(Array.from({ length: 200 }, () => createInContainer(table)));
+    const ids = await Promise.all(Array.from({ length: 200 }, () => createInContainer(suite.table)));
 
     expect(new Set(ids).size).toBe(200);
-    expect(await countOn(table)).toBe(200);
+    expect(await countOn(suite.table)).toBe(200);
   }, 120_000);
 
   it('adds each create to the counter of its id, so the shards share the creates out', async () => {
-    const { Responses } = await table.client.send(
-      new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: [...PERSON_COUNTER_KEYS] } } }),
+    const { Responses } = await suite.table.client.send(
+      new BatchGetCommand({ RequestItems: { [suite.table.tableName]: { Keys: [...PERSON_COUNTER_KEYS] } } }),
     );
-    const values = (Responses?.[table.tableName] ?? []).map((item) => item.value as number);
+    const values = (Responses?.[suite.table.tableName] ?? []).map((item) => item.value as number);
     expect(values).toHaveLength(16);
     expect(Math.max(...values)).toBeLessThanOrEqual(200 / 4);
   });
 });
 
 describe('a table written before the counters were sharded', () => {
-  let table: TestTable;
-
-  beforeAll(async () => {
-    table = await createTestTable();
-  });
-  afterAll(async () => {
-    expect(await checkInvariants(table)).toEqual([]);
-  });
+  const suite = integrationSuite();
 
   it('counts its persons from the old counter and the new ones from the shards', async () => {
-    const api = personApi(testRepository(table));
+    const api = personApi(testRepository(suite.table));
     const old = [];
     for (let n = 0; n < 3; n++)
       old.push((await api.post(personBody('Old', `Layout ${n}`, uniqueEmail()))).body);
     // As the old code left it: the count in COUNTER#persons, no shard counters.
-    await table.client.send(
+    await suite.table.client.send(
       new TransactWriteCommand({
         TransactItems: [
           ...[...new Set(old.map(({ id }) => personCounterKey(id as number).pk))].map((pk) => ({
-            Delete: { TableName: table.tableName, Key: { pk, sk: 'COUNTER' } },
+            Delete: { TableName: suite.table.tableName, Key: { pk, sk: 'COUNTER' } },
           })),
-          { Put: { TableName: table.tableName, Item: { ...LEGACY_PERSON_COUNTER, value: old.length } } },
+          {
+            Put: { TableName: suite.table.tableName, Item: { ...LEGACY_PERSON_COUNTER, value: old.length } },
+          },
         ],
       }),
     );
-    expect(await countOn(table)).toBe(3);
+    expect(await countOn(suite.table)).toBe(3);
 
     for (let n = 0; n < 2; n++) await api.post(personBody('New', `Layout ${n}`, uniqueEmail()));
 
-    expect(await countOn(table)).toBe(5);
+    expect(await countOn(suite.table)).toBe(5);
   });
 
   it('never writes the old counter again', async () => {
-    await personApi(testRepository(table)).post(personBody('Newer', 'Layout', uniqueEmail()));
-    const { Responses } = await table.client.send(
-      new BatchGetCommand({ RequestItems: { [table.tableName]: { Keys: [LEGACY_PERSON_COUNTER] } } }),
+    await personApi(testRepository(suite.table)).post(personBody('Newer', 'Layout', uniqueEmail()));
+    const { Responses } = await suite.table.client.send(
+      new BatchGetCommand({ RequestItems: { [suite.table.tableName]: { Keys: [LEGACY_PERSON_COUNTER] } } }),
     );
-    expect(Responses?.[table.tableName]?.[0]?.value).toBe(3);
-    expect(await countOn(table)).toBe(6);
+    expect(Responses?.[suite.table.tableName]?.[0]?.value).toBe(3);
+    expect(await countOn(suite.table)).toBe(6);
   });
 });
 
