@@ -14,6 +14,8 @@
  * | id counter        | `COUNTER#ids`               | `COUNTER`               | value: the last id handed out               |
  * | person counters   | `COUNTER#persons#<hash(id) % 16>` | `COUNTER`               | value: persons of that shard (ADD 1 in the create's transaction); the count is their sum with `COUNTER#persons`, the one counter of tables written before the shards, which is read and never written |
  * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
+ * | posting           | `GRAM#<field>#<gram's first 2 code points>#<hash(id) % 8>` | `<gram's 3rd code point><id, 16 digits>` | id, fullname, values: the person's folded values of the field that hold the gram |
+ * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
  * (8 partitions, the shard a hash of the id) and `listSk` = `<folded fullname>\u0001<id, 16 digits>`,
@@ -56,12 +58,35 @@
  * - one entry by id: one Query of `byChangeId` and one BatchGetItem (the entry and its predecessor).
  * Vocabulary lists read their one partition (GRC's tables hold tens of entries, never persons).
  *
+ * The search index (lib/domain/search.ts). A posting says "this person's `field` holds this gram", one
+ * per field (`first_name`, `last_name`, `email`, `rest`: API.md 4), distinct gram and person. Its
+ * partition is the field, the gram's first two code points and the person's shard (the same hash as
+ * its `byName` partition), so:
+ * - the postings of a gram are one Query per shard, `begins_with(sk, <3rd code point>)`; those of a
+ *   2-code-point fragment (every gram starting with it) are the shard's whole partition;
+ * - no partition is written by every create: `GRAM#email#co` (".com") is split over 8 like the list.
+ * The sort key orders a gram's postings by person id, not by name: a filtered list counts every match
+ * (`count`), so it reads every posting of its rarest gram whatever the order, and sorts the matches
+ * itself; a key that held the name would make every rename delete and re-put each posting instead of
+ * overwriting it. A posting carries the display `fullname` (the stub, and the order: its fold, then
+ * id) and the field's values holding the gram, so a candidate is checked on the posting alone.
+ * Postings are written in the transaction of the person's write, as the difference between the
+ * person's postings before and after it: a write changing no searchable value writes none, a create
+ * writes all of them (about 40 for one name and one email), a rename puts each again (new fullname).
+ * When they do not fit the transaction's 100 actions, the transaction also puts `POSTINGS` (a token,
+ * and the terms whose postings may still be stored) and the rest follow in transactions of up to 99
+ * postings, each checking that token, the last one deleting the item. A later write that finds the
+ * item puts every posting of its own and deletes those of both terms it does not hold, so a write that
+ * stopped half way (a crash) is finished by the person's next write, or by `npm run backfill`.
+ * What postings cost: write units per create and PATCH are printed by `npm run bench` (capacity).
+ *
  * Claims are written in the same transaction as their owner with `attribute_not_exists(pk)`, and
  * released with a condition that they still name that owner, so uniqueness holds under concurrency.
  */
 import { createHash } from 'node:crypto';
 import type { Endpoint } from '../domain/change-history';
 import type { Claim, ClaimField } from '../domain/person';
+import type { SearchField } from '../domain/search';
 import type { VocabularyKind } from '../domain/vocabulary';
 
 export interface Key {
@@ -73,6 +98,9 @@ export interface Key {
 const MAX_KEY_VALUE_BYTES = 1024;
 
 const pad = (n: number) => String(n).padStart(10, '0');
+
+/** An id in a sort key: 16 digits, so ids sort as numbers. */
+const idDigits = (id: number) => String(id).padStart(16, '0');
 
 export const personKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'PERSON' });
 
@@ -111,7 +139,7 @@ export const changeListPartition = (endpoint: Endpoint, shard: number) => `CHANG
 /** Where an entry stands in `byChange` and `byChangeId`: newest last by time, ties by id. */
 export const changeListKey = (endpoint: Endpoint, id: number, at: string) => ({
   changePk: changeListPartition(endpoint, shardOf(endpoint, id)),
-  changeSk: `${at}#${String(id).padStart(16, '0')}`,
+  changeSk: `${at}#${idDigits(id)}`,
   changeId: id,
 });
 
@@ -205,6 +233,29 @@ export const PERSON_LIST_PARTITIONS: readonly string[] = [
   LEGACY_PERSON_LIST_PARTITION,
 ];
 
+/** Keeps a posting partition's first code points, the third the start of its sort key. */
+const POSTING_PREFIX_POINTS = 2;
+
+/** The partition of the postings of `field` whose gram starts with `prefix`, in `shard`. */
+export const postingPartition = (field: SearchField, prefix: string, shard: number) =>
+  `GRAM#${field}#${prefix}#${shard}`;
+
+/** Where the posting of `field`, `gram` and person `id` is stored. */
+export const postingKey = (field: SearchField, gram: string, id: number): Key => {
+  const points = Array.from(gram);
+  return {
+    pk: postingPartition(
+      field,
+      points.slice(0, POSTING_PREFIX_POINTS).join(''),
+      mixed(id) % PERSON_LIST_SHARDS,
+    ),
+    sk: `${points.slice(POSTING_PREFIX_POINTS).join('')}${idDigits(id)}`,
+  };
+};
+
+/** A person's postings that a write has not finished yet (see above). */
+export const postingsPendingKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'POSTINGS' });
+
 /** The longest name part of an index sort key (DynamoDB allows 1024 bytes in all). */
 const MAX_SORT_NAME_BYTES = 512;
 
@@ -223,7 +274,7 @@ const utf8Prefix = (text: string, bytes: number) => {
 /** Where a person stands in the `byName` index: folded fullname (its first 512 bytes), then id. */
 export const personListKey = (foldedFullname: string, id: number) => ({
   listPk: personListPartition(id),
-  listSk: `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${String(id).padStart(16, '0')}`,
+  listSk: `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${idDigits(id)}`,
 });
 
 /** A vocabulary is one small partition, read whole by its lists; entries sort by id. */

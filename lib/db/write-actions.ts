@@ -26,6 +26,9 @@ export type ActionRole =
   | { kind: 'history' }
   | { kind: 'counter' }
   | { kind: 'mark' }
+  /** A search posting, and the `POSTINGS` item of a write whose postings follow it (postings.ts). */
+  | { kind: 'posting' }
+  | { kind: 'pending' }
   | { kind: 'requester'; requester: number }
   | { kind: 'vocabulary'; reference: VocabularyReference }
   | { kind: 'take'; claim: ClaimToTake }

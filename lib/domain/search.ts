@@ -56,9 +56,37 @@ export const gramsOfValue = (value: string): string[] => [
   ...new Set(windows([...Array.from(value), END_MARK])),
 ];
 
-/** Every distinct gram of every value of every field: one posting each. */
-export const gramsOfTerms = (terms: SearchTerms): Set<string> =>
-  new Set(Object.values(terms).flatMap((values: string[]) => values.flatMap(gramsOfValue)));
+/** A searchable field of the index (one posting partition family each, lib/db/keys.ts). */
+export type SearchField = keyof SearchTerms;
+
+export const SEARCH_FIELDS: readonly SearchField[] = ['first_name', 'last_name', 'email', 'rest'];
+
+/**
+ * What one field of a person is found by through one gram: the gram, and the values of the field that
+ * hold it (what a candidate is checked against: any value holding a fragment holds all its grams).
+ */
+export interface Posting {
+  field: SearchField;
+  gram: string;
+  values: string[];
+}
+
+/** A person's postings: one per field and distinct gram of that field's values. */
+export const postingsOf = (terms: SearchTerms): Posting[] =>
+  SEARCH_FIELDS.flatMap((field) => {
+    const holders = new Map<string, string[]>();
+    for (const value of terms[field])
+      for (const gram of gramsOfValue(value)) holders.set(gram, [...(holders.get(gram) ?? []), value]);
+    return [...holders].map(([gram, values]) => ({ field, gram, values }));
+  });
+
+/** Terms holding every value of both (what may still have postings after an unfinished write). */
+export const unionOfTerms = (a: SearchTerms, b: SearchTerms): SearchTerms =>
+  Object.fromEntries(
+    SEARCH_FIELDS.map((field) => [field, [...new Set([...a[field], ...b[field]])]]),
+  ) as unknown as SearchTerms;
+
+export const NO_TERMS: SearchTerms = { first_name: [], last_name: [], email: [], rest: [] };
 
 /** How the index finds a (folded) filter fragment. */
 export type FragmentLookup =

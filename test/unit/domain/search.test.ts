@@ -5,10 +5,14 @@ import { CreatePersonBody } from '../../../lib/domain/schemas';
 import {
   END_MARK,
   FIELDS_OF_FILTER,
-  gramsOfTerms,
   gramsOfValue,
   lookupOf,
+  NO_TERMS,
+  type Posting,
+  postingsOf,
+  type SearchTerms,
   searchTerms,
+  unionOfTerms,
 } from '../../../lib/domain/search';
 import { fold } from '../../../lib/domain/text';
 import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
@@ -45,12 +49,36 @@ describe('the grams of a value', () => {
     expect(gramsOfValue('\u{1f600}ab')).toEqual(['\u{1f600}ab', `ab${END_MARK}`]);
     expect(gramsOfValue('a\u{1f600}')).toEqual([`a\u{1f600}${END_MARK}`]);
   });
+});
 
-  it('never makes a gram across two values', () => {
-    expect([...gramsOfTerms({ first_name: ['ab', 'cd'], last_name: [], email: [], rest: [] })]).toEqual([
-      `ab${END_MARK}`,
-      `cd${END_MARK}`,
+/** The values of `field` a posting of `gram` carries, or undefined when there is no such posting. */
+const holdersOf = (postings: Posting[], field: Posting['field'], gram: string) =>
+  postings.find((posting) => posting.field === field && posting.gram === gram)?.values;
+
+describe('the postings of a person', () => {
+  it('are one per field and distinct gram, never a gram across two values', () => {
+    expect(postingsOf({ ...NO_TERMS, first_name: ['ab', 'cd'] })).toEqual([
+      { field: 'first_name', gram: `ab${END_MARK}`, values: ['ab'] },
+      { field: 'first_name', gram: `cd${END_MARK}`, values: ['cd'] },
     ]);
+  });
+
+  it('carry every value of the field that holds the gram, and only those', () => {
+    const postings = postingsOf({ ...NO_TERMS, email: ['ann@x.example', 'bob@x.example'], rest: ['ann'] });
+    expect(holdersOf(postings, 'email', 'x.e')).toEqual(['ann@x.example', 'bob@x.example']);
+    expect(holdersOf(postings, 'email', 'ann')).toEqual(['ann@x.example']);
+    expect(holdersOf(postings, 'rest', 'ann')).toEqual(['ann']);
+    expect(holdersOf(postings, 'first_name', 'ann')).toBeUndefined();
+  });
+
+  it('after a write that did not finish, come from the union of both terms', () => {
+    const before: SearchTerms = { ...NO_TERMS, first_name: ['ann'], email: ['a@x.example'] };
+    const after: SearchTerms = { ...NO_TERMS, first_name: ['ann', 'anna'], email: ['b@x.example'] };
+    expect(unionOfTerms(before, after)).toEqual({
+      ...NO_TERMS,
+      first_name: ['ann', 'anna'],
+      email: ['a@x.example', 'b@x.example'],
+    });
   });
 });
 
@@ -83,13 +111,19 @@ describe('the terms of a person', () => {
       Names: { '@set': [{ first_name: long, last_name: 'Ng' }] },
       Emails: { '@set': [{ email: `${local}@${domain}` }] },
     });
-    const grams = gramsOfTerms(searchTerms(person));
+    const postings = postingsOf(searchTerms(person));
 
     expect(fold(long).length).toBeGreaterThan(200);
-    for (const fragment of ['le.org', 'strasse', `${fold(long).slice(-5)}`]) {
+    for (const [field, fragment] of [
+      ['email', 'le.org'],
+      ['first_name', 'strasse'],
+      ['first_name', fold(long).slice(-5)],
+    ] as const) {
       const lookup = lookupOf(fragment);
       expect(lookup.kind).toBe('grams');
-      if (lookup.kind === 'grams') expect(lookup.grams.every((gram) => grams.has(gram))).toBe(true);
+      if (lookup.kind === 'grams')
+        for (const gram of lookup.grams)
+          expect(holdersOf(postings, field, gram)?.some((value) => value.includes(fragment))).toBe(true);
     }
   });
 });
@@ -158,14 +192,20 @@ describe('the index never misses (properties)', () => {
     );
   });
 
-  it('a person is found through its terms by any fragment of any of its folded values', () => {
+  it("a person is found through its field's postings by any fragment of the field's values, with the value to check", () => {
     fc.assert(
       fc.property(withFragment, withFragment, ({ value, fragment }, other) => {
-        const grams = gramsOfTerms({ first_name: [value], last_name: [], email: [other.value], rest: [] });
+        const postings = postingsOf({ ...NO_TERMS, first_name: [value, other.value], email: [other.value] });
+        const holding = (posting: Posting) =>
+          posting.field === 'first_name' && posting.values.includes(value);
         const lookup = lookupOf(fragment);
-        if (lookup.kind === 'grams') expect(lookup.grams.every((gram) => grams.has(gram))).toBe(true);
+        if (lookup.kind === 'grams')
+          for (const gram of lookup.grams)
+            expect(postings.some((posting) => posting.gram === gram && holding(posting))).toBe(true);
         if (lookup.kind === 'prefix')
-          expect([...grams].some((gram) => gram.startsWith(lookup.prefix))).toBe(true);
+          expect(postings.some((posting) => posting.gram.startsWith(lookup.prefix) && holding(posting))).toBe(
+            true,
+          );
       }),
       { numRuns: RUNS },
     );
