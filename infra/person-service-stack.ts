@@ -106,6 +106,7 @@ export class PersonServiceStack extends Stack {
     ({ api: this.api, stage: this.stage } = this.httpApi(stateful));
     this.streamSubscriptions(stateful);
     this.referenceData(stateful);
+    this.postingsBackfill(stateful);
     this.throttleAlarms();
     this.alarmActions();
 
@@ -345,6 +346,36 @@ export class PersonServiceStack extends Stack {
           .digest('hex')
           .slice(0, 16),
       },
+    });
+  }
+
+  /**
+   * The search postings of the persons stored before postings existed, built once at the deploy that
+   * adds this resource (infra/handlers/backfill-postings.ts): each call of the function works for up
+   * to 9 of its 10 minutes and keeps its place, and the Provider calls it again until it is done.
+   * Bump `BackfillVersion` to run it again.
+   */
+  private postingsBackfill(stateful: RemovalPolicy) {
+    const backfill = this.serviceFunction(
+      'backfill-postings',
+      'infra/handlers/backfill-postings.ts',
+      'Custom resource: builds the search postings of the persons already stored',
+      { timeout: Duration.minutes(10) },
+    );
+    const provider = new Provider(this, 'PostingsBackfillProvider', {
+      onEventHandler: backfill,
+      isCompleteHandler: backfill,
+      queryInterval: Duration.seconds(30),
+      totalTimeout: Duration.hours(2),
+      logGroup: new LogGroup(this, 'PostingsBackfillProviderLogs', {
+        retention: LOG_RETENTION,
+        removalPolicy: stateful,
+      }),
+    });
+    new CustomResource(this, 'PostingsBackfill', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::PostingsBackfill',
+      properties: { TableName: this.table.tableName, BackfillVersion: '1' },
     });
   }
 

@@ -3,12 +3,14 @@
  * limited to the partitions (leading keys) it uses, and for transaction parts to transactions only.
  * Written from the calls in lib/db/ (which actions each repository sends, on which keys from
  * keys.ts), so a grant is read here rather than inferred from a `grantReadWriteData`. Nothing here
- * allows `Scan`, table management or a write outside the partitions named.
+ * allows table management or a write outside the partitions named, and only the deploy-time backfill
+ * of the search postings (a one-off that reads every person) may `Scan`.
  */
 
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
+  backfillSegmentKey,
   CHANGE_ID_INDEX,
   CHANGE_LIST_INDEX,
   CHANGE_SHARDS,
@@ -21,6 +23,7 @@ import {
   PERSON_COUNTER_KEYS,
   PERSON_LIST_INDEX,
   personKey,
+  postingKey,
   vocabularyPartition,
 } from '../lib/db/keys';
 import type { Endpoint } from '../lib/domain/change-history';
@@ -31,6 +34,7 @@ export type TableAction =
   | 'GetItem'
   | 'BatchGetItem'
   | 'Query'
+  | 'Scan'
   | 'PutItem'
   | 'UpdateItem'
   | 'DeleteItem'
@@ -78,6 +82,9 @@ const HISTORY: Record<Endpoint, string> = {
   NameSuffix: partitionsLike(historyKey('NameSuffix', 0, 1)),
 };
 const PERSON_CLAIMS = [...claimsOf('email'), ...claimsOf('name')];
+/** The search postings (`GRAM#*`); a person's `POSTINGS` item is in its own partition (`PERSON#*`). */
+const POSTINGS = partitionsLike(postingKey('abc', 0));
+const BACKFILL_POSITIONS = partitionsLike(backfillSegmentKey('1', 0, 1));
 const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 
 /** Reserving a block of ids (ids.ts): one `UpdateItem ADD` on the id counter, outside transactions. */
@@ -124,13 +131,15 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   'get-name-suffix': [{ actions: ['GetItem'], partitions: [vocabularyOf('NameSuffix')] }],
   'create-name-suffix': createEntry('NameSuffix'),
   'update-name-suffix': updateEntry('NameSuffix'),
-  // Person, history entry and claims put, a person counter and a change counter bumped, the
+  // Person, history entry, claims and postings put, a person counter and a change counter bumped, the
   // requester and the vocabulary entries the names point at checked: one transaction. The entries'
-  // abbreviations are read before it, for the fullname.
+  // abbreviations are read before it, for the fullname. Postings that do not fit follow in
+  // transactions that check and at last delete the person's POSTINGS item (postings.ts).
   'create-person': [
     RESERVE_IDS,
     { actions: ['BatchGetItem'], partitions: VOCABULARIES },
-    { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS], transactional: true },
+    { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS, POSTINGS], transactional: true },
+    { actions: ['DeleteItem'], partitions: [PERSONS], transactional: true },
     {
       actions: ['UpdateItem'],
       partitions: [...PERSON_COUNTER_SHARDS, ...changeCountersOf('Person')],
@@ -138,15 +147,16 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS, ...VOCABULARIES], transactional: true },
   ],
-  // Person and requester read together, then the vocabulary entries; person, history entry and new
-  // claims put, old claims released, a change counter bumped, the vocabulary entries checked.
+  // Person, its POSTINGS item and requester read together, then the vocabulary entries; person,
+  // history entry, new claims and postings put, old claims and postings released, a change counter
+  // bumped, the vocabulary entries checked; postings that do not fit follow as on create.
   'update-person': [
     RESERVE_IDS,
     { actions: ['BatchGetItem'], partitions: [PERSONS, ...VOCABULARIES] },
-    { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS], transactional: true },
-    { actions: ['DeleteItem'], partitions: PERSON_CLAIMS, transactional: true },
+    { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS, POSTINGS], transactional: true },
+    { actions: ['DeleteItem'], partitions: [PERSONS, ...PERSON_CLAIMS, POSTINGS], transactional: true },
     { actions: ['UpdateItem'], partitions: changeCountersOf('Person'), transactional: true },
-    { actions: ['ConditionCheckItem'], partitions: VOCABULARIES, transactional: true },
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS, ...VOCABULARIES], transactional: true },
   ],
   // The person and its enrichment mark read; person, history entry and mark put, a change counter
   // bumped, in one transaction.
@@ -180,6 +190,18 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   'get-change-history': [
     { actions: ['Query'], index: CHANGE_ID_INDEX },
     { actions: ['BatchGetItem'], partitions: Object.values(HISTORY) },
+  ],
+  // The deploy-time backfill of the postings (lib/db/backfill.ts): the table scanned for persons, each
+  // person's postings and POSTINGS item read, missing postings put and stale ones deleted in
+  // transactions checking the person's version, a person read again when it changed; each segment's
+  // position read and kept.
+  'backfill-postings': [
+    { actions: ['Scan'] },
+    { actions: ['GetItem', 'PutItem'], partitions: [BACKFILL_POSITIONS] },
+    { actions: ['BatchGetItem'], partitions: [PERSONS, POSTINGS] },
+    { actions: ['GetItem'], partitions: [PERSONS] },
+    { actions: ['PutItem', 'DeleteItem'], partitions: [PERSONS, POSTINGS], transactional: true },
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
   ],
   // The deploy-time seed (`seedVocabulary`): the id counter raised and reserved from, each vocabulary
   // read, each missing entry written as a create is (without a requester to check).

@@ -14,8 +14,9 @@
  * | id counter        | `COUNTER#ids`               | `COUNTER`               | value: the last id handed out               |
  * | person counters   | `COUNTER#persons#<hash(id) % 16>` | `COUNTER`               | value: persons of that shard (ADD 1 in the create's transaction); the count is their sum with `COUNTER#persons`, the one counter of tables written before the shards, which is read and never written |
  * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
- * | posting           | `GRAM#<field>#<gram's first 2 code points>#<hash(id) % 8>` | `<gram's 3rd code point><id, 16 digits>` | id, fullname, values: the person's folded values of the field that hold the gram |
+ * | posting           | `GRAM#<gram's first 2 code points>#<hash(id) % 8>` | `<gram's 3rd code point><id, 16 digits>` | id, fullname, values: per field, the person's folded values that hold the gram |
  * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
+ * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/backfill.ts) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
  * (8 partitions, the shard a hash of the id) and `listSk` = `<folded fullname>\u0001<id, 16 digits>`,
@@ -58,21 +59,24 @@
  * - one entry by id: one Query of `byChangeId` and one BatchGetItem (the entry and its predecessor).
  * Vocabulary lists read their one partition (GRC's tables hold tens of entries, never persons).
  *
- * The search index (lib/domain/search.ts). A posting says "this person's `field` holds this gram", one
- * per field (`first_name`, `last_name`, `email`, `rest`: API.md 4), distinct gram and person. Its
- * partition is the field, the gram's first two code points and the person's shard (the same hash as
- * its `byName` partition), so:
+ * The search index (lib/domain/search.ts). A posting says "this person holds this gram", one per
+ * distinct gram of the person's searchable values (`first_name`, `last_name`, `email`, and the
+ * fullname and freeform names for `search`: API.md 4) and person, whichever fields hold it: a name's
+ * grams are mostly in the email and the fullname too, so one posting per field would store about
+ * twice as many. Its partition is the gram's first two code points and the person's shard (the same
+ * hash as its `byName` partition), so:
  * - the postings of a gram are one Query per shard, `begins_with(sk, <3rd code point>)`; those of a
  *   2-code-point fragment (every gram starting with it) are the shard's whole partition;
- * - no partition is written by every create: `GRAM#email#co` (".com") is split over 8 like the list.
+ * - no partition is written by every create: `GRAM#co` (".com") is split over 8 like the list.
  * The sort key orders a gram's postings by person id, not by name: a filtered list counts every match
  * (`count`), so it reads every posting of its rarest gram whatever the order, and sorts the matches
  * itself; a key that held the name would make every rename delete and re-put each posting instead of
  * overwriting it. A posting carries the display `fullname` (the stub, and the order: its fold, then
- * id) and the field's values holding the gram, so a candidate is checked on the posting alone.
+ * id) and, per field, the values holding the gram, so a candidate is checked on the posting alone.
  * Postings are written in the transaction of the person's write, as the difference between the
  * person's postings before and after it: a write changing no searchable value writes none, a create
- * writes all of them (about 40 for one name and one email), a rename puts each again (new fullname).
+ * writes all of them (one name and a 30-character email: about 40), a rename puts each again (they
+ * carry the fullname), an email change those of the old and the new email.
  * When they do not fit the transaction's 100 actions, the transaction also puts `POSTINGS` (a token,
  * and the terms whose postings may still be stored) and the rest follow in transactions of up to 99
  * postings, each checking that token, the last one deleting the item. A later write that finds the
@@ -86,7 +90,6 @@
 import { createHash } from 'node:crypto';
 import type { Endpoint } from '../domain/change-history';
 import type { Claim, ClaimField } from '../domain/person';
-import type { SearchField } from '../domain/search';
 import type { VocabularyKind } from '../domain/vocabulary';
 
 export interface Key {
@@ -236,25 +239,26 @@ export const PERSON_LIST_PARTITIONS: readonly string[] = [
 /** Keeps a posting partition's first code points, the third the start of its sort key. */
 const POSTING_PREFIX_POINTS = 2;
 
-/** The partition of the postings of `field` whose gram starts with `prefix`, in `shard`. */
-export const postingPartition = (field: SearchField, prefix: string, shard: number) =>
-  `GRAM#${field}#${prefix}#${shard}`;
+/** The partition of the postings whose gram starts with `prefix`, in `shard`. */
+export const postingPartition = (prefix: string, shard: number) => `GRAM#${prefix}#${shard}`;
 
-/** Where the posting of `field`, `gram` and person `id` is stored. */
-export const postingKey = (field: SearchField, gram: string, id: number): Key => {
+/** Where the posting of `gram` and person `id` is stored. */
+export const postingKey = (gram: string, id: number): Key => {
   const points = Array.from(gram);
   return {
-    pk: postingPartition(
-      field,
-      points.slice(0, POSTING_PREFIX_POINTS).join(''),
-      mixed(id) % PERSON_LIST_SHARDS,
-    ),
+    pk: postingPartition(points.slice(0, POSTING_PREFIX_POINTS).join(''), mixed(id) % PERSON_LIST_SHARDS),
     sk: `${points.slice(POSTING_PREFIX_POINTS).join('')}${idDigits(id)}`,
   };
 };
 
 /** A person's postings that a write has not finished yet (see above). */
 export const postingsPendingKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'POSTINGS' });
+
+/** Where backfill `run` of the postings (backfill.ts) keeps how far segment `segment` of `segments` came. */
+export const backfillSegmentKey = (run: string, segment: number, segments: number): Key => ({
+  pk: `BACKFILL#postings#${run}#${segments}`,
+  sk: `SEGMENT#${segment}`,
+});
 
 /** The longest name part of an index sort key (DynamoDB allows 1024 bytes in all). */
 const MAX_SORT_NAME_BYTES = 512;

@@ -9,12 +9,14 @@ import { fullnameOfPerson, type Person } from '../domain/person';
 import { SET_NAMES } from '../domain/schemas';
 import { fold } from '../domain/text';
 import { personCounterKey, personKey, personListKey, vocabularyKey } from './keys';
+import { type PostingsBefore, planPostings, postingChanges } from './postings';
 import {
   type Action,
   claimActions,
   counterAdd,
   existsCheck,
   historyActions,
+  MAX_TRANSACTION_ACTIONS,
   objectPut,
   transactionOf,
   type WriteTransaction,
@@ -90,17 +92,30 @@ export interface WritePlan {
   entry: ChangeEntry;
   /** A person id that must exist for the write to be attributed to it, or null when none is needed. */
   requesterToCheck: number | null;
+  /** The person's postings before the write (postings.ts). */
+  postings: PostingsBefore;
+  /** Names the write's chain of postings, should it need one. */
+  token: string;
 }
 
-export const buildWriteTransaction = ({
+/** A person's write: its transaction, and what goes before and after it for the postings. */
+export interface PersonWrite {
+  prelude?: WriteTransaction;
+  write: WriteTransaction;
+  chain: WriteTransaction[];
+}
+
+export const buildPersonWrite = ({
   tableName,
   merge,
   previousVersion,
   entry,
   requesterToCheck,
-}: WritePlan): WriteTransaction => {
+  postings,
+  token,
+}: WritePlan): PersonWrite => {
   const { person } = merge;
-  return transactionOf([
+  const actions: Action[] = [
     personPut(tableName, person, previousVersion),
     ...historyActions(tableName, entry, person),
     ...claimActions(tableName, { endpoint: 'Person', id: person.id }, merge.take, merge.release),
@@ -116,5 +131,18 @@ export const buildWriteTransaction = ({
             requester: requesterToCheck,
           }),
         ]),
-  ]);
+  ];
+  const { prelude, inWrite, chain } = planPostings({
+    tableName,
+    personId: person.id,
+    before: postings,
+    changes: postingChanges(postings, person),
+    room: MAX_TRANSACTION_ACTIONS - actions.length,
+    token,
+  });
+  return {
+    ...(prelude.length > 0 ? { prelude: transactionOf(prelude) } : {}),
+    write: transactionOf([...actions, ...inWrite]),
+    chain,
+  };
 };

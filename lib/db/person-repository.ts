@@ -3,6 +3,7 @@
  * ChangeHistory entry, claims, vocabulary checks). Builders in person-items.ts decide what is sent;
  * this file reads what a write needs, sends and retries.
  */
+import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NO_PROVIDER_DATA } from '../domain/change-history';
 import { PersonNotFound, PreconditionFailed, RequesterUnknown, ServiceUnavailable } from '../domain/errors';
@@ -10,18 +11,22 @@ import { countNewIds, mergePerson, referencedVocabulary, type Tombstones } from 
 import { NO_ABBREVIATIONS, type Person } from '../domain/person';
 import { matchesVersion, type VersionMatch } from '../domain/representation';
 import type { PersonBody } from '../domain/schemas';
+import type { SearchTerms } from '../domain/search';
 import type { VocabularyKind } from '../domain/vocabulary';
+import { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
-import { personKey } from './keys';
-import { buildWriteTransaction, fromPersonItem, personChangeEntry, type WritePlan } from './person-items';
+import { personKey, postingsPendingKey } from './keys';
+import { buildPersonWrite, fromPersonItem, personChangeEntry, type WritePlan } from './person-items';
+import { NOTHING_BEFORE } from './postings';
 import { storageCall } from './storage-errors';
 import {
   jitteredBackoff,
   objectQueue,
   type RetryOptions,
   retrying,
+  sendChain,
   sendWrite,
   type WriteOptions,
 } from './versioned-write';
@@ -47,6 +52,7 @@ export type PersonRepositoryDeps = Storage & {
   ids?: IdAllocator;
   clock?: () => Date;
   vocabulary?: VocabularyReader;
+  logger?: Pick<typeof defaultLogger, 'warn'>;
 } & Partial<Pick<RetryOptions, 'backoff'>>;
 
 export const personRepository = ({
@@ -56,6 +62,7 @@ export const personRepository = ({
   clock = () => new Date(),
   vocabulary = vocabularyReader({ client, tableName }),
   backoff = jitteredBackoff,
+  logger = defaultLogger,
 }: PersonRepositoryDeps): PersonRepository => {
   const queue = objectQueue();
   /** The vocabulary entries the write may point at; no call at all when it points at none. */
@@ -65,9 +72,12 @@ export const personRepository = ({
     return none ? NO_ABBREVIATIONS : vocabulary.abbreviations(referenced as Record<VocabularyKind, number[]>);
   };
 
-  /** The stored person and whether the requester exists, in one consistent round trip. */
+  /**
+   * The stored person, the terms of postings an unfinished write left (postings.ts) and whether the
+   * requester exists, in one consistent round trip.
+   */
   const readForUpdate = async (id: number, requester: number) => {
-    const keys = requester === id ? [personKey(id)] : [personKey(id), personKey(requester)];
+    const keys = [personKey(id), postingsPendingKey(id), ...(requester === id ? [] : [personKey(requester)])];
     const { Responses, UnprocessedKeys } = await storageCall(() =>
       client.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
@@ -75,14 +85,30 @@ export const personRepository = ({
     );
     if (UnprocessedKeys?.[tableName]) throw new ServiceUnavailable('Storage is busy', 1);
     const items = Responses?.[tableName] ?? [];
-    const stored = items.find((item) => item.pk === personKey(id).pk);
+    const stored = items.find((item) => item.pk === personKey(id).pk && item.sk === personKey(id).sk);
+    const pending = items.find((item) => item.sk === postingsPendingKey(id).sk);
     return {
       stored: stored ? fromPersonItem(stored) : undefined,
+      pending: pending ? (pending.terms as SearchTerms) : null,
       requesterExists: items.some((item) => item.pk === personKey(requester).pk),
     };
   };
 
-  const write = (plan: WritePlan) => sendWrite(client, buildWriteTransaction(plan));
+  /**
+   * Sends a write with its postings: the `POSTINGS` item first when the write has no room for it, the
+   * postings that do not fit after it. A chain that fails leaves the item for the person's next write
+   * (or `npm run backfill`): the write has landed, so the request still succeeds.
+   */
+  const write = async (plan: WritePlan, deadline: number) => {
+    const { prelude, write: transaction, chain } = buildPersonWrite(plan);
+    if (prelude && !(await sendWrite(client, prelude))) return false;
+    if (!(await sendWrite(client, transaction))) return false;
+    if (chain.length > 0)
+      await sendChain(client, chain, { deadline, backoff }).catch((error: unknown) =>
+        logger.warn('postings left pending', { personId: plan.merge.person.id, error }),
+      );
+    return true;
+  };
 
   return {
     async get(id) {
@@ -112,9 +138,11 @@ export const personRepository = ({
         previousVersion: null,
         entry: personChangeEntry(merge, changeId, merge.person.CoreMetaData.created_by, now, provider),
         requesterToCheck: requester === 0 ? null : requester,
+        postings: NOTHING_BEFORE,
+        token: randomUUID(),
       };
       return retrying({ deadline, backoff }, async () =>
-        (await write(plan)) ? { person: merge.person, tombstones: merge.tombstones } : undefined,
+        (await write(plan, deadline)) ? { person: merge.person, tombstones: merge.tombstones } : undefined,
       );
     },
 
@@ -133,7 +161,7 @@ export const personRepository = ({
       reserving.catch(() => undefined);
       return queue(personKey(id).pk, () =>
         retrying({ deadline, backoff }, async () => {
-          const [reserved, { stored, requesterExists }] = await Promise.all([
+          const [reserved, { stored, pending, requesterExists }] = await Promise.all([
             reserving,
             readForUpdate(id, requester),
           ]);
@@ -149,13 +177,18 @@ export const personRepository = ({
           const abbreviations = await abbreviationsFor(stored, body);
           const merge = mergePerson(stored, body, { requester, now, nextId, changeId, abbreviations });
           if (merge.changed.length === 0) return { person: stored, tombstones: merge.tombstones };
-          const landed = await write({
-            tableName,
-            merge,
-            previousVersion: version,
-            entry: personChangeEntry(merge, changeId, requester, now, provider),
-            requesterToCheck: null,
-          });
+          const landed = await write(
+            {
+              tableName,
+              merge,
+              previousVersion: version,
+              entry: personChangeEntry(merge, changeId, requester, now, provider),
+              requesterToCheck: null,
+              postings: { person: stored, pending },
+              token: randomUUID(),
+            },
+            deadline,
+          );
           return landed ? { person: merge.person, tombstones: merge.tombstones } : undefined;
         }),
       );

@@ -3,6 +3,7 @@
  * and deletes, and how they travel: in the write's own transaction while they fit its 100 actions,
  * else after a `POSTINGS` item that says they are pending, in transactions that follow the write.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { fullnameOfPerson, type Person } from '../domain/person';
 import {
   NO_TERMS,
@@ -25,10 +26,10 @@ export interface PostingsBefore {
 
 export const NOTHING_BEFORE: PostingsBefore = { person: null, pending: null };
 
-export type PostingItem = Key & { type: 'Posting'; id: number; fullname: string; values: string[] };
+export type PostingItem = Key & { type: 'Posting'; id: number; fullname: string; values: Posting['values'] };
 
-export const postingItem = (person: Person, { field, gram, values }: Posting): PostingItem => ({
-  ...postingKey(field, gram, person.id),
+export const postingItem = (person: Person, { gram, values }: Posting): PostingItem => ({
+  ...postingKey(gram, person.id),
   type: 'Posting',
   id: person.id,
   fullname: fullnameOfPerson(person),
@@ -47,7 +48,7 @@ export interface PostingChanges {
 const keyString = ({ pk, sk }: Key) => `${pk}\u0000${sk}`;
 
 const sameContent = (a: PostingItem | undefined, b: PostingItem) =>
-  a !== undefined && a.fullname === b.fullname && a.values.join('\u0000') === b.values.join('\u0000');
+  a !== undefined && a.fullname === b.fullname && isDeepStrictEqual(a.values, b.values);
 
 /**
  * The postings to put and delete so that the stored ones become exactly `after`'s. Normally the
@@ -60,7 +61,7 @@ export const postingChanges = ({ person, pending }: PostingsBefore, after: Perso
   const nextKeys = new Set(next.map(keyString));
   const previous = person ? postingItemsOf(person) : [];
   const stored = new Map(previous.map((item) => [keyString(item), item]));
-  const left = pending ? postingsOf(pending).map(({ field, gram }) => postingKey(field, gram, after.id)) : [];
+  const left = pending ? postingsOf(pending).map(({ gram }) => postingKey(gram, after.id)) : [];
   const deletes = new Map<string, Key>();
   for (const { pk, sk } of [...previous, ...left])
     if (!nextKeys.has(keyString({ pk, sk }))) deletes.set(keyString({ pk, sk }), { pk, sk });

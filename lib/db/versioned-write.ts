@@ -89,3 +89,38 @@ export const retrying = async <T>(
   }
   throw new ServiceUnavailable('The object is being changed by many requests at once', 1);
 };
+
+/** How a chain of postings ended: all sent, or taken over by a later write of the person. */
+export type ChainOutcome = 'done' | 'taken over';
+
+/**
+ * Sends the transactions of a chain of postings (postings.ts) once its write has landed, in order. A
+ * transaction whose token (or guard) no longer holds means a later write took the postings over: the
+ * chain stops there, its work is that write's. One that meets a concurrent transaction is sent again
+ * until the deadline; any other failure is thrown, and the `POSTINGS` item stays for the next write.
+ */
+export const sendChain = async (
+  client: DynamoDBDocumentClient,
+  chain: readonly WriteTransaction[],
+  retry: RetryOptions,
+): Promise<ChainOutcome> => {
+  for (const { input, roles } of chain) {
+    const outcome = await retrying(retry, async () => {
+      try {
+        await storageCall(() => client.send(new TransactWriteCommand(input)));
+        return 'sent';
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        const lost = reasons.some(
+          (reason, index) => reason.Code === 'ConditionalCheckFailed' && roles[index]?.kind !== 'posting',
+        );
+        if (lost) return 'taken over';
+        if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return undefined;
+        throw error;
+      }
+    });
+    if (outcome === 'taken over') return outcome;
+  }
+  return 'done';
+};

@@ -176,6 +176,20 @@ export const claimActions = (
   ];
 };
 
+/** A check that an object is still at `version` (a write that lands meanwhile makes it fail). */
+export const versionCheck = (tableName: string, key: Key, version: number): Action => [
+  {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: key,
+      ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
+      ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
+      ExpressionAttributeValues: { ':previous': version },
+    },
+  },
+  { kind: 'object' },
+];
+
 /** A check that an item exists, as part of the write (the requester, a vocabulary entry). */
 export const existsCheck = (tableName: string, key: Key, role: ActionRole): Action => [
   { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } },

@@ -56,29 +56,34 @@ export const gramsOfValue = (value: string): string[] => [
   ...new Set(windows([...Array.from(value), END_MARK])),
 ];
 
-/** A searchable field of the index (one posting partition family each, lib/db/keys.ts). */
+/** A searchable field: what a filter matches (`FIELDS_OF_FILTER`). */
 export type SearchField = keyof SearchTerms;
 
 export const SEARCH_FIELDS: readonly SearchField[] = ['first_name', 'last_name', 'email', 'rest'];
 
 /**
- * What one field of a person is found by through one gram: the gram, and the values of the field that
- * hold it (what a candidate is checked against: any value holding a fragment holds all its grams).
+ * What a person is found by through one gram: the gram, and per field the values that hold it (what a
+ * candidate is checked against: any value holding a fragment holds all its grams). One posting per
+ * gram, whichever fields hold it: a name's grams are mostly in the person's email and fullname too, so
+ * this halves what a write stores compared with a posting per field.
  */
 export interface Posting {
-  field: SearchField;
   gram: string;
-  values: string[];
+  values: Partial<Record<SearchField, string[]>>;
 }
 
-/** A person's postings: one per field and distinct gram of that field's values. */
-export const postingsOf = (terms: SearchTerms): Posting[] =>
-  SEARCH_FIELDS.flatMap((field) => {
-    const holders = new Map<string, string[]>();
+/** A person's postings: one per distinct gram of any of its values. */
+export const postingsOf = (terms: SearchTerms): Posting[] => {
+  const postings = new Map<string, Posting['values']>();
+  for (const field of SEARCH_FIELDS)
     for (const value of terms[field])
-      for (const gram of gramsOfValue(value)) holders.set(gram, [...(holders.get(gram) ?? []), value]);
-    return [...holders].map(([gram, values]) => ({ field, gram, values }));
-  });
+      for (const gram of gramsOfValue(value)) {
+        const values = postings.get(gram) ?? {};
+        values[field] = [...(values[field] ?? []), value];
+        postings.set(gram, values);
+      }
+  return [...postings].map(([gram, values]) => ({ gram, values }));
+};
 
 /** Terms holding every value of both (what may still have postings after an unfinished write). */
 export const unionOfTerms = (a: SearchTerms, b: SearchTerms): SearchTerms =>

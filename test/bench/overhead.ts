@@ -19,9 +19,10 @@ import {
   PERSON_LIST_SHARDS,
   personKey,
 } from '../../lib/db/keys';
-import { buildWriteTransaction, fromPersonItem, personChangeEntry } from '../../lib/db/person-items';
+import { buildPersonWrite, fromPersonItem, personChangeEntry } from '../../lib/db/person-items';
 import { buildListQuery, countPersons, MAX_QUERY_LIMIT, personList } from '../../lib/db/person-list';
 import { personRepository } from '../../lib/db/person-repository';
+import { NOTHING_BEFORE } from '../../lib/db/postings';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
@@ -282,13 +283,15 @@ export const runOverhead = async (
             changeId,
             abbreviations: NO_ABBREVIATIONS,
           });
-          const { input } = buildWriteTransaction({
+          const { input } = buildPersonWrite({
             tableName,
             merge,
             previousVersion: null,
             entry: personChangeEntry(merge, changeId, merge.person.CoreMetaData.created_by, now),
             requesterToCheck: requester,
-          });
+            postings: NOTHING_BEFORE,
+            token: 'bench',
+          }).write;
           ms += await timed(() => client.send(new TransactWriteCommand(input)));
           return ms;
         },
@@ -393,13 +396,15 @@ export const runOverhead = async (
             changeId,
             abbreviations: NO_ABBREVIATIONS,
           });
-          const { input } = buildWriteTransaction({
+          const { input } = buildPersonWrite({
             tableName,
             merge,
             previousVersion: stored.CoreMetaData.version,
             entry: personChangeEntry(merge, changeId, requester, now),
             requesterToCheck: null,
-          });
+            postings: { person: stored, pending: null },
+            token: 'bench',
+          }).write;
           ms += await timed(() => client.send(new TransactWriteCommand(input)));
           return ms;
         },

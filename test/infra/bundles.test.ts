@@ -74,6 +74,7 @@ describe('function bundles', () => {
         .concat(
           STREAM_SUBSCRIPTIONS.map(({ handler }) => handler),
           'seed-reference-data',
+          'backfill-postings',
         )
         .sort(),
     );

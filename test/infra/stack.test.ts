@@ -48,12 +48,19 @@ const TABLE_HANDLERS = [
   'update-person',
   'enrich-person',
   'seed-reference-data',
+  'backfill-postings',
 ];
 
 describe('functions', () => {
-  it('are one per handler module: every route handler, the fallback, the stream handlers, the seed', () => {
+  it('are one per handler module: every route handler, the fallback, the stream handlers, the seed, the backfill', () => {
     expect([...functions.keys()].sort()).toEqual(
-      [...ROUTE_HANDLERS, FALLBACK_HANDLER, ...STREAM_HANDLERS, 'seed-reference-data'].sort(),
+      [
+        ...ROUTE_HANDLERS,
+        FALLBACK_HANDLER,
+        ...STREAM_HANDLERS,
+        'seed-reference-data',
+        'backfill-postings',
+      ].sort(),
     );
   });
 
@@ -63,6 +70,9 @@ describe('functions', () => {
     );
     expect(others.map(([, resource]) => resource.Properties.Description)).toEqual([
       'AWS CDK resource provider framework - onEvent (PersonServiceStack/ReferenceDataProvider)',
+      'AWS CDK resource provider framework - onEvent (PersonServiceStack/PostingsBackfillProvider)',
+      'AWS CDK resource provider framework - isComplete (PersonServiceStack/PostingsBackfillProvider)',
+      'AWS CDK resource provider framework - onTimeout (PersonServiceStack/PostingsBackfillProvider)',
     ]);
   });
 
@@ -235,6 +245,21 @@ describe('enrichment on the table stream', () => {
 
   it('gives the function time for a batch of lookups with retries', () => {
     expect(fn('enrich-person').resource.Properties.Timeout).toBe(120);
+  });
+});
+
+describe('the postings backfill', () => {
+  it('runs once at deploy, a custom resource on the table whose function is asked again until it is done', () => {
+    const [, resource] = only(resourcesOf(template, 'Custom::PostingsBackfill'));
+    expect(resource.Properties).toMatchObject({ TableName: { Ref: tableId }, BackfillVersion: '1' });
+    expect(fn('backfill-postings').resource.Properties.Timeout).toBe(600);
+    const frameworkId = ref(resource.Properties.ServiceToken) as string;
+    const framework = resourcesOf(template, 'AWS::Lambda::Function')[frameworkId] as Resource;
+    const arn = { 'Fn::GetAtt': [fn('backfill-postings').id, 'Arn'] };
+    expect(framework.Properties.Environment.Variables).toMatchObject({
+      USER_ON_EVENT_FUNCTION_ARN: arn,
+      USER_IS_COMPLETE_FUNCTION_ARN: arn,
+    });
   });
 });
 

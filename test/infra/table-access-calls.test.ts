@@ -20,6 +20,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -29,6 +30,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { buildHandler as backfillHandler } from '../../infra/handlers/backfill-postings';
 import { buildHandler as seedHandler } from '../../infra/handlers/seed-reference-data';
 import {
   changeCountersOf,
@@ -36,14 +38,18 @@ import {
   TABLE_ACCESS,
   type TableAccessRule,
 } from '../../infra/table-access';
+import { repairPostings } from '../../lib/db/backfill';
 import { changeHistory } from '../../lib/db/change-history';
 import { documentClient } from '../../lib/db/client';
+import { personKey, postingsPendingKey } from '../../lib/db/keys';
+import { fromPersonItem } from '../../lib/db/person-items';
 import { socialAddressWriter } from '../../lib/db/social-address-writer';
 import { PARTITION_KEY, tableDefinition } from '../../lib/db/table';
 import { ENDPOINTS, type Endpoint } from '../../lib/domain/change-history';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { createTestTable } from '../support/dynamo';
 import { type EventSpec, httpEvent, lambdaContext } from '../support/events';
+import { distinctEmails } from '../support/fixtures';
 
 /** One authorization DynamoDB asks IAM for: an action on the table or an index, for these partitions. */
 interface Request {
@@ -86,6 +92,7 @@ const requestsOf = (command: unknown): Request[] => {
       single('BatchGetItem', Keys.map(pkOf)),
     );
   if (command instanceof BatchWriteCommand) return single('BatchWriteItem', []);
+  if (command instanceof ScanCommand) return single('Scan', []);
   if (command instanceof QueryCommand)
     return input.IndexName
       ? [{ action: 'Query', index: String(input.IndexName), partitions: [], transactional: false }]
@@ -317,10 +324,87 @@ beforeAll(async () => {
     200,
   );
 
+  // Postings that do not fit their write: a create whose postings follow it (token checks, then the
+  // POSTINGS item deleted), and a PATCH of that person changing them all again the same way.
+  const many = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: ada.id,
+      body: {
+        Names: { '@set': [{ first_name: 'Many', last_name: 'Mails' }] },
+        Emails: { '@set': distinctEmails(20) },
+      },
+    },
+    201,
+  );
+  await invoke(
+    'update-person',
+    {
+      method: 'PATCH',
+      ...person(many.id),
+      requester: ada.id,
+      body: {
+        Emails: {
+          '@set': distinctEmails(20).map(({ email }, n) => ({ id: setOf(many, 'Emails')[n]?.id, email })),
+        },
+      },
+    },
+    200,
+  );
+
   // Enrichment, through the writer functions/enrich-person.ts wires.
   await as('enrich-person', async () => {
     const writer = socialAddressWriter({ client, tableName: table.tableName });
     expect(await writer.fill(ada.id, { twitter: 'https://twitter.com/ada' })).toBe('written');
+  });
+
+  // The deploy-time backfill of the postings: two persons' postings gone (one with more than a
+  // transaction holds, so it needs a POSTINGS item and a chain), another left with a POSTINGS item of
+  // an unfinished write naming terms it no longer has, a fourth repaired from a stale read (its
+  // version moved on, so it is read again).
+  const storage = { client, tableName: table.tableName };
+  const postingsOf = async (id: number) =>
+    ((await client.send(new ScanCommand({ TableName: table.tableName }))).Items ?? []).filter(
+      (item) => item.type === 'Posting' && item.id === id,
+    );
+  for (const { pk, sk } of [...(await postingsOf(lin.id)), ...(await postingsOf(many.id))])
+    await client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk, sk } }));
+  await client.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: {
+        ...postingsPendingKey(grace.id),
+        type: 'PostingsPending',
+        token: 'cut-short',
+        terms: { first_name: ['zed'], last_name: [], email: [], rest: [] },
+      },
+    }),
+  );
+  const stale = fromPersonItem(
+    (await client.send(new GetCommand({ TableName: table.tableName, Key: personKey(long.id) }))).Item ?? {},
+  );
+  await invoke(
+    'update-person',
+    {
+      method: 'PATCH',
+      ...person(long.id),
+      requester: ada.id,
+      body: { Names: { '@set': [{ id: setOf(long, 'Names')[0]?.id, first_name: `${LONG}y` }] } },
+    },
+    200,
+  );
+  for (const { pk, sk } of await postingsOf(long.id))
+    await client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk, sk } }));
+  await as('backfill-postings', async () => {
+    expect(await repairPostings(storage, stale)).toBeGreaterThan(0);
+    const created = seedEvent('Create', table.tableName);
+    const result = await backfillHandler({ client })(
+      { ...created, ResourceProperties: { ...created.ResourceProperties, BackfillVersion: '1' } },
+      { getRemainingTimeInMillis: () => 600_000 },
+    );
+    expect(result.IsComplete).toBe(true);
   });
 
   await invoke('get-person', { method: 'GET', ...person(ada.id) }, 200);

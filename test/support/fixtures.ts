@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /** The example object of each set, exactly as API.md 3 shows it in an empty set. */
 import type { Abbreviations } from '../../lib/domain/person';
 import { MEMBERSHIP_SETS, type PersonOut, type SetName } from '../../lib/domain/schemas';
@@ -113,3 +114,12 @@ export const setIn = (person: PersonOut, set: SetName) =>
   (isMembership(set)
     ? (person.PersonMemberships as Record<string, unknown>)[set]
     : (person as Record<string, unknown>)[set]) as { '@type': string; '@set': Record<string, unknown>[] };
+
+/**
+ * Email elements with little text in common (about 30 search postings each): `count` of them make
+ * more postings than one transaction holds.
+ */
+export const distinctEmails = (count: number) =>
+  Array.from({ length: count }, () => ({
+    email: `${randomUUID().replaceAll('-', '')}@${randomUUID().slice(0, 8)}.example`,
+  }));

@@ -2,10 +2,12 @@
  * The invariant checker: scans a table and reports every way its claims and persons disagree. Run at
  * the end of every integration file; an empty list means the uniqueness rules hold in storage.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { PERSON_COUNTER_KEYS } from '../../lib/db/keys';
 import { fromPersonItem } from '../../lib/db/person-items';
-import { claimsOf } from '../../lib/domain/person';
+import { postingItemsOf } from '../../lib/db/postings';
+import { claimsOf, type Person } from '../../lib/domain/person';
 import { abbreviationClaim, type VocabularyKind } from '../../lib/domain/vocabulary';
 import type { TestTable } from './dynamo';
 
@@ -104,5 +106,33 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
         `person ${person.id} is at version ${person.CoreMetaData.version} with ${versions} ChangeHistory entries`,
       );
   }
+  problems.push(...postingProblems(items, persons));
+  return problems;
+};
+
+/**
+ * The search postings are exactly those the stored persons imply (lib/db/postings.ts), content and
+ * all, and no write has left its postings unfinished.
+ */
+export const postingProblems = (items: Item[], persons: ReadonlyMap<number, Person>): string[] => {
+  const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${item.pk} ${item.sk}`;
+  const expected = new Map(
+    [...persons.values()].flatMap((person) => postingItemsOf(person)).map((item) => [keyOf(item), item]),
+  );
+  const stored = new Map(items.filter((item) => item.type === 'Posting').map((item) => [keyOf(item), item]));
+  const problems: string[] = [];
+  for (const [key, item] of expected) {
+    const found = stored.get(key);
+    if (!found) problems.push(`person ${item.id} has no posting ${key}`);
+    else if (!isDeepStrictEqual(found, item))
+      problems.push(
+        `posting ${key} holds ${JSON.stringify(found)}, person ${item.id} implies ${JSON.stringify(item)}`,
+      );
+  }
+  for (const [key, item] of stored)
+    if (!expected.has(key))
+      problems.push(`posting ${key} of person ${item.id} is not implied by that person`);
+  for (const item of items.filter((entry) => entry.type === 'PostingsPending'))
+    problems.push(`${item.pk} has postings pending (${item.sk})`);
   return problems;
 };

@@ -1,7 +1,7 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
-  buildWriteTransaction,
+  buildPersonWrite,
   fromPersonItem,
   personChangeEntry,
   personPut,
@@ -68,7 +68,7 @@ const transactionOf = (
   requesterToCheck: number | null,
   provider: ProviderData = NO_PROVIDER_DATA,
 ) =>
-  buildWriteTransaction({
+  buildPersonWrite({
     tableName: TABLE,
     merge,
     previousVersion,
@@ -77,7 +77,10 @@ const transactionOf = (
         ? personChangeEntry(merge, CREATE_CHANGE, 5, CREATED_AT, provider)
         : personChangeEntry(merge, PATCH_CHANGE, 5, UPDATED_AT, provider),
     requesterToCheck,
-  });
+    // The person before, as far as postings go: these tests look at the rest of the write.
+    postings: { person: merge.person, pending: null },
+    token: 'test',
+  }).write;
 
 /** What an action is, read from the action itself, in the terms of `ActionRole`. */
 const roleOfAction = (item: TransactItem) => {

@@ -2,7 +2,8 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { buildWriteTransaction, personChangeEntry } from '../../../lib/db/person-items';
+import { buildPersonWrite, personChangeEntry } from '../../../lib/db/person-items';
+import { NOTHING_BEFORE } from '../../../lib/db/postings';
 import { decodeSnapshot, encodeSnapshot } from '../../../lib/db/snapshots';
 import { retrying, sendWrite } from '../../../lib/db/versioned-write';
 import {
@@ -377,13 +378,15 @@ describe('the ChangeHistory entry of a person near the body limit', () => {
       abbreviations: SEEDED_ABBREVIATIONS,
     });
 
-    const { input } = buildWriteTransaction({
+    const { input } = buildPersonWrite({
       tableName: TABLE,
       merge,
       previousVersion: null,
       entry: personChangeEntry(merge, CHANGE_ID, 5, AT),
       requesterToCheck: 5,
-    });
+      postings: NOTHING_BEFORE,
+      token: 'test',
+    }).write;
 
     const history = input.TransactItems?.find((item) => item.Put?.Item?.type === 'ChangeHistory')?.Put?.Item;
     expect(history).toBeDefined();

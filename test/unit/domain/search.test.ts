@@ -10,6 +10,7 @@ import {
   NO_TERMS,
   type Posting,
   postingsOf,
+  type SearchField,
   type SearchTerms,
   searchTerms,
   unionOfTerms,
@@ -51,19 +52,26 @@ describe('the grams of a value', () => {
   });
 });
 
-/** The values of `field` a posting of `gram` carries, or undefined when there is no such posting. */
-const holdersOf = (postings: Posting[], field: Posting['field'], gram: string) =>
-  postings.find((posting) => posting.field === field && posting.gram === gram)?.values;
+/** The values of `field` the posting of `gram` carries, or undefined when there is none. */
+const holdersOf = (postings: Posting[], field: SearchField, gram: string) =>
+  postings.find((posting) => posting.gram === gram)?.values[field];
 
 describe('the postings of a person', () => {
-  it('are one per field and distinct gram, never a gram across two values', () => {
+  it('are one per distinct gram, never a gram across two values', () => {
     expect(postingsOf({ ...NO_TERMS, first_name: ['ab', 'cd'] })).toEqual([
-      { field: 'first_name', gram: `ab${END_MARK}`, values: ['ab'] },
-      { field: 'first_name', gram: `cd${END_MARK}`, values: ['cd'] },
+      { gram: `ab${END_MARK}`, values: { first_name: ['ab'] } },
+      { gram: `cd${END_MARK}`, values: { first_name: ['cd'] } },
     ]);
   });
 
-  it('carry every value of the field that holds the gram, and only those', () => {
+  it('are one for a gram of several fields, with the values of each field that hold it', () => {
+    expect(postingsOf({ ...NO_TERMS, first_name: ['ann'], rest: ['ann lee'] })).toContainEqual({
+      gram: 'ann',
+      values: { first_name: ['ann'], rest: ['ann lee'] },
+    });
+  });
+
+  it('carry every value of a field that holds the gram, and only those', () => {
     const postings = postingsOf({ ...NO_TERMS, email: ['ann@x.example', 'bob@x.example'], rest: ['ann'] });
     expect(holdersOf(postings, 'email', 'x.e')).toEqual(['ann@x.example', 'bob@x.example']);
     expect(holdersOf(postings, 'email', 'ann')).toEqual(['ann@x.example']);
@@ -196,8 +204,7 @@ describe('the index never misses (properties)', () => {
     fc.assert(
       fc.property(withFragment, withFragment, ({ value, fragment }, other) => {
         const postings = postingsOf({ ...NO_TERMS, first_name: [value, other.value], email: [other.value] });
-        const holding = (posting: Posting) =>
-          posting.field === 'first_name' && posting.values.includes(value);
+        const holding = (posting: Posting) => posting.values.first_name?.includes(value) === true;
         const lookup = lookupOf(fragment);
         if (lookup.kind === 'grams')
           for (const gram of lookup.grams)

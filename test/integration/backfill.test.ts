@@ -1,0 +1,163 @@
+/**
+ * The backfill of the search postings (lib/db/backfill.ts, `npm run backfill`): a table that holds
+ * persons without postings gets exactly the postings writing them through the API gives; a second run
+ * writes nothing; a run that stops is continued by the next; unfinished writes are finished.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, inject, it } from 'vitest';
+import { backfillPostings, repairPostings, type SegmentProgress } from '../../lib/db/backfill';
+import { fromPersonItem } from '../../lib/db/person-items';
+import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
+import { injectFaults, sdkError } from '../support/faults';
+import { distinctEmails } from '../support/fixtures';
+import { checkInvariants, type Item, scanAll } from '../support/invariants';
+
+const run = promisify(execFile);
+
+const isPosting = (item: Item) => item.type === 'Posting';
+const byKey = (items: Item[]) => items.map((item) => `${item.pk} ${item.sk}`).sort();
+
+/** Persons written through the API: several names, accents, emails, renames, deletes, a long one. */
+const writePersons = async (table: TestTable, count: number) => {
+  const api = personApi(testRepository(table));
+  for (let n = 0; n < count; n++) {
+    const { body } = await api.post({
+      Names: {
+        '@set': [
+          { first_name: ['Zoë', 'José', 'Ann', 'Straße'][n % 4], last_name: uniqueTag('Núñez') },
+          { freeform_name: `Alias ${n}`, primary: 2 },
+        ],
+      },
+      Emails: { '@set': [{ email: uniqueEmail('b') }, { email: uniqueEmail('c') }] },
+    });
+    if (n % 3 === 0)
+      await api.patch(body.id, {
+        Names: { '@set': [{ id: body.Names['@set'][0]?.id, first_name: 'Renamed' }] },
+      });
+    if (n % 5 === 0) await api.patch(body.id, { Emails: { '@set': [{ id: body.Emails['@set'][1]?.id }] } });
+  }
+};
+
+/** A copy of `source` as a table written before postings existed: every item but the postings. */
+const withoutPostings = async (source: TestTable) => {
+  const copy = await createTestTable();
+  const items = (await scanAll(source)).filter((item) => !isPosting(item));
+  for (let start = 0; start < items.length; start += 25)
+    await copy.client.send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [copy.tableName]: items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } })),
+        },
+      }),
+    );
+  return copy;
+};
+
+describe('backfilling the postings', () => {
+  it('gives a table seeded without postings the same postings as writing its persons through the API; a second run writes none', async () => {
+    const written = await createTestTable();
+    await writePersons(written, 24);
+    const expected = (await scanAll(written)).filter(isPosting);
+    const bare = await withoutPostings(written);
+    expect((await scanAll(bare)).filter(isPosting)).toEqual([]);
+
+    const first = await backfillPostings(bare, { run: 'test', segments: 3 });
+    expect(first.every((segment) => segment.done)).toBe(true);
+    expect(first.reduce((sum, segment) => sum + segment.persons, 0)).toBe(24);
+    expect(first.reduce((sum, segment) => sum + segment.written, 0)).toBe(expected.length);
+    const postings = (await scanAll(bare)).filter(isPosting);
+    expect(byKey(postings)).toEqual(byKey(expected));
+    expect(postings.sort((a, b) => `${a.pk}${a.sk}`.localeCompare(`${b.pk}${b.sk}`))).toEqual(
+      expected.sort((a, b) => `${a.pk}${a.sk}`.localeCompare(`${b.pk}${b.sk}`)),
+    );
+    expect(await checkInvariants(bare)).toEqual([]);
+
+    const again = await backfillPostings(bare, { run: 'test', segments: 3, restart: true });
+    expect(again.reduce((sum, segment) => sum + segment.persons, 0)).toBe(24);
+    expect(again.reduce((sum, segment) => sum + segment.written + segment.repaired, 0)).toBe(0);
+  });
+
+  it('goes on where a stopped run left off, checking each person once', async () => {
+    const written = await createTestTable();
+    await writePersons(written, 12);
+    const bare = await withoutPostings(written);
+    let firstPage: SegmentProgress | undefined;
+    const stopped = await backfillPostings(bare, {
+      run: 'test',
+      segments: 1,
+      pageSize: 20,
+      onPage: (progress) => {
+        firstPage = progress;
+        throw new Error('stopped after one page');
+      },
+    }).catch((error: Error) => error.message);
+    expect(stopped).toBe('stopped after one page');
+    expect(firstPage?.persons).toBeGreaterThan(0);
+    expect(firstPage?.persons).toBeLessThan(12);
+    const [after] = await backfillPostings(bare, { run: 'test', segments: 1, pageSize: 20 });
+    // Counted on from the first run: a run that started over would count only its own postings.
+    expect(after).toMatchObject({ done: true, persons: 12, repaired: 12 });
+    expect(after?.written).toBe((await scanAll(bare)).filter(isPosting).length);
+    expect(await checkInvariants(bare)).toEqual([]);
+  });
+
+  it("finishes a write's unfinished postings, and a person written meanwhile is read again", async () => {
+    const table = await createTestTable();
+    const api = personApi(testRepository(table, { logger: { warn: () => undefined } }));
+    const stop = injectFaults(table.client, (name, input) =>
+      name === 'TransactWriteItemsCommand' &&
+      (input.TransactItems as Item[]).some((action) => (action.ConditionCheck as Item | undefined)?.Key)
+        ? sdkError('InternalServerError')
+        : undefined,
+    );
+    const cut = await api.post({
+      Names: { '@set': [{ first_name: 'Cut', last_name: uniqueTag('Off') }] },
+      Emails: { '@set': distinctEmails(20) },
+    });
+    stop();
+    expect(cut.status).toBe(201);
+    expect((await checkInvariants(table)).some((problem) => problem.includes('postings pending'))).toBe(true);
+
+    const { body: moving } = await api.post(personBody('Moving', uniqueTag('Target'), uniqueEmail()));
+    const stale = fromPersonItem(
+      (await scanAll(table)).find((item) => item.type === 'Person' && item.id === moving.id) ?? {},
+    );
+    await api.patch(moving.id, {
+      Names: { '@set': [{ id: moving.Names['@set'][0]?.id, first_name: 'Moved' }] },
+    });
+    for (const item of (await scanAll(table)).filter((each) => isPosting(each) && each.id === moving.id))
+      await table.client.send(
+        new DeleteCommand({ TableName: table.tableName, Key: { pk: item.pk, sk: item.sk } }),
+      );
+    expect(await repairPostings(table, stale)).toBeGreaterThan(0);
+
+    await backfillPostings(table, { run: 'test', segments: 2 });
+    expect(await checkInvariants(table)).toEqual([]);
+  });
+
+  it('npm run backfill does it on a running DynamoDB Local, with a progress line', async () => {
+    const written = await createTestTable();
+    await writePersons(written, 6);
+    const bare = await withoutPostings(written);
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'lib/local/backfill.ts', '--segments', '2'],
+      {
+        env: {
+          ...process.env,
+          DYNAMODB_ENDPOINT: inject('dynamoEndpoint'),
+          TABLE_NAME: bare.tableName,
+        },
+      },
+    );
+    expect(stdout).toMatch(
+      new RegExp(
+        `^backfill ${bare.tableName}: 6 persons checked, 6 repaired, \\d+ postings written; 2/2 segments done; [\\d.]+ s\\n$`,
+      ),
+    );
+    expect(await checkInvariants(bare)).toEqual([]);
+  }, 60_000);
+});
