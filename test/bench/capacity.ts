@@ -12,6 +12,8 @@
  *   GetItem and BatchGetItem, and over the summed size of what was read (before any filter) for Query;
  *   index entries are sized by the table's measured average entry;
  * - a `ConditionCheck` in a transaction is counted as a transactional read of its item (2 RCU).
+ * The write units of the search postings (and their `POSTINGS` item) are also counted apart: the same
+ * write without them is what it cost before the search index.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
@@ -102,6 +104,8 @@ export interface Capacity {
   rcu: number;
   /** Computed write capacity units. */
   wcu: number;
+  /** Of `wcu`, what the search postings and their `POSTINGS` item cost (lib/db/postings.ts). */
+  postingsWcu: number;
   /** What DynamoDB Local said it consumed (ReturnConsumedCapacity), for comparison. */
   reported: number;
 }
@@ -125,7 +129,9 @@ const reportedOf = (output: Record<string, unknown>) =>
 export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: number): Capacity => {
   let rcu = 0;
   let wcu = 0;
+  let postingsWcu = 0;
   let reported = 0;
+  const isPosting = (key: Key) => String(key.pk).startsWith('GRAM#') || key.sk === 'POSTINGS';
   /** Sizes of items this operation read, for the "larger of old and new" rule of its writes. */
   const known = new Map<string, number>();
   for (const { command, input, output } of calls) {
@@ -172,9 +178,16 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
           const [kind, body] = Object.entries(action)[0] as [string, { Item?: Key; Key?: Key }];
           const key = (body.Item ?? body.Key) as Key;
           const old = known.get(keyOf(key)) ?? 0;
-          if (kind === 'ConditionCheck') rcu += 2 * units(old, 4096);
-          else if (kind === 'Put') wcu += 2 * units(Math.max(itemSize(body.Item as Key), old), 1024);
-          else wcu += 2 * units(old, 1024);
+          if (kind === 'ConditionCheck') {
+            rcu += 2 * units(old, 4096);
+            continue;
+          }
+          const written =
+            kind === 'Put'
+              ? 2 * units(Math.max(itemSize(body.Item as Key), old), 1024)
+              : 2 * units(old, 1024);
+          wcu += written;
+          if (isPosting(key)) postingsWcu += written;
         }
         break;
       }
@@ -182,5 +195,5 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         break;
     }
   }
-  return { rcu, wcu, reported };
+  return { rcu, wcu, postingsWcu, reported };
 };

@@ -490,7 +490,7 @@ export const runOverhead = async (
     // Accounting: the handler again, each call recorded in full, capacity computed per operation.
     const indexEntryBytes = await averageIndexEntryBytes(storage);
     const runs = operation.name.startsWith('list') ? Math.min(accountingRuns, 5) : accountingRuns;
-    const total: Capacity = { rcu: 0, wcu: 0, reported: 0 };
+    const total: Capacity = { rcu: 0, wcu: 0, postingsWcu: 0, reported: 0 };
     for (let n = 0; n < runs; n++) {
       const recording: RecordedCall[] = [];
       instrument.recording = recording;
@@ -499,6 +499,7 @@ export const runOverhead = async (
       const capacity = capacityOf(recording, indexEntryBytes);
       total.rcu += capacity.rcu;
       total.wcu += capacity.wcu;
+      total.postingsWcu += capacity.postingsWcu;
       total.reported += capacity.reported;
     }
 
@@ -531,6 +532,7 @@ export const runOverhead = async (
       capacity: {
         rcu: Number((total.rcu / runs).toFixed(2)),
         wcu: Number((total.wcu / runs).toFixed(2)),
+        postingsWcu: Number((total.postingsWcu / runs).toFixed(2)),
         reported: Number((total.reported / runs).toFixed(2)),
       },
       accountingRuns: runs,

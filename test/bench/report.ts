@@ -2,7 +2,7 @@
 import type { ColdSection } from './cold-start';
 import type { OverheadSection } from './overhead';
 import type { ScaleSection } from './scale';
-import { round } from './stats';
+import { ratio, round } from './stats';
 import type { ThroughputRow } from './throughput';
 
 export interface Machine {
@@ -149,6 +149,7 @@ export const markdown = (results: BenchResults): string => {
           'calls (a)',
           'by command (b)',
           'WCU',
+          'of which search postings',
           'RCU',
           'DynamoDB Local reports',
         ],
@@ -161,11 +162,19 @@ export const markdown = (results: BenchResults): string => {
             .map(([command, count]) => `${command} ${count}`)
             .join(', '),
           row.capacity.wcu,
+          row.capacity.postingsWcu,
           row.capacity.rcu,
           row.capacity.reported,
         ]),
       ),
       'Targets: get 1 call, create 1 call plus the amortised id allocation, patch 2 calls (plus the same).',
+      `Write units before the search index (the same write without its postings) and with it: ${overhead.operations
+        .filter((row) => row.capacity.wcu > 0)
+        .map(
+          (row) =>
+            `${row.operation} ${round(row.capacity.wcu - row.capacity.postingsWcu)} → ${row.capacity.wcu} (${ratio(row.capacity.wcu, row.capacity.wcu - row.capacity.postingsWcu)}×)`,
+        )
+        .join(', ')}.`,
     );
   }
 

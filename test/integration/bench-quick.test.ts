@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS } from '../../lib/db/keys';
 import type { BenchResults } from '../bench/report';
+import { round } from '../bench/stats';
 
 const out = mkdtempSync(join(tmpdir(), 'person-bench-quick-'));
 afterAll(() => rmSync(out, { recursive: true, force: true }));
@@ -56,6 +57,15 @@ describe('npm run bench -- --quick', () => {
     expect(operations.create?.callsByCommand.TransactWriteItems).toBe(1);
     expect(operations.patch?.callsByCommand).toMatchObject({ BatchGetItem: 1, TransactWriteItems: 1 });
     expect(operations.create?.capacity.wcu).toBeGreaterThanOrEqual(8);
+    // The search postings: most of a create's write units, none of a read's.
+    expect(operations.create?.capacity.postingsWcu).toBeGreaterThan(0);
+    expect(operations.create?.capacity.postingsWcu).toBeLessThan(operations.create?.capacity.wcu ?? 0);
+    expect(operations.get?.capacity.postingsWcu).toBe(0);
+    const before = (row: typeof operations.create) =>
+      round((row?.capacity.wcu ?? 0) - (row?.capacity.postingsWcu ?? 0));
+    expect(stdout).toContain(
+      `Write units before the search index (the same write without its postings) and with it: create ${before(operations.create)} → ${operations.create?.capacity.wcu}`,
+    );
     expect(operations.get?.capacity.rcu).toBe(1);
 
     const scale = results.scale?.rows ?? [];
