@@ -317,36 +317,62 @@ export class PersonServiceStack extends Stack {
   }
 
   /**
+   * A custom resource on the table run by one of the service's functions at deploy (Provider
+   * framework): construct ids `<id>`, `<id>Provider` and `<id>ProviderLogs`. With `waits`, the
+   * function is also the Provider's `isComplete`, asked again every 30 s until it says it is done
+   * (up to 2 hours).
+   */
+  private deployTimeResource(
+    id: string,
+    handler: string,
+    description: string,
+    {
+      timeout,
+      properties,
+      waits = false,
+    }: { timeout: Duration; properties: Record<string, string>; waits?: boolean },
+    stateful: RemovalPolicy,
+  ) {
+    const fn = this.serviceFunction(handler, `infra/handlers/${handler}.ts`, description, { timeout });
+    const provider = new Provider(this, `${id}Provider`, {
+      onEventHandler: fn,
+      ...(waits
+        ? { isCompleteHandler: fn, queryInterval: Duration.seconds(30), totalTimeout: Duration.hours(2) }
+        : {}),
+      logGroup: new LogGroup(this, `${id}ProviderLogs`, {
+        retention: LOG_RETENTION,
+        removalPolicy: stateful,
+      }),
+    });
+    new CustomResource(this, id, {
+      serviceToken: provider.serviceToken,
+      resourceType: `Custom::${id}`,
+      properties: { TableName: this.table.tableName, ...properties },
+    });
+  }
+
+  /**
    * The seeded NamePrefix and NameSuffix entries, written at deploy by the same seed function the
    * local runtime and the tests use. The construct ids keep their old names, so the resource is
    * updated in place rather than replaced.
    */
   private referenceData(stateful: RemovalPolicy) {
-    const seed = this.serviceFunction(
+    this.deployTimeResource(
+      'ReferenceData',
       'seed-reference-data',
-      'infra/handlers/seed-reference-data.ts',
       'Custom resource: writes the seeded NamePrefix and NameSuffix entries',
-      { timeout: Duration.minutes(1) },
-    );
-    const provider = new Provider(this, 'ReferenceDataProvider', {
-      onEventHandler: seed,
-      logGroup: new LogGroup(this, 'ReferenceDataProviderLogs', {
-        retention: LOG_RETENTION,
-        removalPolicy: stateful,
-      }),
-    });
-    new CustomResource(this, 'ReferenceData', {
-      serviceToken: provider.serviceToken,
-      resourceType: 'Custom::ReferenceData',
-      properties: {
-        TableName: this.table.tableName,
+      {
+        timeout: Duration.minutes(1),
         // Changes when the seeded entries change, so an update seeds again.
-        DataVersion: createHash('sha256')
-          .update(JSON.stringify(SEEDED_VOCABULARY))
-          .digest('hex')
-          .slice(0, 16),
+        properties: {
+          DataVersion: createHash('sha256')
+            .update(JSON.stringify(SEEDED_VOCABULARY))
+            .digest('hex')
+            .slice(0, 16),
+        },
       },
-    });
+      stateful,
+    );
   }
 
   /**
@@ -356,27 +382,13 @@ export class PersonServiceStack extends Stack {
    * Bump `BackfillVersion` to run it again.
    */
   private postingsBackfill(stateful: RemovalPolicy) {
-    const backfill = this.serviceFunction(
+    this.deployTimeResource(
+      'PostingsBackfill',
       'backfill-postings',
-      'infra/handlers/backfill-postings.ts',
       'Custom resource: builds the search postings of the persons already stored',
-      { timeout: Duration.minutes(10) },
+      { timeout: Duration.minutes(10), properties: { BackfillVersion: '1' }, waits: true },
+      stateful,
     );
-    const provider = new Provider(this, 'PostingsBackfillProvider', {
-      onEventHandler: backfill,
-      isCompleteHandler: backfill,
-      queryInterval: Duration.seconds(30),
-      totalTimeout: Duration.hours(2),
-      logGroup: new LogGroup(this, 'PostingsBackfillProviderLogs', {
-        retention: LOG_RETENTION,
-        removalPolicy: stateful,
-      }),
-    });
-    new CustomResource(this, 'PostingsBackfill', {
-      serviceToken: provider.serviceToken,
-      resourceType: 'Custom::PostingsBackfill',
-      properties: { TableName: this.table.tableName, BackfillVersion: '1' },
-    });
   }
 
   /** One alarm per function on throttles: any throttle means requests or records were refused. */
