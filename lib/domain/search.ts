@@ -110,9 +110,62 @@ export const lookupOf = (fragment: string): FragmentLookup => {
 };
 
 /** The fields each filter matches (API.md 4: `search` any of them). */
-export const FIELDS_OF_FILTER: Record<keyof PersonFilters, (keyof SearchTerms)[]> = {
+export const FIELDS_OF_FILTER: Record<keyof PersonFilters, SearchField[]> = {
   first_name: ['first_name'],
   last_name: ['last_name'],
   email: ['email'],
   search: ['rest', 'first_name', 'last_name', 'email'],
 };
+
+/** One filter of a list, as the index answers it (issue #26). */
+export interface FilterPlan {
+  filter: keyof PersonFilters;
+  /** The folded fragment; a person matches when a value of one of `fields` holds it. */
+  fragment: string;
+  fields: readonly SearchField[];
+  lookup: FragmentLookup;
+}
+
+/** Postings that can supply a filter's candidates: one gram's, or every gram's starting with a prefix. */
+export type Probe =
+  | { kind: 'gram'; gram: string; filter: FilterPlan }
+  | { kind: 'prefix'; prefix: string; filter: FilterPlan };
+
+/**
+ * How a filtered list is answered from the postings. Every filter must match (AND). Each probe can
+ * supply all the candidates of its filter, so of all the query's probes only the rarest needs reading
+ * whole (the reader finds it by sampling each); its postings carry the values to check its own filter.
+ * Another filter is checked on the candidate's posting of one of its grams (`checkGram`: any of them
+ * carries every value holding the fragment, a key known from the id, so one BatchGetItem for all the
+ * candidates), or, for a fragment of 1 or 2 code points, on the person's terms. With no probe at all
+ * (every fragment of one code point) no posting narrows the list: it reads its index whole.
+ */
+export interface QueryPlan {
+  filters: FilterPlan[];
+  probes: Probe[];
+}
+
+export const planQuery = (filters: PersonFilters): QueryPlan => {
+  const plans = (Object.entries(filters) as [keyof PersonFilters, string | undefined][]).flatMap(
+    ([filter, fragment]): FilterPlan[] =>
+      fragment ? [{ filter, fragment, fields: FIELDS_OF_FILTER[filter], lookup: lookupOf(fragment) }] : [],
+  );
+  return {
+    filters: plans,
+    probes: plans.flatMap((plan): Probe[] =>
+      plan.lookup.kind === 'grams'
+        ? plan.lookup.grams.map((gram) => ({ kind: 'gram', gram, filter: plan }))
+        : plan.lookup.kind === 'prefix'
+          ? [{ kind: 'prefix', prefix: plan.lookup.prefix, filter: plan }]
+          : [],
+    ),
+  };
+};
+
+/** The gram whose posting decides a filter for one candidate, or null (fragments under 3 code points). */
+export const checkGram = (plan: FilterPlan): string | null =>
+  plan.lookup.kind === 'grams' ? (plan.lookup.grams[0] as string) : null;
+
+/** Whether values (a posting's, or a person's terms) hold the filter's fragment in one of its fields. */
+export const valuesMatch = (plan: FilterPlan, values: Partial<Record<SearchField, readonly string[]>>) =>
+  plan.fields.some((field) => values[field]?.some((value) => value.includes(plan.fragment)) === true);

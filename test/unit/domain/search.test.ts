@@ -1,19 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { PersonFilters } from '../../../lib/domain/listing';
 import { mergePerson } from '../../../lib/domain/merge';
 import { CreatePersonBody } from '../../../lib/domain/schemas';
 import {
+  checkGram,
   END_MARK,
   FIELDS_OF_FILTER,
+  type FilterPlan,
   gramsOfValue,
   lookupOf,
   NO_TERMS,
   type Posting,
+  planQuery,
   postingsOf,
+  SEARCH_FIELDS,
   type SearchField,
   type SearchTerms,
   searchTerms,
   unionOfTerms,
+  valuesMatch,
 } from '../../../lib/domain/search';
 import { fold } from '../../../lib/domain/text';
 import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
@@ -216,5 +222,114 @@ describe('the index never misses (properties)', () => {
       }),
       { numRuns: RUNS },
     );
+  });
+});
+
+describe('the plan of a filtered list (issue #26)', () => {
+  it('has a probe for every gram of each filter of 3 or more code points, one for a 2-code-point filter, none for 1', () => {
+    const plan = planQuery({ first_name: 'maria', last_name: 'x', email: 'jo', search: undefined });
+    expect(plan.filters.map(({ filter, fragment, fields }) => ({ filter, fragment, fields }))).toEqual([
+      { filter: 'first_name', fragment: 'maria', fields: ['first_name'] },
+      { filter: 'last_name', fragment: 'x', fields: ['last_name'] },
+      { filter: 'email', fragment: 'jo', fields: ['email'] },
+    ]);
+    expect(
+      plan.probes.map((probe) => [probe.filter.filter, probe.kind === 'gram' ? probe.gram : probe.prefix]),
+    ).toEqual([
+      ['first_name', 'mar'],
+      ['first_name', 'ari'],
+      ['first_name', 'ria'],
+      ['email', 'jo'],
+    ]);
+    expect(plan.filters.map(checkGram)).toEqual(['mar', null, null]);
+  });
+
+  it('has no probe when every fragment is one code point: the list reads its index', () => {
+    expect(planQuery({ search: 'a', email: '@' }).probes).toEqual([]);
+    expect(planQuery({}).filters).toEqual([]);
+  });
+
+  it('matches search against every field, the others against their own', () => {
+    const [search, first] = planQuery({ search: 'lee', first_name: 'lee' }).filters as [
+      FilterPlan,
+      FilterPlan,
+    ];
+    expect(valuesMatch(search, { email: ['ann.lee@x.example'] })).toBe(true);
+    expect(valuesMatch(first, { email: ['ann.lee@x.example'] })).toBe(false);
+    expect(valuesMatch(first, { first_name: ['kathleen'] })).toBe(true);
+    expect(valuesMatch(first, {})).toBe(false);
+  });
+
+  describe('properties', () => {
+    const value = fc
+      .string({
+        unit: fc.constantFrom('a', 'b', 'ß', 'É', ' ', '.', '@', '\u{1f600}'),
+        minLength: 1,
+        maxLength: 12,
+      })
+      .map(fold)
+      .filter(Boolean);
+    const terms = fc.record({
+      first_name: fc.array(value, { maxLength: 2 }),
+      last_name: fc.array(value, { maxLength: 2 }),
+      email: fc.array(value, { maxLength: 2 }),
+      rest: fc.array(value, { maxLength: 2 }),
+    });
+    const filterName = fc.constantFrom<keyof PersonFilters>('first_name', 'last_name', 'email', 'search');
+    /** A fragment of one of the person's values most of the time, else any. */
+    const cases = terms.chain((person) => {
+      const held = SEARCH_FIELDS.flatMap((field) => person[field]);
+      const fragment = fc.oneof(
+        value,
+        ...(held.length > 0
+          ? [
+              fc
+                .tuple(fc.constantFrom(...held), fc.nat(), fc.nat())
+                .map(([text, a, b]) =>
+                  Array.from(text)
+                    .slice(Math.min(a, b) % text.length, Math.max(a, b) + 1)
+                    .join(''),
+                )
+                .filter(Boolean),
+            ]
+          : []),
+      );
+      return fc.record({ person: fc.constant(person), filter: filterName, fragment });
+    });
+    const bruteForce = (person: SearchTerms, plan: FilterPlan) =>
+      plan.fields.some((field) => person[field].some((held) => held.includes(plan.fragment)));
+
+    it('the posting of any gram of a fragment decides the filter for that person (what checks a second filter)', () => {
+      fc.assert(
+        fc.property(cases, ({ person, filter, fragment }) => {
+          const [plan] = planQuery({ [filter]: fragment }).filters as [FilterPlan];
+          if (plan.lookup.kind !== 'grams') return;
+          const postings = postingsOf(person);
+          for (const gram of plan.lookup.grams)
+            expect(valuesMatch(plan, postings.find((posting) => posting.gram === gram)?.values ?? {})).toBe(
+              bruteForce(person, plan),
+            );
+        }),
+        { numRuns: RUNS },
+      );
+    });
+
+    it('every probe finds every matching person, with the values that show it matches', () => {
+      fc.assert(
+        fc.property(cases, ({ person, filter, fragment }) => {
+          const plan = planQuery({ [filter]: fragment });
+          const [only] = plan.filters as [FilterPlan];
+          if (!bruteForce(person, only)) return;
+          const postings = postingsOf(person);
+          for (const probe of plan.probes) {
+            const read = postings.filter((posting) =>
+              probe.kind === 'gram' ? posting.gram === probe.gram : posting.gram.startsWith(probe.prefix),
+            );
+            expect(read.some((posting) => valuesMatch(probe.filter, posting.values))).toBe(true);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+    });
   });
 });
