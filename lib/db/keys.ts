@@ -247,13 +247,22 @@ const POSTING_PREFIX_POINTS = 2;
 /** The partition of the postings whose gram starts with `prefix`, in `shard`. */
 export const postingPartition = (prefix: string, shard: number) => `GRAM#${prefix}#${shard}`;
 
+/**
+ * Where the postings of a gram (3 code points) or of every gram starting with a prefix (2) are, in
+ * one shard: the partition, and what their sort keys begin with.
+ */
+export const postingRange = (gramOrPrefix: string, shard: number) => {
+  const points = Array.from(gramOrPrefix);
+  return {
+    pk: postingPartition(points.slice(0, POSTING_PREFIX_POINTS).join(''), shard),
+    skPrefix: points.slice(POSTING_PREFIX_POINTS).join(''),
+  };
+};
+
 /** Where the posting of `gram` and person `id` is stored. */
 export const postingKey = (gram: string, id: number): Key => {
-  const points = Array.from(gram);
-  return {
-    pk: postingPartition(points.slice(0, POSTING_PREFIX_POINTS).join(''), mixed(id) % PERSON_LIST_SHARDS),
-    sk: `${points.slice(POSTING_PREFIX_POINTS).join('')}${idDigits(id)}`,
-  };
+  const { pk, skPrefix } = postingRange(gram, mixed(id) % PERSON_LIST_SHARDS);
+  return { pk, sk: `${skPrefix}${idDigits(id)}` };
 };
 
 /** A person's postings that a write has not finished yet (see above). */

@@ -1,0 +1,177 @@
+/**
+ * A filtered list answered from the search postings (issue #26; not wired in yet: lists still read
+ * `byName` whole). The plan (lib/domain/search.ts) names the probes that can each supply all of a
+ * filter's candidates; this reads a first page of every probe in every shard, reads the one that looks
+ * rarest to its end, keeps the postings whose values match their filter, checks every other filter on
+ * the candidate's posting of one of its grams (or, for a fragment under 3 code points, on the person),
+ * and sorts the matches as the list does (folded fullname, then id).
+ *
+ * How rare a probe is comes from its sample: a shard read to its end is exact; one that is not is
+ * estimated from how far its first page got through the ids (a gram's postings are in id order within
+ * a shard), against the last id handed out. Prefix probes (2-code-point fragments) are in order of
+ * their third code point first, so only an exhausted one is ranked by its count.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { PersonListRequest, PersonSummary } from '../domain/listing';
+import {
+  checkGram,
+  type FilterPlan,
+  type Posting,
+  type Probe,
+  type QueryPlan,
+  searchTerms,
+  valuesMatch,
+} from '../domain/search';
+import { fold } from '../domain/text';
+import { batchGet, keyString } from './batch-get';
+import type { Storage } from './client';
+import { idCounterKey, PERSON_LIST_SHARDS, personKey, personListKey, postingKey, postingRange } from './keys';
+import { fromPersonItem } from './person-items';
+import { compareSortKeys, type ListCost, MAX_QUERY_LIMIT, type PersonListResult } from './person-list';
+import { storageCall } from './storage-errors';
+
+/** Postings of one probe read from each shard to size it. */
+export const SAMPLE_PER_SHARD = 16;
+
+interface PostingEntry {
+  id: number;
+  fullname: string;
+  values: Posting['values'];
+}
+
+interface ShardCursor {
+  shard: number;
+  startKey?: Record<string, unknown>;
+  done: boolean;
+  read: number;
+  /** The id of the last posting read (a gram's postings come in id order). */
+  lastId: number;
+}
+
+interface ProbeRead {
+  probe: Probe;
+  shards: ShardCursor[];
+  postings: PostingEntry[];
+}
+
+const probeText = (probe: Probe) => (probe.kind === 'gram' ? probe.gram : probe.prefix);
+
+/** How many postings a probe holds, as far as its sample shows (exact once every shard is read). */
+const estimate = ({ probe, shards }: ProbeRead, lastId: number) =>
+  shards.reduce((total, cursor) => {
+    if (cursor.done) return total + cursor.read;
+    if (probe.kind === 'prefix') return Number.MAX_SAFE_INTEGER;
+    return total + (cursor.read * lastId) / Math.max(1, cursor.lastId);
+  }, 0);
+
+export const searchPostings = async (
+  { client, tableName }: Storage,
+  plan: QueryPlan,
+  { descending, window }: Pick<PersonListRequest, 'descending' | 'window'>,
+): Promise<PersonListResult> => {
+  if (plan.probes.length === 0)
+    throw new Error('A plan without probes (every fragment one code point) is answered by the index');
+  const cost: ListCost = { calls: 0, itemsRead: 0, capacityUnits: 0 };
+  const counted = (items: number, capacityUnits: number) => {
+    cost.calls += 1;
+    cost.itemsRead += items;
+    cost.capacityUnits += capacityUnits;
+  };
+
+  /** Which of `ids` match `filter`: one BatchGetItem of their postings of its check gram, or of them. */
+  const checker = async (filter: FilterPlan, ids: number[]): Promise<(id: number) => boolean> => {
+    const gram = checkGram(filter);
+    const keyOf = (id: number) => (gram === null ? personKey(id) : postingKey(gram, id));
+    const found = await batchGet({ client, tableName }, ids.map(keyOf), {
+      consistent: false,
+      onCall: counted,
+    });
+    return (id) => {
+      const item = found.get(keyString(keyOf(id)));
+      if (item === undefined) return false;
+      return valuesMatch(
+        filter,
+        gram === null ? searchTerms(fromPersonItem(item)) : (item.values as Posting['values']),
+      );
+    };
+  };
+
+  const readShard = async (read: ProbeRead, cursor: ShardCursor, limit: number) => {
+    const { pk, skPrefix } = postingRange(probeText(read.probe), cursor.shard);
+    const page = await storageCall(() =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :sk)' : 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':sk': skPrefix } : {}) },
+          ProjectionExpression: '#id, #fullname, #values',
+          ExpressionAttributeNames: {
+            '#id': 'id',
+            '#fullname': 'fullname',
+            '#values': 'values',
+          },
+          ReturnConsumedCapacity: 'TOTAL',
+          Limit: limit,
+          ...(cursor.startKey ? { ExclusiveStartKey: cursor.startKey } : {}),
+        }),
+      ),
+    );
+    const items = (page.Items ?? []) as PostingEntry[];
+    counted(page.ScannedCount ?? items.length, page.ConsumedCapacity?.CapacityUnits ?? 0);
+    read.postings.push(...items);
+    cursor.read += items.length;
+    cursor.lastId = items.at(-1)?.id ?? cursor.lastId;
+    cursor.startKey = page.LastEvaluatedKey;
+    cursor.done = !page.LastEvaluatedKey;
+  };
+
+  // A first page of every probe in every shard, and the last id handed out, all at once.
+  const reads: ProbeRead[] = plan.probes.map((probe) => ({
+    probe,
+    postings: [],
+    shards: Array.from({ length: PERSON_LIST_SHARDS }, (_, shard) => ({
+      shard,
+      done: false,
+      read: 0,
+      lastId: 0,
+    })),
+  }));
+  const [counter] = await Promise.all([
+    storageCall(() => client.send(new GetCommand({ TableName: tableName, Key: idCounterKey }))),
+    ...reads.flatMap((read) => read.shards.map((cursor) => readShard(read, cursor, SAMPLE_PER_SHARD))),
+  ]);
+  counted(1, counter.ConsumedCapacity?.CapacityUnits ?? 0);
+  const lastId = (counter.Item?.value as number | undefined) ?? 1;
+  const rarest = reads
+    .map((read) => ({ read, size: estimate(read, lastId) }))
+    .reduce((best, next) => (next.size < best.size ? next : best)).read;
+  await Promise.all(
+    rarest.shards.map(async (cursor) => {
+      while (!cursor.done) await readShard(rarest, cursor, MAX_QUERY_LIMIT);
+    }),
+  );
+
+  // Candidates: persons one of whose postings of the rarest probe matches its filter.
+  const candidates = new Map<number, PostingEntry>();
+  for (const posting of rarest.postings)
+    if (valuesMatch(rarest.probe.filter, posting.values)) candidates.set(posting.id, posting);
+
+  // Every other filter, on the posting of one of its grams or on the person.
+  for (const other of plan.filters.filter((filter) => filter !== rarest.probe.filter)) {
+    if (candidates.size === 0) break;
+    const holds = await checker(other, [...candidates.keys()]);
+    for (const id of candidates.keys()) if (!holds(id)) candidates.delete(id);
+  }
+
+  const order = (entry: PersonSummary) => personListKey(fold(entry.fullname), entry.id).listSk;
+  const matches = [...candidates.values()]
+    .map(({ id, fullname }) => ({ id, fullname, key: order({ id, fullname }) }))
+    .sort((a, b) => (descending ? compareSortKeys(b.key, a.key) : compareSortKeys(a.key, b.key)));
+  return {
+    count: matches.length,
+    persons: matches
+      .slice(window.offset, window.offset + window.limit)
+      .map(({ id, fullname }) => ({ id, fullname })),
+    cost,
+  };
+};
