@@ -19,7 +19,7 @@ import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
 import { personKey, postingsPendingKey } from './keys';
 import { buildPersonWrite, fromPersonItem, personChangeEntry, type WritePlan } from './person-items';
-import { NOTHING_BEFORE } from './postings';
+import { NOTHING_BEFORE, tokenRelease } from './postings';
 import { storageCall } from './storage-errors';
 import {
   jitteredBackoff,
@@ -31,6 +31,7 @@ import {
   type WriteOptions,
 } from './versioned-write';
 import { type VocabularyReader, vocabularyReader } from './vocabulary-repository';
+import { transactionOf } from './write-actions';
 
 export interface WriteOutcome {
   person: Person;
@@ -102,7 +103,23 @@ export const personRepository = ({
   const write = async (plan: WritePlan, deadline: number) => {
     const { prelude, write: transaction, chain } = buildPersonWrite(plan);
     if (prelude && !(await sendWrite(client, prelude))) return false;
-    if (!(await sendWrite(client, transaction))) return false;
+    // A write that does not land changes nothing: the POSTINGS item its prelude put goes again (one
+    // that was there before stays, with the terms of both: the postings are as unfinished as they were).
+    const unprelude = async () => {
+      if (prelude && plan.postings.pending === null)
+        await sendWrite(
+          client,
+          transactionOf([tokenRelease(tableName, plan.merge.person.id, plan.token)]),
+        ).catch(() => undefined);
+    };
+    const landed = await sendWrite(client, transaction).catch(async (error: unknown) => {
+      await unprelude();
+      throw error;
+    });
+    if (!landed) {
+      await unprelude();
+      return false;
+    }
     if (chain.length > 0)
       await sendChain(client, chain, { deadline, backoff }).catch((error: unknown) =>
         logger.warn('postings left pending', { personId: plan.merge.person.id, error }),

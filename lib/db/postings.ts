@@ -13,6 +13,7 @@ import {
   searchTerms,
   unionOfTerms,
 } from '../domain/search';
+import { keyString } from './batch-get';
 import { type Key, postingKey, postingsPendingKey } from './keys';
 import { type Action, MAX_TRANSACTION_ACTIONS, transactionOf, type WriteTransaction } from './write-actions';
 
@@ -44,8 +45,6 @@ export interface PostingChanges {
   puts: PostingItem[];
   deletes: Key[];
 }
-
-const keyString = ({ pk, sk }: Key) => `${pk}\u0000${sk}`;
 
 const sameContent = (a: PostingItem | undefined, b: PostingItem) =>
   a !== undefined && a.fullname === b.fullname && isDeepStrictEqual(a.values, b.values);
@@ -105,7 +104,7 @@ const tokenCheck = (tableName: string, personId: number, token: string): Action 
 ];
 
 /** The last transaction of a chain deletes the `POSTINGS` item, if it still holds the chain's token. */
-const tokenRelease = (tableName: string, personId: number, token: string): Action => [
+export const tokenRelease = (tableName: string, personId: number, token: string): Action => [
   { Delete: { TableName: tableName, Key: postingsPendingKey(personId), ...tokenCondition(token) } },
   { kind: 'pending' },
 ];
@@ -147,6 +146,8 @@ export const planPostings = ({
   token,
   guard,
 }: PostingPlanInput): PostingPlan => {
+  // A write of over 100 actions without its postings is refused whatever they are (sendWrite).
+  if (room < 0) return { prelude: [], inWrite: [], chain: [] };
   const actions = postingActions(tableName, changes);
   const hadPending = before.pending !== null;
   if (actions.length + (hadPending ? 1 : 0) <= room)

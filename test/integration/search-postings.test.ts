@@ -18,7 +18,7 @@ import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
 import { injectFaults, sdkError } from '../support/faults';
 import { distinctEmails } from '../support/fixtures';
-import { type Item, postingProblems, scanAll } from '../support/invariants';
+import { type Item, postingProblems, scanAll, snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
@@ -219,7 +219,8 @@ describe('postings that do not fit the transaction', () => {
     expect(await problemsOf(body.id)).toEqual([]);
   });
 
-  it('with no room left in the write at all, the POSTINGS item goes before it, and the write succeeds as it did before postings', async () => {
+  /** A person of 49 emails, and a PATCH of 100 actions without postings (48 changed, one deleted). */
+  const fullWrite = async () => {
     const tag = uniqueTag('full');
     const { body: person } = await suite.api.post({
       Names: { '@set': [{ first_name: 'Full', last_name: tag }] },
@@ -235,11 +236,27 @@ describe('postings that do not fit the transaction', () => {
         ],
       },
     };
+    return { person, patch, tag };
+  };
+
+  it('with no room left in the write at all, the POSTINGS item goes before it, and the write succeeds as it did before postings', async () => {
+    const { person, patch } = await fullWrite();
     const { result, sent } = await transactionsOf(() => suite.api.patch(person.id, patch));
     expect(result.status).toBe(200);
     expect(sent[0]?.map((action) => action.Put?.Item?.type)).toEqual(['PostingsPending']);
     expect(sent[1]).toHaveLength(100);
     expect(postingsIn(sent[1] ?? [])).toEqual([]);
     expect(await problemsOf(person.id)).toEqual([]);
+  });
+
+  it('with no room left, a write that is refused leaves nothing behind, not even the POSTINGS item', async () => {
+    const { person, patch, tag } = await fullWrite();
+    // Another person already holds one of the new emails: 409, after the prelude was sent.
+    await suite.api.post(personBody('Holder', uniqueTag('Of'), `${tag}.new47@example.org`));
+    const before = await snapshot(suite.table);
+    const { result, sent } = await transactionsOf(() => suite.api.patch(person.id, patch));
+    expect(result.status).toBe(409);
+    expect(sent[0]?.map((action) => action.Put?.Item?.type)).toEqual(['PostingsPending']);
+    expect(await snapshot(suite.table)).toEqual(before);
   });
 });

@@ -317,4 +317,17 @@ describe('where the postings of a write go', () => {
         .filter((item) => item.Put),
     ).toHaveLength(count);
   });
+
+  it('plans nothing for a write already over 100 actions without its postings: it is refused anyway', () => {
+    expect(
+      planPostings({
+        tableName: TABLE,
+        personId: 100,
+        before: NOTHING_BEFORE,
+        changes,
+        room: -1,
+        token: 't',
+      }),
+    ).toEqual({ prelude: [], inWrite: [], chain: [] });
+  });
 });
