@@ -1,6 +1,7 @@
 /**
  * The table definition, in one place: the test setup, `npm start` and the CDK stack all build the
- * table from it.
+ * table from it. The search postings are items of the table itself, read by key (keys.ts): they need
+ * no index of their own.
  */
 import type { CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { CHANGE_ID_INDEX, CHANGE_LIST_INDEX, PERSON_LIST_INDEX } from './keys';
