@@ -8,7 +8,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
-import { backfillPostings } from '../../lib/db/backfill';
+import { backfillPostings, backfillTotals } from '../../lib/db/backfill';
 import { documentClient } from '../../lib/db/client';
 import { logger } from '../../lib/logger';
 
@@ -40,17 +40,8 @@ export const buildHandler =
         deadline: Date.now() + context.getRemainingTimeInMillis() - STOP_BEFORE_TIMEOUT_MS,
       },
     );
-    const sum = (field: 'persons' | 'repaired' | 'written') =>
-      segments.reduce((total, segment) => total + segment[field], 0);
     const IsComplete = segments.every((segment) => segment.done);
-    logger.info('postings backfill', {
-      tableName,
-      persons: sum('persons'),
-      repaired: sum('repaired'),
-      written: sum('written'),
-      segmentsDone: segments.filter((segment) => segment.done).length,
-      complete: IsComplete,
-    });
+    logger.info('postings backfill', { tableName, ...backfillTotals(segments), complete: IsComplete });
     return { PhysicalResourceId, IsComplete };
   };
 

@@ -186,3 +186,11 @@ export const backfillPostings = (storage: Storage, options: Omit<BackfillOptions
       backfillSegment(storage, { ...options, segment }),
     ),
   );
+
+/** What the segments of a run have done between them. */
+export const backfillTotals = (segments: readonly SegmentProgress[]) => ({
+  persons: segments.reduce((total, segment) => total + segment.persons, 0),
+  repaired: segments.reduce((total, segment) => total + segment.repaired, 0),
+  written: segments.reduce((total, segment) => total + segment.written, 0),
+  segmentsDone: segments.filter((segment) => segment.done).length,
+});

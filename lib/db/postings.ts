@@ -161,9 +161,9 @@ export const planPostings = ({
         : actions,
       chain: [],
     };
-  const terms = [before.person && searchTerms(before.person), before.pending].reduce<SearchTerms>(
-    (all, more) => (more ? unionOfTerms(all, more) : all),
-    NO_TERMS,
+  const terms = unionOfTerms(
+    before.person ? searchTerms(before.person) : NO_TERMS,
+    before.pending ?? NO_TERMS,
   );
   const marker = pendingPut(tableName, personId, token, terms);
   const inWrite = room >= 1 ? [marker, ...actions.slice(0, room - 1)] : [];

@@ -6,7 +6,7 @@
  * region of the environment. Run it again to go on after a stop; `--restart` starts over.
  */
 import { parseArgs } from 'node:util';
-import { backfillPostings, type SegmentProgress } from '../db/backfill';
+import { backfillPostings, backfillTotals, type SegmentProgress } from '../db/backfill';
 import { documentClient } from '../db/client';
 import { ensureTable, localClientConfig, startDynamoLocal } from './dynamo-local';
 
@@ -37,11 +37,9 @@ const client = documentClient(local && endpoint ? localClientConfig(endpoint) : 
 const started = Date.now();
 const bySegment = new Map<number, SegmentProgress>();
 const summary = () => {
-  const all = [...bySegment.values()];
-  const sum = (field: 'persons' | 'repaired' | 'written') =>
-    all.reduce((total, each) => total + each[field], 0);
+  const { persons, repaired, written, segmentsDone } = backfillTotals([...bySegment.values()]);
   const seconds = (Date.now() - started) / 1000;
-  return `backfill ${tableName}: ${sum('persons')} persons checked, ${sum('repaired')} repaired, ${sum('written')} postings written; ${all.filter((each) => each.done).length}/${segments} segments done; ${seconds.toFixed(1)} s`;
+  return `backfill ${tableName}: ${persons} persons checked, ${repaired} repaired, ${written} postings written; ${segmentsDone}/${segments} segments done; ${seconds.toFixed(1)} s`;
 };
 let shown = 0;
 
