@@ -106,7 +106,12 @@ export class PersonServiceStack extends Stack {
     ({ api: this.api, stage: this.stage } = this.httpApi(stateful));
     this.streamSubscriptions(stateful);
     this.referenceData(stateful);
-    this.postingsBackfill(stateful);
+    const backfill = this.postingsBackfill(stateful);
+    // A deploy updates the writers before the backfill runs (so no person written meanwhile lacks its
+    // postings) and the list only after it is done (so no search misses a person stored before them).
+    for (const [handler, fn] of this.functions)
+      if (handler === 'list-persons') fn.node.addDependency(backfill);
+      else if (handler !== 'backfill-postings') backfill.node.addDependency(fn);
     this.throttleAlarms();
     this.alarmActions();
 
@@ -344,7 +349,7 @@ export class PersonServiceStack extends Stack {
         removalPolicy: stateful,
       }),
     });
-    new CustomResource(this, id, {
+    return new CustomResource(this, id, {
       serviceToken: provider.serviceToken,
       resourceType: `Custom::${id}`,
       properties: { TableName: this.table.tableName, ...properties },
@@ -382,7 +387,7 @@ export class PersonServiceStack extends Stack {
    * Bump `BackfillVersion` to run it again.
    */
   private postingsBackfill(stateful: RemovalPolicy) {
-    this.deployTimeResource(
+    return this.deployTimeResource(
       'PostingsBackfill',
       'backfill-postings',
       'Custom resource: builds the search postings of the persons already stored',

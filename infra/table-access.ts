@@ -111,10 +111,17 @@ const updateEntry = (kind: VocabularyKind): TableAccessRule[] => [
 
 export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> = {
   'get-person': [{ actions: ['GetItem'], partitions: [PERSONS] }],
-  // The list reads the index and the person counters (the shards and the legacy one), nothing else.
+  // Unfiltered, the list reads the index and the person counters (the shards and the legacy one);
+  // filtered, the search postings, the id counter (how far a probe's sample got) and, to check a
+  // fragment under 3 code points on candidates, their persons (posting-search.ts). Nothing else.
   'list-persons': [
     { actions: ['Query'], index: PERSON_LIST_INDEX },
-    { actions: ['BatchGetItem'], partitions: PERSON_COUNTER_KEYS.map(({ pk }) => pk) },
+    { actions: ['Query'], partitions: [POSTINGS] },
+    { actions: ['GetItem'], partitions: [idCounterKey.pk] },
+    {
+      actions: ['BatchGetItem'],
+      partitions: [...PERSON_COUNTER_KEYS.map(({ pk }) => pk), POSTINGS, PERSONS],
+    },
   ],
   // The person's version (GetItem), then its history entries in its own partition (audit-log.ts).
   'list-person-audit': [{ actions: ['GetItem', 'Query'], partitions: [PERSONS] }],

@@ -37,8 +37,24 @@
  *   50 + P * 8 entries of about 100 bytes. Offset O: about O + L + P * (O + L) / 8 entries at most,
  *   in P calls and a refill or two each (one Query returns at most ~10 000 entries). All N when O is
  *   past the end.
- * - any filter: every partition read whole to count the matches, N entries whatever O and L are.
- *   That grows with the table; a later change replaces it with an index that does not.
+ * - a filter of 2 or more code points (lib/db/posting-search.ts): the search postings below, never
+ *   the index, whatever N, O and L are. Of each filter its 2 rarest-looking probes (grams of a fragment
+ *   of 3+ code points, by letter frequency; the prefix of one of 2) may be sampled: 16 postings from
+ *   each of the 8 shards (8 Queries at once). The rarest-looking first: when that sample reaches the
+ *   end of every shard, it is all that probe holds and the read stops there. Otherwise the others are
+ *   sampled at once, with a GetItem of the id counter (which ranks a sample that did not reach the
+ *   end), and the one that shows fewest postings is read to its end: R postings, its sample included
+ *   (a shard's Query returns up to 5 000). Every other filter is checked with one BatchGetItem per 100
+ *   candidates of their posting of one of its grams (persons, for a fragment under 3 code points).
+ *   The stubs come from the postings, so the page costs nothing more; the cost line names the probe
+ *   read whole, R and the probes sampled. Items read: R + at most 128 per other probe sampled + one
+ *   per candidate and other filter. One fragment of 3+ code points: R ≤ 128 in 8 Queries, or
+ *   R + at most 128 (≤ 2 R) in 16 Queries, a GetItem and 8 more per 5 000 of R.
+ *   A 2-code-point fragment reads every posting whose gram starts with it (`ma`: mar, mat, may, ...),
+ *   the persons holding those 2 code points before another: up to N for a pair as common as `an`.
+ * - every filter of one code point: no posting narrows the list (a letter is in most persons):
+ *   every partition of `byName` read whole, its `search_*` attributes matched with `contains`, N
+ *   entries. A filter of one code point beside a longer one is checked on the candidates' persons.
  * - `limit=0` without filters: the counters read only.
  * ChangeHistory. An object's entries live in the object's own history partition, sort key its version
  * (one entry per version, so two writes never collide and the object's version is the count). Each

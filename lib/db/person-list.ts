@@ -1,28 +1,19 @@
 /**
- * The list of persons, read from the partitions of the `byName` index and merged by sort key (see the
- * cost notes in keys.ts): the window of stubs, the count, and what it cost, logged for operators and
- * benchmarks.
+ * The list of persons (see the cost notes in keys.ts): unfiltered, the partitions of the `byName`
+ * index merged by sort key; filtered, the search postings (posting-search.ts), or, when every fragment
+ * is one code point and no posting narrows the list, the `byName` index read whole. The window of
+ * stubs, the count, and what it cost, logged for operators and benchmarks.
  */
-import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonFilters, PersonListRequest, PersonSummary } from '../domain/listing';
+import { planQuery } from '../domain/search';
 import { logger as defaultLogger } from '../logger';
 import { type BatchGetOptions, batchGet } from './batch-get';
 import type { Storage } from './client';
 import { PERSON_COUNTER_KEYS, PERSON_LIST_INDEX, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from './keys';
+import { compareSortKeys, costRecorder, MAX_QUERY_LIMIT, type PersonListResult } from './list-reads';
+import { searchPostings } from './posting-search';
 import { storageCall } from './storage-errors';
-
-export interface ListCost {
-  calls: number;
-  itemsRead: number;
-  capacityUnits: number;
-}
-
-export interface PersonListResult {
-  count: number;
-  persons: PersonSummary[];
-  cost: ListCost;
-}
 
 export interface PersonList {
   list(request: PersonListRequest): Promise<PersonListResult>;
@@ -66,16 +57,6 @@ export const buildListQuery = (
   };
 };
 
-/**
- * Items one Query may evaluate: a page of index entries about DynamoDB's 1 MB per call. Filtered
- * reads pass it too: in AWS the 1 MB cap binds first either way, but DynamoDB Local without a `Limit`
- * reads every remaining entry for each page, so a filtered list over 100 000 persons took over a
- * minute there (O(n²)) instead of about ten seconds.
- */
-export const MAX_QUERY_LIMIT = 5_000;
-
-const capacityOf = (consumed: ConsumedCapacity | undefined) => consumed?.CapacityUnits ?? 0;
-
 /** The number of persons: the sum of the person counters, one BatchGetItem whatever the table holds. */
 export const countPersons = async (storage: Storage, onCall?: BatchGetOptions['onCall']) => {
   const counters = await batchGet(storage, PERSON_COUNTER_KEYS, { consistent: false, onCall });
@@ -85,21 +66,6 @@ export const countPersons = async (storage: Storage, onCall?: BatchGetOptions['o
 interface IndexEntry extends PersonSummary {
   listSk: string;
 }
-
-/** A UTF-16 unit moved so that units order as the code points they belong to (surrogates last). */
-const inCodePointOrder = (unit: number) =>
-  unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
-
-/**
- * DynamoDB orders string sort keys by their UTF-8 bytes, which is code point order; `<` compares
- * UTF-16 units, which puts a character above U+FFFF (a surrogate pair) before U+E000–U+FFFF.
- */
-export const compareSortKeys = (a: string, b: string): number => {
-  let at = 0;
-  while (at < a.length && at < b.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
-  if (at === a.length || at === b.length) return a.length - b.length;
-  return inCodePointOrder(a.charCodeAt(at)) - inCodePointOrder(b.charCodeAt(at));
-};
 
 /** A partition read in order, a chunk at a time. */
 interface Cursor {
@@ -116,8 +82,16 @@ export const personList = ({
   logger = defaultLogger,
 }: Storage & { logger?: Pick<typeof defaultLogger, 'info'> }): PersonList => ({
   async list({ filters, descending, window }) {
-    const cost: ListCost = { calls: 0, itemsRead: 0, capacityUnits: 0 };
-    const filtered = Object.values(filters).some(Boolean);
+    const plan = planQuery(filters);
+    const logCost = (source: string, { cost, detail }: PersonListResult) =>
+      logger.info('list cost', { source, offset: window.offset, limit: window.limit, ...cost, ...detail });
+    if (plan.probes.length > 0) {
+      const result = await searchPostings({ client, tableName }, plan, { descending, window });
+      logCost('postings', result);
+      return result;
+    }
+    const { cost, record } = costRecorder();
+    const filtered = plan.filters.length > 0;
     const wanted = window.offset + window.limit;
 
     /** Reads the next `limit` entries of a partition (filtered: evaluates that many, any may match). */
@@ -131,9 +105,7 @@ export const personList = ({
           }),
         ),
       );
-      cost.calls += 1;
-      cost.itemsRead += page.ScannedCount ?? 0;
-      cost.capacityUnits += capacityOf(page.ConsumedCapacity);
+      record(page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits ?? 0);
       cursor.entries = [...cursor.entries.slice(cursor.next), ...((page.Items ?? []) as IndexEntry[])];
       cursor.next = 0;
       cursor.startKey = page.LastEvaluatedKey;
@@ -145,7 +117,7 @@ export const personList = ({
     const order = (a: IndexEntry, b: IndexEntry) =>
       descending ? compareSortKeys(b.listSk, a.listSk) : compareSortKeys(a.listSk, b.listSk);
 
-    /** Every match of the filters, in order: each partition read to its end. */
+    /** Every match of the filters (one code point each), in order: each partition read to its end. */
     const readAll = async () => {
       const partitions = await Promise.all(
         cursors().map(async (cursor) => {
@@ -194,16 +166,16 @@ export const personList = ({
       count = matches.length;
     } else {
       [count, matches] = await Promise.all([
-        countPersons({ client, tableName }, (items, capacityUnits) => {
-          cost.calls += 1;
-          cost.itemsRead += items;
-          cost.capacityUnits += capacityUnits;
-        }),
+        countPersons({ client, tableName }, record),
         wanted > 0 ? readWindow() : Promise.resolve([]),
       ]);
     }
-    const persons = matches.slice(window.offset, wanted).map(({ id, fullname }) => ({ id, fullname }));
-    logger.info('list cost', { filtered, offset: window.offset, limit: window.limit, ...cost });
-    return { count, persons, cost };
+    const result = {
+      count,
+      persons: matches.slice(window.offset, wanted).map(({ id, fullname }) => ({ id, fullname })),
+      cost,
+    };
+    logCost(filtered ? 'index, filtered' : 'index', result);
+    return result;
   },
 });

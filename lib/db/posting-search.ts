@@ -1,6 +1,6 @@
 /**
- * A filtered list answered from the search postings (issue #26; not wired in yet: lists still read
- * `byName` whole). The plan (lib/domain/search.ts) names the probes that can each supply all of a
+ * A filtered list answered from the search postings (issue #26): every list with a fragment of 2 or
+ * more code points. The plan (lib/domain/search.ts) names the probes that can each supply all of a
  * filter's candidates; this reads a first page of every probe in every shard, reads the one that looks
  * rarest to its end, keeps the postings whose values match their filter, checks every other filter on
  * the candidate's posting of one of its grams (or, for a fragment under 3 code points, on the person),
@@ -11,13 +11,14 @@
  * a shard), against the last id handed out. Prefix probes (2-code-point fragments) are in order of
  * their third code point first, so only an exhausted one is ranked by its count.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonListRequest, PersonSummary } from '../domain/listing';
 import {
   checkGram,
   type FilterPlan,
   type Posting,
   type Probe,
+  probesToSample,
   type QueryPlan,
   searchTerms,
   valuesMatch,
@@ -26,8 +27,8 @@ import { fold } from '../domain/text';
 import { batchGet, keyString } from './batch-get';
 import type { Storage } from './client';
 import { idCounterKey, PERSON_LIST_SHARDS, personKey, personListKey, postingKey, postingRange } from './keys';
+import { compareSortKeys, costRecorder, MAX_QUERY_LIMIT, type PersonListResult } from './list-reads';
 import { fromPersonItem } from './person-items';
-import { compareSortKeys, type ListCost, MAX_QUERY_LIMIT, type PersonListResult } from './person-list';
 import { storageCall } from './storage-errors';
 
 /** Postings of one probe read from each shard to size it. */
@@ -54,7 +55,18 @@ interface ProbeRead {
   postings: PostingEntry[];
 }
 
-const probeText = (probe: Probe) => (probe.kind === 'gram' ? probe.gram : probe.prefix);
+export const probeText = (probe: Probe) => (probe.kind === 'gram' ? probe.gram : probe.prefix);
+
+/** The Query input of a probe's postings in one shard, in id order. */
+export const buildProbeQuery = (tableName: string, probe: Probe, shard: number): QueryCommandInput => {
+  const { pk, skPrefix } = postingRange(probeText(probe), shard);
+  return {
+    TableName: tableName,
+    KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :sk)' : 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':sk': skPrefix } : {}) },
+    ReturnConsumedCapacity: 'TOTAL',
+  };
+};
 
 /** How many postings a probe holds, as far as its sample shows (exact once every shard is read). */
 const estimate = ({ probe, shards }: ProbeRead, lastId: number) =>
@@ -71,12 +83,7 @@ export const searchPostings = async (
 ): Promise<PersonListResult> => {
   if (plan.probes.length === 0)
     throw new Error('A plan without probes (every fragment one code point) is answered by the index');
-  const cost: ListCost = { calls: 0, itemsRead: 0, capacityUnits: 0 };
-  const counted = (items: number, capacityUnits: number) => {
-    cost.calls += 1;
-    cost.itemsRead += items;
-    cost.capacityUnits += capacityUnits;
-  };
+  const { cost, record: counted } = costRecorder();
 
   /** Which of `ids` match `filter`: one BatchGetItem of their postings of its check gram, or of them. */
   const checker = async (filter: FilterPlan, ids: number[]): Promise<(id: number) => boolean> => {
@@ -97,20 +104,10 @@ export const searchPostings = async (
   };
 
   const readShard = async (read: ProbeRead, cursor: ShardCursor, limit: number) => {
-    const { pk, skPrefix } = postingRange(probeText(read.probe), cursor.shard);
     const page = await storageCall(() =>
       client.send(
         new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: skPrefix ? 'pk = :pk AND begins_with(sk, :sk)' : 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': pk, ...(skPrefix ? { ':sk': skPrefix } : {}) },
-          ProjectionExpression: '#id, #fullname, #values',
-          ExpressionAttributeNames: {
-            '#id': 'id',
-            '#fullname': 'fullname',
-            '#values': 'values',
-          },
-          ReturnConsumedCapacity: 'TOTAL',
+          ...buildProbeQuery(tableName, read.probe, cursor.shard),
           Limit: limit,
           ...(cursor.startKey ? { ExclusiveStartKey: cursor.startKey } : {}),
         }),
@@ -125,8 +122,8 @@ export const searchPostings = async (
     cursor.done = !page.LastEvaluatedKey;
   };
 
-  // A first page of every probe in every shard, and the last id handed out, all at once.
-  const reads: ProbeRead[] = plan.probes.map((probe) => ({
+  // The probes worth sampling, rarest-looking first.
+  const reads: ProbeRead[] = probesToSample(plan).map((probe) => ({
     probe,
     postings: [],
     shards: Array.from({ length: PERSON_LIST_SHARDS }, (_, shard) => ({
@@ -136,15 +133,30 @@ export const searchPostings = async (
       lastId: 0,
     })),
   }));
-  const [counter] = await Promise.all([
-    storageCall(() => client.send(new GetCommand({ TableName: tableName, Key: idCounterKey }))),
-    ...reads.flatMap((read) => read.shards.map((cursor) => readShard(read, cursor, SAMPLE_PER_SHARD))),
-  ]);
-  counted(1, counter.ConsumedCapacity?.CapacityUnits ?? 0);
-  const lastId = (counter.Item?.value as number | undefined) ?? 1;
-  const rarest = reads
-    .map((read) => ({ read, size: estimate(read, lastId) }))
-    .reduce((best, next) => (next.size < best.size ? next : best)).read;
+  const sample = (read: ProbeRead) => read.shards.map((cursor) => readShard(read, cursor, SAMPLE_PER_SHARD));
+  // The first alone: a sample that reaches the end of every shard is all its postings (at most 128),
+  // less than sampling any other could save, and the common case of a rare fragment.
+  const [first, ...others] = reads as [ProbeRead, ...ProbeRead[]];
+  await Promise.all(sample(first));
+  let rarest = first;
+  let sampled = 1;
+  if (others.length > 0 && !first.shards.every((cursor) => cursor.done)) {
+    sampled = reads.length;
+    // The others' samples, and the last id handed out, which ranks a sample that did not reach the end.
+    const [counter] = await Promise.all([
+      storageCall(() =>
+        client.send(
+          new GetCommand({ TableName: tableName, Key: idCounterKey, ReturnConsumedCapacity: 'TOTAL' }),
+        ),
+      ),
+      ...others.flatMap(sample),
+    ]);
+    counted(1, counter.ConsumedCapacity?.CapacityUnits ?? 0);
+    const lastId = (counter.Item?.value as number | undefined) ?? 1;
+    rarest = reads
+      .map((read) => ({ read, size: estimate(read, lastId) }))
+      .reduce((best, next) => (next.size < best.size ? next : best)).read;
+  }
   await Promise.all(
     rarest.shards.map(async (cursor) => {
       while (!cursor.done) await readShard(rarest, cursor, MAX_QUERY_LIMIT);
@@ -156,6 +168,7 @@ export const searchPostings = async (
   for (const posting of rarest.postings)
     if (valuesMatch(rarest.probe.filter, posting.values)) candidates.set(posting.id, posting);
 
+  const candidateCount = candidates.size;
   // Every other filter, on the posting of one of its grams or on the person.
   for (const other of plan.filters.filter((filter) => filter !== rarest.probe.filter)) {
     if (candidates.size === 0) break;
@@ -168,6 +181,12 @@ export const searchPostings = async (
     .map(({ id, fullname }) => ({ id, fullname, key: order({ id, fullname }) }))
     .sort((a, b) => (descending ? compareSortKeys(b.key, a.key) : compareSortKeys(a.key, b.key)));
   return {
+    detail: {
+      probe: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
+      probePostings: rarest.postings.length,
+      probesSampled: sampled,
+      candidates: candidateCount,
+    },
     count: matches.length,
     persons: matches
       .slice(window.offset, window.offset + window.limit)

@@ -162,6 +162,43 @@ export const planQuery = (filters: PersonFilters): QueryPlan => {
   };
 };
 
+/**
+ * How common a character looks in names and emails: its rank in the letters' frequency order (0 most
+ * common). What an email or a fullname holds everywhere (`.`, `@`, the space, the end of a value) ranks
+ * as common; digits and anything else (another script, a rare symbol) as rare.
+ */
+const COMMON_FIRST = ' \n.@eaoinrtlsmhdcubgkypfvwjzxq';
+const commonness = (character: string) => {
+  const rank = COMMON_FIRST.indexOf(character);
+  return rank === -1 ? COMMON_FIRST.length : rank;
+};
+
+/** Higher is rarer-looking: what orders a filter's grams before anything is read. */
+export const gramRarity = (gram: string) =>
+  Array.from(gram).reduce((sum, character) => sum + commonness(character), 0);
+
+/** Probes sampled of each filter: a fragment's grams beyond its two rarest-looking rarely read less. */
+export const PROBES_PER_FILTER = 2;
+
+const rarityOf = (probe: Probe) => (probe.kind === 'gram' ? gramRarity(probe.gram) : 0);
+const rarestLookingFirst = (a: Probe, b: Probe) => rarityOf(b) - rarityOf(a);
+
+/**
+ * The probes worth sampling, rarest-looking first (by `gramRarity`; a prefix, which holds every gram
+ * starting with it, last): of each filter its `PROBES_PER_FILTER` rarest-looking (a prefix probe is
+ * its filter's only one). Each can supply all its filter's candidates, so any of them answers the
+ * query; sampling them finds the one that reads least.
+ */
+export const probesToSample = (plan: QueryPlan): Probe[] =>
+  plan.filters
+    .flatMap((filter) =>
+      plan.probes
+        .filter((probe) => probe.filter === filter)
+        .sort(rarestLookingFirst)
+        .slice(0, PROBES_PER_FILTER),
+    )
+    .sort(rarestLookingFirst);
+
 /** The gram whose posting decides a filter for one candidate, or null (fragments under 3 code points). */
 export const checkGram = (plan: FilterPlan): string | null =>
   plan.lookup.kind === 'grams' ? (plan.lookup.grams[0] as string) : null;

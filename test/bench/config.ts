@@ -40,7 +40,7 @@ export const FULL: BenchConfig = {
 export const QUICK: BenchConfig = {
   mode: 'quick',
   overhead: { persons: 60, iterations: 8, filteredIterations: 4, warmup: 2, accountingRuns: 4 },
-  scale: { sizes: [100, 300, 1_000], deepOffset: 200, runs: 1, runsAtLargest: 1 },
+  scale: { sizes: [1_000, 10_000], deepOffset: 200, runs: 5, runsAtLargest: 5 },
   cold: { runs: 1 },
   throughput: { connections: 16, seconds: 1 },
 };

@@ -2,6 +2,7 @@
 import type { ColdSection } from './cold-start';
 import type { OverheadSection } from './overhead';
 import type { ScaleSection } from './scale';
+import { PLANTED_QUERY } from './seed';
 import { ratio, round } from './stats';
 import type { ThroughputRow } from './throughput';
 
@@ -37,7 +38,14 @@ export interface BenchResults {
 }
 
 /** The issue's thresholds: past any of them, the cause is to be found and fixed. */
-export const THRESHOLDS = { handlerOverFloor: 1.3, createCallsBeyondIds: 1, coldOverBareMs: 150 };
+export const THRESHOLDS = {
+  handlerOverFloor: 1.3,
+  createCallsBeyondIds: 1,
+  coldOverBareMs: 150,
+  /** Issue #26: a list matching 10 persons against a GET of one over HTTP, and its growth. */
+  plantedOverGet: 5,
+  plantedGrowth: 1.5,
+};
 
 export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Check[] => {
   const checks: Check[] = [];
@@ -61,6 +69,26 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
       });
     }
   }
+  const planted = (results.scale?.rows ?? []).filter((row) => row.query === PLANTED_QUERY);
+  const get = operations.find((operation) => operation.operation === 'get');
+  if (planted.length > 0 && get) {
+    const limit = THRESHOLDS.plantedOverGet * get.http.median;
+    const worst = planted.reduce((a, b) => (b.latency.median > a.latency.median ? b : a));
+    checks.push({
+      check: `${PLANTED_QUERY}: list handler median against ${THRESHOLDS.plantedOverGet} × GET over HTTP (${ms(get.http.median)} ms), every size`,
+      threshold: `≤ ${ms(limit)} ms`,
+      worst: `${ms(worst.latency.median)} ms (${persons(worst.persons)} persons; ${ratio(worst.latency.median, get.http.median)}×)`,
+      passed: worst.latency.median <= limit,
+    });
+  }
+  const plantedGrowth = results.scale?.growth.find((row) => row.query === PLANTED_QUERY);
+  if (plantedGrowth)
+    checks.push({
+      check: `${PLANTED_QUERY}: latency growth from ${persons(plantedGrowth.from)} to ${persons(plantedGrowth.to)} persons`,
+      threshold: `≤ ${THRESHOLDS.plantedGrowth}×`,
+      worst: `${plantedGrowth.latency}× (items read ${plantedGrowth.itemsRead}×)`,
+      passed: plantedGrowth.latency <= THRESHOLDS.plantedGrowth,
+    });
   const cold = results.coldStart?.rows ?? [];
   if (cold.length > 0) {
     const worstImport = cold.reduce((a, b) => (b.importOverBareMs > a.importOverBareMs ? b : a));
@@ -186,14 +214,17 @@ export const markdown = (results: BenchResults): string => {
         `(${Object.entries(scale.seedSeconds)
           .map(([size, seconds]) => `${persons(Number(size))} in ${seconds} s`)
           .join(', ')}). ` +
-        "Items read and calls from the list's own cost record; RCU computed (eventually consistent, index " +
-        `entries of ${scale.indexEntryBytes} bytes); latency median (p99) in ms.`,
+        "Items read and calls from the list's own cost record, which also names what it read: the " +
+        '`byName` index, or the search postings and the probe it read whole (with its postings); RCU ' +
+        `computed (eventually consistent, index entries of ${scale.indexEntryBytes} bytes, postings by ` +
+        'their size); latency median (p99) in ms.',
       table(
-        ['query', 'persons', 'count', 'items read', 'calls', 'RCU', 'latency ms'],
+        ['query', 'persons', 'count', 'read', 'items read', 'calls', 'RCU', 'latency ms'],
         scale.rows.map((row) => [
           row.query,
           persons(row.persons),
           persons(row.count),
+          row.probe ? `${row.source}: ${row.probe} (${persons(row.probePostings ?? 0)})` : row.source,
           persons(row.itemsRead),
           row.calls,
           row.rcu,

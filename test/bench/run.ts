@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 /**
- * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,cold,scale]`: starts DynamoDB
+ * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,cold,scale] [--sizes 1000,10000]`: starts DynamoDB
  * Local, runs the sections, prints the Markdown report and writes it with the same figures as JSON to
  * DIR (`bench-results/` by default; `latest.*`, or `quick.*` with `--quick`).
  *
@@ -19,6 +19,8 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     out: { type: 'string', default: 'bench-results' },
     only: { type: 'string' },
+    /** The list scale section's table sizes, e.g. `100,1000` (bench-quick.test.ts keeps them small). */
+    sizes: { type: 'string' },
   },
 });
 const SECTIONS = ['overhead', 'throughput', 'cold', 'scale'] as const;
@@ -48,7 +50,10 @@ const log = (message: string) =>
 
 const loadAtStart = loadavg().map((value) => Number(value.toFixed(2)));
 const { FULL, QUICK } = await import('./config');
-const config = args.quick ? QUICK : FULL;
+const chosen = args.quick ? QUICK : FULL;
+const config = args.sizes
+  ? { ...chosen, scale: { ...chosen.scale, sizes: args.sizes.split(',').map(Number) } }
+  : chosen;
 const { ensureTable, localClientConfig, startDynamoLocal, useLocalTable } = await import(
   '../../lib/local/dynamo-local'
 );

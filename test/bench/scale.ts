@@ -1,18 +1,27 @@
 /**
  * Section 3: what a list costs as the table grows. One table is seeded up to each size in turn
- * (BatchWriteItem, see seed.ts), and at each size the list handler answers four requests: the first
- * page, a deep offset, a rare filter and a common filter. Items read and calls come from the list's
+ * (BatchWriteItem, see seed.ts), and at each size the list handler answers the first page, a deep
+ * offset, and filters: a fragment on exactly 10 persons, a rare and a common name, part of an email,
+ * a 3-letter search and a 2-letter fragment (the postings; issue #26). Items read and calls come from the list's
  * own cost record (the `list cost` log line), capacity is computed from the recorded calls.
  */
 import { buildHandler as buildList } from '../../functions/list-persons';
 import type { Storage } from '../../lib/db/client';
-import { type ListCost, personList } from '../../lib/db/person-list';
+import type { ListCost } from '../../lib/db/list-reads';
+import { personList } from '../../lib/db/person-list';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
 import { httpEvent } from '../support/events';
 import { capacityOf, type Instrument, type RecordedCall } from './capacity';
 import type { BenchConfig } from './config';
-import { averageIndexEntryBytes, COMMON_FIRST_NAME, RARE_LAST_NAME, seedPersons } from './seed';
+import {
+  averageIndexEntryBytes,
+  COMMON_FIRST_NAME,
+  PLANTED_LAST_NAME,
+  PLANTED_QUERY,
+  RARE_LAST_NAME,
+  seedPersons,
+} from './seed';
 import { ratio, type Summary, summarise } from './stats';
 
 export interface ScaleRow {
@@ -20,6 +29,10 @@ export interface ScaleRow {
   persons: number;
   /** Persons in the answer's total (`Pagination.count`). */
   count: number;
+  /** What the list read (its cost line's `source`), and for the postings the probe read whole. */
+  source: string;
+  probe?: string;
+  probePostings?: number;
   itemsRead: number;
   calls: number;
   rcu: number;
@@ -48,9 +61,10 @@ export const runScale = async (
   config: BenchConfig,
   log: (message: string) => void,
 ): Promise<ScaleSection> => {
-  let cost: ListCost | undefined;
+  type CostLine = ListCost & { source: string; probe?: string; probePostings?: number };
+  let cost: CostLine | undefined;
   const costLogger = {
-    info: (_message: string, details: ListCost) => {
+    info: (_message: string, details: CostLine) => {
       cost = details;
     },
   } as unknown as Parameters<typeof personList>[0]['logger'];
@@ -58,8 +72,12 @@ export const runScale = async (
   const queries: { query: string; parameters: Record<string, string> }[] = [
     { query: 'first page', parameters: {} },
     { query: `offset ${config.scale.deepOffset}`, parameters: { offset: String(config.scale.deepOffset) } },
-    { query: 'rare filter (0.1%)', parameters: { last_name: RARE_LAST_NAME.toLowerCase() } },
-    { query: 'common filter (20%)', parameters: { first_name: COMMON_FIRST_NAME.toLowerCase() } },
+    { query: PLANTED_QUERY, parameters: { last_name: PLANTED_LAST_NAME.toLowerCase() } },
+    { query: 'rare last_name (0.1%)', parameters: { last_name: RARE_LAST_NAME.toLowerCase() } },
+    { query: 'common first_name (20%)', parameters: { first_name: COMMON_FIRST_NAME.toLowerCase() } },
+    { query: 'email fragment (1 person)', parameters: { email: 'seed-123@' } },
+    { query: '3-letter search', parameters: { search: 'son' } },
+    { query: '2-letter last_name', parameters: { last_name: 'ho' } },
   ];
 
   const rows: ScaleRow[] = [];
@@ -117,6 +135,8 @@ export const runScale = async (
         query,
         persons: size,
         count,
+        source: cost.source,
+        ...(cost.probe ? { probe: cost.probe, probePostings: cost.probePostings } : {}),
         itemsRead: cost.itemsRead,
         calls: cost.calls,
         rcu: capacity,

@@ -1,6 +1,7 @@
 /**
  * Persons straight into a table through BatchWriteItem, built by the same code a create uses
- * (`mergePerson`, then `toPersonItem` with its `byName` index attributes), and counted in the
+ * (`mergePerson`, then `toPersonItem` with its `byName` index attributes and `postingItemsOf`, the
+ * search postings a create writes in its transaction), and counted in the
  * person counters (each person in its id's shard, as a create counts it) that the list sums. Ids come
  * from the id counter, as a container's block would. No claims and no audit entries are written: listing reads neither.
  */
@@ -14,6 +15,7 @@ import {
   personCounterKey,
 } from '../../lib/db/keys';
 import { toPersonItem } from '../../lib/db/person-items';
+import { postingItemsOf } from '../../lib/db/postings';
 import { counterUpdate } from '../../lib/db/write-actions';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
@@ -48,9 +50,17 @@ export const COMMON_FIRST_NAME = 'Maria';
 /** One person in a thousand has this last name: a filter that matches 0.1% of the table. */
 export const RARE_LAST_NAME = 'Quillfeather';
 
+/** Exactly 10 persons have this last name once 1 000 are seeded, however many follow. */
+export const PLANTED_LAST_NAME = 'Zyzzyva';
+/** The scale query of the bar of issue #26: that fragment, on 10 persons at every size. */
+export const PLANTED_QUERY = 'planted on 10 persons';
+const isPlanted = (n: number) => n < 1_000 && n % 100 === 37;
+
 if (
   FIRST_NAMES.some((name) => fold(name).includes(fold(COMMON_FIRST_NAME))) ||
-  LAST_NAMES.some((name) => fold(name).includes(fold(RARE_LAST_NAME)))
+  LAST_NAMES.some((name) =>
+    [RARE_LAST_NAME, PLANTED_LAST_NAME].some((rare) => fold(name).includes(fold(rare))),
+  )
 )
   throw new Error('A filler name contains a filter value: the match rates would be wrong');
 
@@ -64,16 +74,18 @@ export const seedBody = (n: number) => ({
     '@set': [
       {
         first_name: n % 5 === 0 ? COMMON_FIRST_NAME : pick(FIRST_NAMES, n, 7),
-        last_name: n % 1000 === 500 ? RARE_LAST_NAME : pick(LAST_NAMES, n, 13),
+        last_name:
+          n % 1000 === 500 ? RARE_LAST_NAME : isPlanted(n) ? PLANTED_LAST_NAME : pick(LAST_NAMES, n, 13),
       },
     ],
   },
   Emails: { '@set': [{ email: `seed-${n}@bench.example.org` }] },
 });
 
+/** Persons built at a time by one worker; their items go out 25 to a BatchWriteItem. */
 const BATCH = 25;
 
-const writeBatch = async ({ client, tableName }: Storage, items: Record<string, unknown>[]) => {
+const writeBatch = async ({ client, tableName }: Storage, items: readonly object[]) => {
   let pending: Record<string, unknown>[] = items.map((Item) => ({ PutRequest: { Item } }));
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * 2 ** attempt)));
@@ -95,7 +107,7 @@ export interface SeedOptions {
 /** Seeds `count` persons and returns their ids, in seeding order. */
 export const seedPersons = async (
   storage: Storage,
-  { from, count, concurrency = 6, progress }: SeedOptions,
+  { from, count, concurrency = 8, progress }: SeedOptions,
 ): Promise<number[]> => {
   if (count <= 0) return [];
   const { client, tableName } = storage;
@@ -120,9 +132,10 @@ export const seedPersons = async (
   const worker = async () => {
     while (next < count) {
       const start = next;
-      next = Math.min(count, next + BATCH);
-      const items: Record<string, unknown>[] = [];
-      for (let n = start; n < next; n++) {
+      const end = Math.min(count, next + BATCH);
+      next = end;
+      const items: object[] = [];
+      for (let n = start; n < end; n++) {
         const body = CreatePersonBody.parse(seedBody(from + n));
         const first = nextId;
         nextId += idsEach;
@@ -135,12 +148,12 @@ export const seedPersons = async (
           abbreviations: NO_ABBREVIATIONS,
         });
         ids[n] = first;
-        items.push(toPersonItem(person));
+        items.push(toPersonItem(person), ...postingItemsOf(person));
         const shard = personCounterKey(person.id);
         shardCounts.set(shard.pk, { key: shard, count: (shardCounts.get(shard.pk)?.count ?? 0) + 1 });
       }
-      await writeBatch(storage, items);
-      done += items.length;
+      for (let at = 0; at < items.length; at += BATCH) await writeBatch(storage, items.slice(at, at + BATCH));
+      done += end - start;
       progress?.(done);
     }
   };

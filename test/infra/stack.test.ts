@@ -261,6 +261,15 @@ describe('the postings backfill', () => {
       USER_IS_COMPLETE_FUNCTION_ARN: arn,
     });
   });
+
+  it('runs after every writer is updated, and the list is updated only once it is done', () => {
+    const [backfillId, resource] = only(resourcesOf(template, 'Custom::PostingsBackfill'));
+    const dependsOn = (resource as { DependsOn?: string[] }).DependsOn ?? [];
+    for (const writer of ['create-person', 'update-person', 'enrich-person', 'update-name-prefix'])
+      expect(dependsOn).toContain(fn(writer).id);
+    expect(dependsOn).not.toContain(fn('list-persons').id);
+    expect((fn('list-persons').resource as { DependsOn?: string[] }).DependsOn).toContain(backfillId);
+  });
 });
 
 describe('reference data', () => {

@@ -47,6 +47,7 @@ import { socialAddressWriter } from '../../lib/db/social-address-writer';
 import { PARTITION_KEY, tableDefinition } from '../../lib/db/table';
 import { ENDPOINTS, type Endpoint } from '../../lib/domain/change-history';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
+import { seedPersons } from '../bench/seed';
 import { createTestTable } from '../support/dynamo';
 import { type EventSpec, httpEvent, lambdaContext } from '../support/events';
 import { distinctEmails } from '../support/fixtures';
@@ -409,6 +410,17 @@ beforeAll(async () => {
 
   await invoke('get-person', { method: 'GET', ...person(ada.id) }, 200);
   await invoke('list-persons', { method: 'GET', route: '/Person', query: { limit: '10' } }, 200);
+  // The postings: the first probe's sample, or with 200 persons holding "bench" (more than 16 in a
+  // shard) the others' samples and the id counter too; candidates checked on a posting and on persons
+  // (a 2-code-point fragment); a fragment of one code point reads the index.
+  await seedPersons(storage, { from: 0, count: 200 });
+  for (const query of <Record<string, string>[]>[
+    { email: 'bench', first_name: 'ada' },
+    { search: 'lovelace', first_name: 'ada' },
+    { last_name: 'lovelace', first_name: 'ad' },
+    { first_name: 'a' },
+  ])
+    await invoke('list-persons', { method: 'GET', route: '/Person', query }, 200);
   await invoke('list-person-audit', { method: 'GET', ...person(ada.id, '/audit') }, 200);
 
   const views = { Prefix: 'prefixes', Suffix: 'suffixes' } as const;

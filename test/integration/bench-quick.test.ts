@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS } from '../../lib/db/keys';
+import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/keys';
 import type { BenchResults } from '../bench/report';
 import { round } from '../bench/stats';
 
@@ -20,7 +20,8 @@ describe('npm run bench -- --quick', () => {
   it('runs every section and reports the same figures as Markdown and JSON', async () => {
     const { stdout } = await promisify(execFile)(
       'npm',
-      ['run', '--silent', 'bench', '--', '--quick', '--out', out],
+      // The list scale section at 100 and 1 000 persons (--quick seeds 1 000 and 10 000, a minute more).
+      ['run', '--silent', 'bench', '--', '--quick', '--sizes', '100,1000', '--out', out],
       {
         timeout: 170_000,
         maxBuffer: 16 * 1024 * 1024,
@@ -53,7 +54,8 @@ describe('npm run bench -- --quick', () => {
     // The counters, and the 9 partitions of the index read at once (a refill now and then).
     expect(operations.list?.callsByCommand.BatchGetItem).toBe(1);
     expect(operations.list?.callsByCommand.Query).toBeGreaterThanOrEqual(PERSON_LIST_PARTITIONS.length);
-    expect(operations['list-filtered']?.callsByCommand).toEqual({ Query: PERSON_LIST_PARTITIONS.length });
+    // The postings of the filter's rarest-looking gram, all of them in its first page of each shard.
+    expect(operations['list-filtered']?.callsByCommand).toEqual({ Query: PERSON_LIST_SHARDS });
     expect(operations.create?.callsByCommand.TransactWriteItems).toBe(1);
     expect(operations.patch?.callsByCommand).toMatchObject({ BatchGetItem: 1, TransactWriteItems: 1 });
     expect(operations.create?.capacity.wcu).toBeGreaterThanOrEqual(8);
@@ -69,7 +71,7 @@ describe('npm run bench -- --quick', () => {
     expect(operations.get?.capacity.rcu).toBe(1);
 
     const scale = results.scale?.rows ?? [];
-    expect(scale).toHaveLength(12);
+    expect(scale).toHaveLength(16);
     for (const row of scale.filter((entry) => entry.query === 'first page')) {
       expect(row.count).toBe(row.persons);
       // 50 index entries and what the merge read past them (at most a chunk of 8 per partition), and
@@ -79,16 +81,25 @@ describe('npm run bench -- --quick', () => {
         50 + 8 * PERSON_LIST_PARTITIONS.length + PERSON_COUNTER_SHARDS,
       );
     }
-    for (const row of scale.filter((entry) => entry.query.includes('filter')))
-      expect(row.itemsRead).toBe(row.persons);
-    expect(scale.find((row) => row.query.startsWith('common') && row.persons === 1_000)?.count).toBe(200);
+    // A filter reads the postings of one probe (its sample included), and at most a sample of 16 per
+    // shard of one other and the id counter: never the index.
+    const filtered = scale.filter((entry) => !['first page', 'offset 200'].includes(entry.query));
+    expect(filtered).toHaveLength(12);
+    for (const row of filtered) {
+      expect(row).toMatchObject({ source: 'postings', probe: expect.any(String) });
+      expect(row.count).toBeLessThanOrEqual(row.probePostings ?? 0);
+      expect(row.itemsRead).toBeLessThanOrEqual((row.probePostings ?? 0) + 16 * PERSON_LIST_SHARDS + 1);
+      if (row.persons === 1_000) expect(row.itemsRead).toBeLessThan(row.persons);
+    }
+    const at1000 = (query: string) => scale.find((row) => row.query === query && row.persons === 1_000);
+    expect(at1000('common first_name (20%)')?.count).toBe(200);
+    expect(at1000('planted on 10 persons')?.count).toBe(10);
     // The first page reads the same at every size; offset 200 reads about 250 entries at 1 000 persons
-    // and all 100 at 100; a filter reads every entry.
-    const [firstPage, deepOffset, ...filters] = results.scale?.growth.map((row) => row.itemsRead) ?? [];
+    // and all 100 at 100.
+    const [firstPage, deepOffset] = results.scale?.growth.map((row) => row.itemsRead) ?? [];
     expect(firstPage).toBeCloseTo(1, 1);
     expect(deepOffset).toBeGreaterThan(2);
     expect(deepOffset).toBeLessThan(3.2);
-    expect(filters).toEqual([10, 10]);
 
     const cold = results.coldStart?.rows ?? [];
     expect(cold.length).toBeGreaterThanOrEqual(15);
@@ -103,6 +114,8 @@ describe('npm run bench -- --quick', () => {
       expect(row.requests).toBeGreaterThan(0);
       expect(row.non2xx + row.errors).toBe(0);
     }
-    expect(results.checks.map((check) => check.check)).toHaveLength(4);
+    // Four of the overhead and cold start, two of the list matching 10 persons (issue #26).
+    expect(results.checks.map((check) => check.check)).toHaveLength(6);
+    expect(stdout).toContain('planted on 10 persons: list handler median against 5 × GET over HTTP');
   }, 180_000);
 });

@@ -14,7 +14,8 @@ import {
   personCounterKey,
   personKey,
 } from '../../lib/db/keys';
-import { compareSortKeys, personList } from '../../lib/db/person-list';
+import { compareSortKeys } from '../../lib/db/list-reads';
+import { personList } from '../../lib/db/person-list';
 import { counterUpdate } from '../../lib/db/write-actions';
 import { personApi, personBody, uniqueEmail } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSortKeys } from '../../../lib/db/person-list';
+import { compareSortKeys } from '../../../lib/db/list-reads';
 
 const sign = (value: number) => Math.sign(value);
 

@@ -8,12 +8,15 @@ import {
   END_MARK,
   FIELDS_OF_FILTER,
   type FilterPlan,
+  gramRarity,
   gramsOfValue,
   lookupOf,
   NO_TERMS,
   type Posting,
+  type Probe,
   planQuery,
   postingsOf,
+  probesToSample,
   SEARCH_FIELDS,
   type SearchField,
   type SearchTerms,
@@ -242,6 +245,18 @@ describe('the plan of a filtered list (issue #26)', () => {
       ['email', 'jo'],
     ]);
     expect(plan.filters.map(checkGram)).toEqual(['mar', null, null]);
+  });
+
+  it('samples the two rarest-looking probes of each filter, rarest-looking first, a prefix last', () => {
+    const text = (probe: Probe) => (probe.kind === 'gram' ? probe.gram : probe.prefix);
+    // "zyx" and "yxw" hold the rarest letters of "ezyxwe"; "mar" beats "ari" and "ria" (m is rarer).
+    expect(
+      probesToSample(planQuery({ last_name: 'ezyxwe', email: 'jo', first_name: 'maria' })).map(text),
+    ).toEqual(['zyx', 'yxw', 'mar', 'ari', 'jo']);
+    expect(gramRarity('qzx')).toBeGreaterThan(gramRarity('the'));
+    // Digits and other scripts rank as rare, what every email holds as common.
+    expect(gramRarity('123')).toBeGreaterThan(gramRarity('.co'));
+    expect(gramRarity('яна')).toBeGreaterThan(gramRarity('ana'));
   });
 
   it('has no probe when every fragment is one code point: the list reads its index', () => {

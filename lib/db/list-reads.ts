@@ -1,0 +1,53 @@
+/**
+ * What the two reads of the person list share (person-list.ts reads the `byName` index, posting-search.ts
+ * the search postings): the result, what it cost, the page size of a Query and the order of sort keys.
+ */
+import type { PersonSummary } from '../domain/listing';
+
+export interface ListCost {
+  calls: number;
+  itemsRead: number;
+  capacityUnits: number;
+}
+
+/** A cost to add calls to: `record` is what each call's answer passes. */
+export const costRecorder = () => {
+  const cost: ListCost = { calls: 0, itemsRead: 0, capacityUnits: 0 };
+  const record = (items: number, capacityUnits: number) => {
+    cost.calls += 1;
+    cost.itemsRead += items;
+    cost.capacityUnits += capacityUnits;
+  };
+  return { cost, record };
+};
+
+export interface PersonListResult {
+  count: number;
+  persons: PersonSummary[];
+  cost: ListCost;
+  /** What the read went through, for the cost log line (posting-search.ts: the probe read whole). */
+  detail?: Record<string, string | number>;
+}
+
+/**
+ * Items one Query may evaluate: a page of index entries about DynamoDB's 1 MB per call. Filtered
+ * reads pass it too: in AWS the 1 MB cap binds first either way, but DynamoDB Local without a `Limit`
+ * reads every remaining entry for each page, so a filtered list over 100 000 persons took over a
+ * minute there (O(n²)) instead of about ten seconds.
+ */
+export const MAX_QUERY_LIMIT = 5_000;
+
+/** A UTF-16 unit moved so that units order as the code points they belong to (surrogates last). */
+const inCodePointOrder = (unit: number) =>
+  unit >= 0xe000 ? unit - 0x800 : unit >= 0xd800 ? unit + 0x2000 : unit;
+
+/**
+ * DynamoDB orders string sort keys by their UTF-8 bytes, which is code point order; `<` compares
+ * UTF-16 units, which puts a character above U+FFFF (a surrogate pair) before U+E000–U+FFFF.
+ */
+export const compareSortKeys = (a: string, b: string): number => {
+  let at = 0;
+  while (at < a.length && at < b.length && a.charCodeAt(at) === b.charCodeAt(at)) at++;
+  if (at === a.length || at === b.length) return a.length - b.length;
+  return inCodePointOrder(a.charCodeAt(at)) - inCodePointOrder(b.charCodeAt(at));
+};
