@@ -1,10 +1,12 @@
 /**
  * Section 3: what a list costs as the table grows. One table is seeded up to each size in turn
- * (BatchWriteItem, see seed.ts), and at each size the list handler answers the first page, a deep
- * offset, and filters: a fragment on exactly 10 persons, a rare and a common name, part of an email,
- * a 3-letter search and a 2-letter fragment (the postings; issue #26). Items read and calls come from the list's
- * own cost record (the `list cost` log line), capacity is computed from the recorded calls.
+ * (BatchWriteItem, persons and their postings, see seed.ts), and at each size the list handler
+ * answers the first page, a deep offset, and filters: a fragment on exactly 10 persons, a rare and a
+ * common name, part of an email, a 3-letter search and a 2-letter fragment (the postings, issue #26).
+ * Items read and calls come from the list's own cost record (the `list cost` log line), capacity is
+ * computed from the recorded calls.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import type { Storage } from '../../lib/db/client';
 import type { ListCost } from '../../lib/db/list-reads';
@@ -17,9 +19,11 @@ import type { BenchConfig } from './config';
 import {
   averageIndexEntryBytes,
   COMMON_FIRST_NAME,
+  COMMON_QUERY,
   PLANTED_LAST_NAME,
   PLANTED_QUERY,
   RARE_LAST_NAME,
+  RARE_QUERY,
   seedPersons,
 } from './seed';
 import { ratio, type Summary, summarise } from './stats';
@@ -51,15 +55,28 @@ export interface ScaleGrowth {
 export interface ScaleSection {
   indexEntryBytes: number;
   seedSeconds: Record<string, number>;
+  /** Items written by the seeding of each size: persons and their postings. */
+  seedItems: Record<string, number>;
+  /** The resident memory of the DynamoDB Local process after seeding each size, and its peak, MiB. */
+  dynamoMemoryMiB: Record<string, { resident: number; peak: number }>;
   rows: ScaleRow[];
   growth: ScaleGrowth[];
 }
+
+/** VmRSS and VmHWM of a Linux process, MiB (zeros where /proc is not there). */
+const memoryOf = (pid: number | undefined) => {
+  const status = pid && existsSync(`/proc/${pid}/status`) ? readFileSync(`/proc/${pid}/status`, 'utf8') : '';
+  const mib = (field: string) =>
+    Math.round(Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0) / 1024);
+  return { resident: mib('VmRSS'), peak: mib('VmHWM') };
+};
 
 export const runScale = async (
   storage: Storage,
   instrument: Instrument,
   config: BenchConfig,
   log: (message: string) => void,
+  dynamoPid?: number,
 ): Promise<ScaleSection> => {
   type CostLine = ListCost & { source: string; probe?: string; probePostings?: number };
   let cost: CostLine | undefined;
@@ -73,8 +90,8 @@ export const runScale = async (
     { query: 'first page', parameters: {} },
     { query: `offset ${config.scale.deepOffset}`, parameters: { offset: String(config.scale.deepOffset) } },
     { query: PLANTED_QUERY, parameters: { last_name: PLANTED_LAST_NAME.toLowerCase() } },
-    { query: 'rare last_name (0.1%)', parameters: { last_name: RARE_LAST_NAME.toLowerCase() } },
-    { query: 'common first_name (20%)', parameters: { first_name: COMMON_FIRST_NAME.toLowerCase() } },
+    { query: RARE_QUERY, parameters: { last_name: RARE_LAST_NAME.toLowerCase() } },
+    { query: COMMON_QUERY, parameters: { first_name: COMMON_FIRST_NAME.toLowerCase() } },
     { query: 'email fragment (1 person)', parameters: { email: 'seed-123@' } },
     { query: '3-letter search', parameters: { search: 'son' } },
     { query: '2-letter last_name', parameters: { last_name: 'ho' } },
@@ -82,6 +99,8 @@ export const runScale = async (
 
   const rows: ScaleRow[] = [];
   const seedSeconds: Record<string, number> = {};
+  const seedItems: Record<string, number> = {};
+  const dynamoMemoryMiB: ScaleSection['dynamoMemoryMiB'] = {};
   let seeded = 0;
   let indexEntryBytes = 0;
   for (const size of config.scale.sizes) {
@@ -90,16 +109,23 @@ export const runScale = async (
     await seedPersons(storage, {
       from: seeded,
       count: size - seeded,
-      progress: (done) => {
+      progress: (done, written) => {
+        seedItems[size] = written;
         if (done - reported >= 10_000) {
           reported = done;
-          log(`scale: seeded ${seeded + done} of ${size}`);
+          const seconds = (performance.now() - started) / 1000;
+          log(
+            `scale: seeded ${seeded + done} of ${size} (${written} items, ${Math.round(written / seconds)}/s)`,
+          );
         }
       },
     });
     seeded = size;
     seedSeconds[size] = Number(((performance.now() - started) / 1000).toFixed(1));
-    log(`scale: ${size} persons (seeded in ${seedSeconds[size]} s)`);
+    dynamoMemoryMiB[size] = memoryOf(dynamoPid);
+    log(
+      `scale: ${size} persons (seeded in ${seedSeconds[size]} s, ${seedItems[size]} items; DynamoDB Local ${dynamoMemoryMiB[size]?.resident} MiB)`,
+    );
     indexEntryBytes = await averageIndexEntryBytes(storage);
 
     for (const { query, parameters } of queries) {
@@ -159,5 +185,12 @@ export const runScale = async (
       latency: ratio(to.latency.median, from.latency.median),
     };
   });
-  return { indexEntryBytes: Math.round(indexEntryBytes), seedSeconds, rows, growth };
+  return {
+    indexEntryBytes: Math.round(indexEntryBytes),
+    seedSeconds,
+    seedItems,
+    dynamoMemoryMiB,
+    rows,
+    growth,
+  };
 };

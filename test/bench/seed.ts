@@ -49,6 +49,9 @@ const LAST_NAMES = [
 export const COMMON_FIRST_NAME = 'Maria';
 /** One person in a thousand has this last name: a filter that matches 0.1% of the table. */
 export const RARE_LAST_NAME = 'Quillfeather';
+/** The scale queries of those two names (the thresholds of issue #27 name them). */
+export const COMMON_QUERY = 'common first_name (20%)';
+export const RARE_QUERY = 'rare last_name (0.1%)';
 
 /** Exactly 10 persons have this last name once 1 000 are seeded, however many follow. */
 export const PLANTED_LAST_NAME = 'Zyzzyva';
@@ -101,7 +104,8 @@ export interface SeedOptions {
   from: number;
   count: number;
   concurrency?: number;
-  progress?: (done: number) => void;
+  /** After each batch: persons seeded so far, and items written (persons and postings). */
+  progress?: (done: number, written: number) => void;
 }
 
 /** Seeds `count` persons and returns their ids, in seeding order. */
@@ -127,6 +131,7 @@ export const seedPersons = async (
   const ids: number[] = [];
   let next = 0;
   let done = 0;
+  let written = 0;
   /** Persons per person counter shard, added to each counter once at the end. */
   const shardCounts = new Map<string, { key: Key; count: number }>();
   const worker = async () => {
@@ -154,7 +159,8 @@ export const seedPersons = async (
       }
       for (let at = 0; at < items.length; at += BATCH) await writeBatch(storage, items.slice(at, at + BATCH));
       done += end - start;
-      progress?.(done);
+      written += items.length;
+      progress?.(done, written);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));

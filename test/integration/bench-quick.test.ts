@@ -114,8 +114,15 @@ describe('npm run bench -- --quick', () => {
       expect(row.requests).toBeGreaterThan(0);
       expect(row.non2xx + row.errors).toBe(0);
     }
-    // Four of the overhead and cold start, two of the list matching 10 persons (issue #26).
-    expect(results.checks.map((check) => check.check)).toHaveLength(6);
+    // Four of the overhead and cold start, two of the list matching 10 persons (issue #26), the
+    // rare and common filters at the largest size and the create's write units (issue #27).
+    expect(results.checks.map((check) => check.check)).toHaveLength(9);
     expect(stdout).toContain('planted on 10 persons: list handler median against 5 × GET over HTTP');
+    expect(stdout).toContain('rare last_name (0.1%) at 1,000 persons: list handler median');
+    // The write units are over 3×: the report says why, from the run's own counts.
+    expect(results.checks.find((check) => check.check.startsWith('create: write units'))?.explained).toMatch(
+      /a create's postings cost [\d.]+ of one search/,
+    );
+    expect(results.scale?.seedItems['1000']).toBeGreaterThan(10 * 1_000);
   }, 180_000);
 });
