@@ -39,7 +39,7 @@
  *   past the end.
  * - a filter of 2 or more code points (lib/db/posting-search.ts): the search postings below, never
  *   the index, whatever N, O and L are. Of each filter its 2 rarest-looking probes (grams of a fragment
- *   of 3+ code points, by letter frequency; the prefix of one of 2) may be sampled: 16 postings from
+ *   of 3+ code points, by letter frequency; the prefix of one of 2) may be sampled: 32 postings from
  *   each of the 8 shards (8 Queries at once). The rarest-looking first: when that sample reaches the
  *   end of every shard, it is all that probe holds and the read stops there. Otherwise the others are
  *   sampled at once, with a GetItem of the id counter (which ranks a sample that did not reach the
@@ -47,9 +47,9 @@
  *   (a shard's Query returns up to 5 000). Every other filter is checked with one BatchGetItem per 100
  *   candidates of their posting of one of its grams (persons, for a fragment under 3 code points).
  *   The stubs come from the postings, so the page costs nothing more; the cost line names the probe
- *   read whole, R and the probes sampled. Items read: R + at most 128 per other probe sampled + one
- *   per candidate and other filter. One fragment of 3+ code points: R ≤ 128 in 8 Queries, or
- *   R + at most 128 (≤ 2 R) in 16 Queries, a GetItem and 8 more per 5 000 of R.
+ *   read whole, R and the probes sampled. Items read: R + at most 256 per other probe sampled + one
+ *   per candidate and other filter. One fragment of 3+ code points: R ≤ 256 in 8 Queries, or
+ *   R + at most 256 (≤ 2 R) in 16 Queries, a GetItem and 8 more per 5 000 of R.
  *   A 2-code-point fragment reads every posting whose gram starts with it (`ma`: mar, mat, may, ...),
  *   the persons holding those 2 code points before another: up to N for a pair as common as `an`.
  * - every filter of one code point: no posting narrows the list (a letter is in most persons):

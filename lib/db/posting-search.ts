@@ -31,8 +31,11 @@ import { compareSortKeys, costRecorder, MAX_QUERY_LIMIT, type PersonListResult }
 import { fromPersonItem } from './person-items';
 import { storageCall } from './storage-errors';
 
-/** Postings of one probe read from each shard to size it. */
-export const SAMPLE_PER_SHARD = 16;
+/**
+ * Postings of one probe read from each shard to size it: 256 in all, so a fragment on up to a couple
+ * of hundred persons is read whole in its first round of 8 Queries.
+ */
+export const SAMPLE_PER_SHARD = 32;
 
 interface PostingEntry {
   id: number;
@@ -134,7 +137,7 @@ export const searchPostings = async (
     })),
   }));
   const sample = (read: ProbeRead) => read.shards.map((cursor) => readShard(read, cursor, SAMPLE_PER_SHARD));
-  // The first alone: a sample that reaches the end of every shard is all its postings (at most 128),
+  // The first alone: a sample that reaches the end of every shard is all its postings (at most 256),
   // less than sampling any other could save, and the common case of a rare fragment.
   const [first, ...others] = reads as [ProbeRead, ...ProbeRead[]];
   await Promise.all(sample(first));

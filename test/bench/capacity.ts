@@ -108,6 +108,8 @@ export interface Capacity {
   postingsWcu: number;
   /** What DynamoDB Local said it consumed (ReturnConsumedCapacity), for comparison. */
   reported: number;
+  /** Bytes of the items read (index entries at their average size), what read units are charged on. */
+  bytesRead: number;
 }
 
 type Key = Record<string, unknown>;
@@ -131,6 +133,7 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
   let wcu = 0;
   let postingsWcu = 0;
   let reported = 0;
+  let bytesRead = 0;
   const isPosting = (key: Key) => String(key.pk).startsWith('GRAM#') || key.sk === 'POSTINGS';
   /** Sizes of items this operation read, for the "larger of old and new" rule of its writes. */
   const known = new Map<string, number>();
@@ -142,6 +145,7 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         const item = output.Item as Key | undefined;
         const size = item ? itemSize(item) : 0;
         if (item) known.set(keyOf(item), size);
+        bytesRead += size;
         rcu += units(size, 4096) * readUnit;
         break;
       }
@@ -153,6 +157,7 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
           for (const key of Keys) {
             const size = found.get(keyOf(key)) ?? 0;
             if (found.has(keyOf(key))) known.set(keyOf(key), size);
+            bytesRead += size;
             rcu += units(size, 4096) * (ConsistentRead ? 1 : 0.5);
           }
         }
@@ -163,6 +168,7 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         const bytes = input.IndexName
           ? scanned * indexEntryBytes
           : ((output.Items ?? []) as Key[]).reduce((sum, item) => sum + itemSize(item), 0);
+        bytesRead += bytes;
         rcu += units(bytes, 4096) * readUnit;
         break;
       }
@@ -195,5 +201,5 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         break;
     }
   }
-  return { rcu, wcu, postingsWcu, reported };
+  return { rcu, wcu, postingsWcu, reported, bytesRead };
 };

@@ -462,7 +462,7 @@ export const runOverhead = async (
       name: 'list-filtered',
       request: `GET /Person?first_name=${filteredQuery.first_name} (first page, 20% of persons match)`,
       floorCalls:
-        'Query of the postings of the probe the list reads whole in each of the 8 shards, to its end (Limit 5 000); when the list samples another probe too, 16 of its postings in each shard and the id counter GetItem; all at once',
+        'Query of the postings of the probe the list reads whole in each of the 8 shards, to its end (Limit 5 000); when the list samples another probe too, 32 of its postings in each shard and the id counter GetItem; all at once',
       iterations: config.overhead.filteredIterations,
       run: {
         http: () =>
@@ -508,17 +508,14 @@ export const runOverhead = async (
     // Accounting: the handler again, each call recorded in full, capacity computed per operation.
     const indexEntryBytes = await averageIndexEntryBytes(storage);
     const runs = operation.name.startsWith('list') ? Math.min(accountingRuns, 5) : accountingRuns;
-    const total: Capacity = { rcu: 0, wcu: 0, postingsWcu: 0, reported: 0 };
+    const total: Capacity = { rcu: 0, wcu: 0, postingsWcu: 0, reported: 0, bytesRead: 0 };
     for (let n = 0; n < runs; n++) {
       const recording: RecordedCall[] = [];
       instrument.recording = recording;
       await operation.run.handler();
       instrument.recording = undefined;
       const capacity = capacityOf(recording, indexEntryBytes);
-      total.rcu += capacity.rcu;
-      total.wcu += capacity.wcu;
-      total.postingsWcu += capacity.postingsWcu;
-      total.reported += capacity.reported;
+      for (const measure of Object.keys(total) as (keyof Capacity)[]) total[measure] += capacity[measure];
     }
 
     const [http, handler, floor] = MODES.map((mode) => summarise(samples[mode])) as [
@@ -547,12 +544,9 @@ export const runOverhead = async (
       callsByCommand: Object.fromEntries(
         Object.entries(tallies.handler.byCommand).map(([command, count]) => [command, perOperation(count)]),
       ),
-      capacity: {
-        rcu: Number((total.rcu / runs).toFixed(2)),
-        wcu: Number((total.wcu / runs).toFixed(2)),
-        postingsWcu: Number((total.postingsWcu / runs).toFixed(2)),
-        reported: Number((total.reported / runs).toFixed(2)),
-      },
+      capacity: Object.fromEntries(
+        Object.entries(total).map(([measure, sum]) => [measure, Number((sum / runs).toFixed(2))]),
+      ) as unknown as Capacity,
       accountingRuns: runs,
     });
   }

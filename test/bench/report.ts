@@ -283,13 +283,14 @@ export const markdown = (results: BenchResults): string => {
         'their size); latency median (p99) in ms. Search is as fresh as the write: a person write keeps its ' +
         'postings in its own transaction, so a list finds it the moment the write answers (no stream lag to measure).',
       table(
-        ['query', 'persons', 'count', 'read', 'items read', 'calls', 'RCU', 'latency ms'],
+        ['query', 'persons', 'count', 'read', 'items read', 'KB read', 'calls', 'RCU', 'latency ms'],
         scale.rows.map((row) => [
           row.query,
           persons(row.persons),
           persons(row.count),
           row.probe ? `${row.source}: ${row.probe} (${persons(row.probePostings ?? 0)})` : row.source,
           persons(row.itemsRead),
+          kib(row.bytesRead),
           row.calls,
           row.rcu,
           `${ms(row.latency.median)} (${ms(row.latency.p99)})`,

@@ -40,6 +40,8 @@ export interface ScaleRow {
   itemsRead: number;
   calls: number;
   rcu: number;
+  /** Bytes of what the list read (index entries at their average size; postings and counters by size). */
+  bytesRead: number;
   latency: Summary;
 }
 
@@ -131,6 +133,7 @@ export const runScale = async (
     for (const { query, parameters } of queries) {
       const latencies: number[] = [];
       let capacity = 0;
+      let bytesRead = 0;
       let count = 0;
       const runs = size === config.scale.sizes.at(-1) ? config.scale.runsAtLargest : config.scale.runs;
       for (let run = 0; run < runs + 1; run++) {
@@ -152,7 +155,7 @@ export const runScale = async (
         if (answer.statusCode !== 200)
           throw new Error(`GET /Person ${query}: ${answer.statusCode} ${answer.body}`);
         if (run === 0) {
-          capacity = capacityOf(recording, indexEntryBytes).rcu;
+          ({ rcu: capacity, bytesRead } = capacityOf(recording, indexEntryBytes));
           count = (JSON.parse(answer.body ?? '{}') as { Pagination: { count: number } }).Pagination.count;
         } else latencies.push(ms);
       }
@@ -166,6 +169,7 @@ export const runScale = async (
         itemsRead: cost.itemsRead,
         calls: cost.calls,
         rcu: capacity,
+        bytesRead,
         latency: summarise(latencies),
       });
     }

@@ -410,10 +410,10 @@ beforeAll(async () => {
 
   await invoke('get-person', { method: 'GET', ...person(ada.id) }, 200);
   await invoke('list-persons', { method: 'GET', route: '/Person', query: { limit: '10' } }, 200);
-  // The postings: the first probe's sample, or with 200 persons holding "bench" (more than 16 in a
+  // The postings: the first probe's sample, or with 400 persons holding "bench" (about 50 in a
   // shard) the others' samples and the id counter too; candidates checked on a posting and on persons
   // (a 2-code-point fragment); a fragment of one code point reads the index.
-  await seedPersons(storage, { from: 0, count: 200 });
+  await seedPersons(storage, { from: 0, count: 400 });
   for (const query of <Record<string, string>[]>[
     { email: 'bench', first_name: 'ada' },
     { search: 'lovelace', first_name: 'ada' },

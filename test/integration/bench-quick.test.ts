@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/keys';
+import { SAMPLE_PER_SHARD } from '../../lib/db/posting-search';
 import type { BenchResults } from '../bench/report';
 import { round } from '../bench/stats';
 
@@ -88,7 +89,9 @@ describe('npm run bench -- --quick', () => {
     for (const row of filtered) {
       expect(row).toMatchObject({ source: 'postings', probe: expect.any(String) });
       expect(row.count).toBeLessThanOrEqual(row.probePostings ?? 0);
-      expect(row.itemsRead).toBeLessThanOrEqual((row.probePostings ?? 0) + 16 * PERSON_LIST_SHARDS + 1);
+      expect(row.itemsRead).toBeLessThanOrEqual(
+        (row.probePostings ?? 0) + SAMPLE_PER_SHARD * PERSON_LIST_SHARDS + 1,
+      );
       if (row.persons === 1_000) expect(row.itemsRead).toBeLessThan(row.persons);
     }
     const at1000 = (query: string) => scale.find((row) => row.query === query && row.persons === 1_000);

@@ -9,6 +9,7 @@ import {
 } from '../../lib/db/keys';
 import { toPersonItem } from '../../lib/db/person-items';
 import { personList } from '../../lib/db/person-list';
+import { SAMPLE_PER_SHARD } from '../../lib/db/posting-search';
 import { postingItemsOf } from '../../lib/db/postings';
 import type { paginatedList } from '../../lib/domain/listing';
 import { mergePerson } from '../../lib/domain/merge';
@@ -918,9 +919,9 @@ describe(`GET /Person over ${BIG} persons`, () => {
     // The persons holding the fragment's rarest gram ("01" at the end: 0001, 0101, ... 1201).
     const rarest = big.expected.filter((person) => person.fullname.endsWith('01')).length;
     // The probe read whole is one of the two rarest-looking grams ("000", "001": under 100 persons);
-    // the other's sample is at most 16 postings from each of the 8 shards.
+    // the other's sample is at most 32 postings from each of the 8 shards.
     expect(cost.probePostings).toBeLessThan(4 * rarest);
-    expect(cost.itemsRead).toBeLessThanOrEqual(cost.probePostings + 16 * 8);
+    expect(cost.itemsRead).toBeLessThanOrEqual(cost.probePostings + SAMPLE_PER_SHARD * PERSON_LIST_SHARDS);
   });
 
   it.each([0, 1, 50, 500])(

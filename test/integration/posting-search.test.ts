@@ -10,9 +10,10 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { personListKey } from '../../lib/db/keys';
+import { PERSON_LIST_SHARDS, personListKey } from '../../lib/db/keys';
 import { compareSortKeys } from '../../lib/db/list-reads';
 import { personList } from '../../lib/db/person-list';
+import { SAMPLE_PER_SHARD } from '../../lib/db/posting-search';
 import { vocabularyRepository } from '../../lib/db/vocabulary-repository';
 import {
   ListPersonsQuery,
@@ -208,14 +209,17 @@ describe('a filtered list', () => {
                 count: expected.length,
                 persons: expected.slice(offset, offset + limit),
               });
-              // From the postings: the probe read whole, the others' samples (16 from each of 8
+              // From the postings: the probe read whole, the others' samples (32 from each of 8
               // shards), the id counter, and a check of each candidate for every other filter.
               const { detail, cost } = answer;
               if (detail) {
                 const { probePostings = 0, probesSampled = 1 } = detail as Record<string, number>;
                 const others = Object.keys(request.filters).length - 1;
                 expect(cost.itemsRead).toBeLessThanOrEqual(
-                  probePostings + 128 * (probesSampled - 1) + 1 + others * probePostings,
+                  probePostings +
+                    SAMPLE_PER_SHARD * PERSON_LIST_SHARDS * (probesSampled - 1) +
+                    1 +
+                    others * probePostings,
                 );
               }
             }
