@@ -295,6 +295,7 @@ const MAX_SORT_NAME_BYTES = 512;
 
 /** Cuts a string to at most `bytes` of UTF-8, never inside a character. */
 const utf8Prefix = (text: string, bytes: number) => {
+  if (Buffer.byteLength(text) <= bytes) return text;
   let used = 0;
   let end = 0;
   for (const character of text) {
@@ -305,10 +306,17 @@ const utf8Prefix = (text: string, bytes: number) => {
   return text.slice(0, end);
 };
 
-/** Where a person stands in the `byName` index: folded fullname (its first 512 bytes), then id. */
+/**
+ * Where a person stands in the list: folded fullname (its first 512 bytes), then id. A filtered list
+ * orders its matches by it without the partition (whose hash it need not pay for each match).
+ */
+export const listSortKey = (foldedFullname: string, id: number) =>
+  `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${idDigits(id)}`;
+
+/** Where a person stands in the `byName` index: its partition and `listSortKey`. */
 export const personListKey = (foldedFullname: string, id: number) => ({
   listPk: personListPartition(id),
-  listSk: `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${idDigits(id)}`,
+  listSk: listSortKey(foldedFullname, id),
 });
 
 /** A vocabulary is one small partition, read whole by its lists; entries sort by id. */

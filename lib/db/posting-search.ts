@@ -12,7 +12,7 @@
  * their third code point first, so only an exhausted one is ranked by its count.
  */
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PersonListRequest, PersonSummary } from '../domain/listing';
+import type { PersonListRequest } from '../domain/listing';
 import {
   checkGram,
   type FilterPlan,
@@ -26,8 +26,8 @@ import {
 import { fold } from '../domain/text';
 import { batchGet, keyString } from './batch-get';
 import type { Storage } from './client';
-import { idCounterKey, PERSON_LIST_SHARDS, personKey, personListKey, postingKey, postingRange } from './keys';
-import { compareSortKeys, costRecorder, MAX_QUERY_LIMIT, type PersonListResult } from './list-reads';
+import { idCounterKey, listSortKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from './keys';
+import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortBySortKey } from './list-reads';
 import { fromPersonItem } from './person-items';
 import { storageCall } from './storage-errors';
 
@@ -179,10 +179,11 @@ export const searchPostings = async (
     for (const id of candidates.keys()) if (!holds(id)) candidates.delete(id);
   }
 
-  const order = (entry: PersonSummary) => personListKey(fold(entry.fullname), entry.id).listSk;
-  const matches = [...candidates.values()]
-    .map(({ id, fullname }) => ({ id, fullname, key: order({ id, fullname }) }))
-    .sort((a, b) => (descending ? compareSortKeys(b.key, a.key) : compareSortKeys(a.key, b.key)));
+  const matches = sortBySortKey(
+    [...candidates.values()],
+    ({ id, fullname }) => listSortKey(fold(fullname), id),
+    descending,
+  );
   return {
     detail: {
       probe: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,

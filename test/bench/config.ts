@@ -16,7 +16,7 @@ export interface BenchConfig {
     deepOffset: number;
     /** Runs of each list query at each size (after one warm-up run); the median is reported. */
     runs: number;
-    /** Runs at the largest size, where a filtered list takes seconds. */
+    /** Runs at the largest size, where a common fragment reads 20 000 postings (half a second). */
     runsAtLargest: number;
   };
   cold: {
@@ -32,7 +32,7 @@ export interface BenchConfig {
 export const FULL: BenchConfig = {
   mode: 'full',
   overhead: { persons: 1_000, iterations: 300, filteredIterations: 150, warmup: 30, accountingRuns: 50 },
-  scale: { sizes: [1_000, 10_000, 100_000], deepOffset: 5_000, runs: 5, runsAtLargest: 3 },
+  scale: { sizes: [1_000, 10_000, 100_000], deepOffset: 5_000, runs: 21, runsAtLargest: 11 },
   cold: { runs: 15 },
   throughput: { connections: 16, seconds: 10 },
 };
@@ -40,7 +40,7 @@ export const FULL: BenchConfig = {
 export const QUICK: BenchConfig = {
   mode: 'quick',
   overhead: { persons: 60, iterations: 8, filteredIterations: 4, warmup: 2, accountingRuns: 4 },
-  scale: { sizes: [1_000, 10_000], deepOffset: 200, runs: 5, runsAtLargest: 5 },
+  scale: { sizes: [1_000, 10_000], deepOffset: 200, runs: 11, runsAtLargest: 11 },
   cold: { runs: 1 },
   throughput: { connections: 16, seconds: 1 },
 };
