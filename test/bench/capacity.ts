@@ -10,7 +10,8 @@
  *   doubled in a transaction;
  * - a read costs 1 RCU per started 4 KB strongly consistent, 0.5 eventually consistent, per item for
  *   GetItem and BatchGetItem, and over the summed size of what was read (before any filter) for Query;
- *   index entries are sized by the table's measured average entry;
+ *   index entries are sized by the table's measured average entry; a Query of the table itself (the
+ *   search postings, projected) takes DynamoDB Local's own count, which charges whole items as AWS does;
  * - a `ConditionCheck` in a transaction is counted as a transactional read of its item (2 RCU).
  * The write units of the search postings (and their `POSTINGS` item) are also counted apart: the same
  * write without them is what it cost before the search index.
@@ -108,7 +109,10 @@ export interface Capacity {
   postingsWcu: number;
   /** What DynamoDB Local said it consumed (ReturnConsumedCapacity), for comparison. */
   reported: number;
-  /** Bytes of the items read (index entries at their average size), what read units are charged on. */
+  /**
+   * Bytes of what the reads answered: index entries at their average size, items as returned (for a
+   * projected Query of postings, the part asked for, not what the read units are charged on).
+   */
   bytesRead: number;
 }
 
@@ -164,12 +168,16 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         break;
       }
       case 'Query': {
-        const scanned = (output.ScannedCount as number | undefined) ?? 0;
-        const bytes = input.IndexName
-          ? scanned * indexEntryBytes
-          : ((output.Items ?? []) as Key[]).reduce((sum, item) => sum + itemSize(item), 0);
-        bytesRead += bytes;
-        rcu += units(bytes, 4096) * readUnit;
+        if (input.IndexName) {
+          const bytes = ((output.ScannedCount as number | undefined) ?? 0) * indexEntryBytes;
+          bytesRead += bytes;
+          rcu += units(bytes, 4096) * readUnit;
+        } else {
+          // The items as asked for (a posting Query projects part of each); what they are charged on
+          // is the whole items, which DynamoDB Local counts right for a Query (not for transactions).
+          bytesRead += ((output.Items ?? []) as Key[]).reduce((sum, item) => sum + itemSize(item), 0);
+          rcu += reportedOf(output);
+        }
         break;
       }
       case 'UpdateItem':
