@@ -44,7 +44,8 @@
  *   end of every shard, it is all that probe holds and the read stops there. Otherwise the others are
  *   sampled at once, with a GetItem of the id counter (which ranks a sample that did not reach the
  *   end), and the one that shows fewest postings is read to its end: R postings, its sample included
- *   (a shard's Query returns up to 5 000). Every other filter is checked with one BatchGetItem per 100
+ *   (a shard's Query returns up to 5 000; it asks for the stub and the filter's values, so about half
+ *   of each posting comes back, but the read units are those of whole postings). Every other filter is checked with one BatchGetItem per 100
  *   candidates of their posting of one of its grams (persons, for a fragment under 3 code points).
  *   The stubs come from the postings, so the page costs nothing more; the cost line names the probe
  *   read whole, R and the probes sampled. Items read: R + at most 256 per other probe sampled + one
