@@ -45,12 +45,15 @@
  *   sampled at once, with a GetItem of the id counter (which ranks a sample that did not reach the
  *   end), and the one that shows fewest postings is read to its end: R postings, its sample included
  *   (a shard's Query returns up to 5 000; it asks for the stub and the filter's values, so about half
- *   of each posting comes back, but the read units are those of whole postings). Every other filter is checked with one BatchGetItem per 100
- *   candidates of their posting of one of its grams (persons, for a fragment under 3 code points).
+ *   of each posting comes back, but the read units are those of whole postings). Every other filter
+ *   is checked with one BatchGetItem per 100 candidates of their posting of one of its grams
+ *   (persons, for a fragment under 3 code points).
  *   The stubs come from the postings, so the page costs nothing more; the cost line names the probe
  *   read whole, R and the probes sampled. Items read: R + at most 256 per other probe sampled + one
  *   per candidate and other filter. One fragment of 3+ code points: R ≤ 256 in 8 Queries, or
- *   R + at most 256 (≤ 2 R) in 16 Queries, a GetItem and 8 more per 5 000 of R.
+ *   R + at most 256 (≤ 2 R) in 16 Queries, a GetItem and 8 more per 5 000 of R. R is the postings
+ *   of the probe picked, the fewest of those sampled: a fragment whose rarest gram looks common by its
+ *   letters (not among the 2 sampled) reads a commoner one.
  *   A 2-code-point fragment reads every posting whose gram starts with it (`ma`: mar, mat, may, ...),
  *   the persons holding those 2 code points before another: up to N for a pair as common as `an`.
  * - every filter of one code point: no posting narrows the list (a letter is in most persons):
