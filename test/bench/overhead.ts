@@ -246,7 +246,10 @@ export const runOverhead = async (
               }),
             );
             if (probe === whole)
-              matches += (page.Items ?? []).filter((item) => valuesMatch(whole.filter, item.values)).length;
+              // Projected as the list asks: a posting without a value in the filter's fields has none.
+              matches += (page.Items ?? []).filter((item) =>
+                valuesMatch(whole.filter, item.values ?? {}),
+              ).length;
             startKey = probe === whole ? page.LastEvaluatedKey : undefined;
           } while (startKey);
           return matches;
