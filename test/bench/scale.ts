@@ -40,7 +40,7 @@ export interface ScaleRow {
   itemsRead: number;
   calls: number;
   rcu: number;
-  /** Bytes of what the list read (index entries at their average size; postings and counters by size). */
+  /** Bytes the list's reads answered (index entries at their average size; postings as projected). */
   bytesRead: number;
   latency: Summary;
 }
