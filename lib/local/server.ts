@@ -78,6 +78,14 @@ const parseRefusal = (code: string | undefined): [ProblemType, string] => {
       return ['payload-too-large', 'The chunk extensions are too large'];
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return ['request-timeout', "The request did not arrive within the server's time limit"];
+    case 'HPE_INVALID_URL':
+      // What curl sends for `?first_name=José` typed as it is: the UTF-8 bytes, unencoded.
+      return [
+        'validation-error',
+        'The request target holds a character a URL cannot carry as it is (a letter outside ASCII, a ' +
+          'space, a control character): percent-encode it, e.g. José as Jos%C3%A9 ' +
+          "(curl -G --data-urlencode 'first_name=José', or encodeURIComponent in a program)",
+      ];
     default:
       return ['validation-error', 'The request is not valid HTTP'];
   }

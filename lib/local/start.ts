@@ -1,6 +1,8 @@
 /**
  * `npm start`: the whole API on http://127.0.0.1:${PORT:-3000}, backed by DynamoDB Local, in memory
- * or persisted with `--data DIR` (or `DATA_DIR`). Ctrl-C or SIGTERM stops everything it started.
+ * or persisted with `--data DIR` (or `DATA_DIR`). Ctrl-C, SIGINT, SIGTERM or SIGHUP, to this process
+ * or to the npm that runs it (the script `exec`s node, so npm's signal reaches it), stops everything
+ * it started.
  */
 import { parseArgs } from 'node:util';
 import { JavaMissing } from './dynamo-local';
@@ -30,8 +32,14 @@ try {
     await service.stop();
     process.exit(0);
   };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+    process.on(signal, () => void shutdown(signal));
+  // A parent that dies without passing its signal on (a shell between npm and node that a SIGTERM
+  // ends, an npm killed with SIGKILL) leaves this process to init: stop then as well.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown('parent exited');
+  }, 500).unref();
 } catch (error) {
   const known = error instanceof JavaMissing || error instanceof PortInUse;
   console.error(known ? `Cannot start: ${(error as Error).message}` : error);

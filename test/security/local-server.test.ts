@@ -196,6 +196,19 @@ describe('requests Node cannot parse', { timeout: 60_000 }, () => {
     expect(JSON.parse(body)).toMatchObject({ type: '/problems/validation-error', status: 400 });
     await stillServing();
   });
+
+  it.each([
+    ['query', 'GET /Person?first_name=José HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['path', 'GET /Persön HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ])('answers an unencoded non-ASCII %s with a 400 that says to percent-encode', async (_, line) => {
+    const answer = await rawSocket(line); // written as UTF-8, as curl sends what was typed
+
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(body)).toMatchObject({ type: '/problems/validation-error', status: 400 });
+    expect(JSON.parse(body).detail).toMatch(/percent-encode it, e\.g\. José as Jos%C3%A9/);
+    await stillServing();
+  });
 });
 
 describe('a function that throws', () => {

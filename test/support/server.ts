@@ -18,14 +18,23 @@ export interface StartOptions {
   args?: string[];
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /**
+   * Run it as a user does, `npm start`, in a process group of its own (the child is npm, and a signal
+   * to the group is what a terminal's Ctrl-C sends).
+   */
+  npm?: boolean;
 }
 
 /** Runs the entry and collects its output; resolves when it exits. */
-export const runEntry = ({ args = [], env = {} }: StartOptions = {}) => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/local/start.ts', ...args], {
+export const runEntry = ({ args = [], env = {}, npm = false }: StartOptions = {}) => {
+  const [command, commandArgs] = npm
+    ? ['npm', ['start', '--silent', ...(args.length > 0 ? ['--', ...args] : [])]]
+    : [process.execPath, ['--import', 'tsx', 'lib/local/start.ts', ...args]];
+  const child = spawn(command, commandArgs, {
     cwd: process.cwd(),
     env: { ...process.env, PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: npm,
   });
   let output = '';
   child.stdout.on('data', (chunk) => {
