@@ -6,10 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NO_PROVIDER_DATA } from '../domain/change-history';
-import { PersonNotFound, PreconditionFailed, RequesterUnknown, ServiceUnavailable } from '../domain/errors';
+import { PersonNotFound, RequesterUnknown, ServiceUnavailable } from '../domain/errors';
 import { countNewIds, mergePerson, referencedVocabulary, type Tombstones } from '../domain/merge';
 import { NO_ABBREVIATIONS, type Person } from '../domain/person';
-import { matchesVersion, type VersionMatch } from '../domain/representation';
 import type { PersonBody } from '../domain/schemas';
 import type { SearchTerms } from '../domain/search';
 import type { VocabularyKind } from '../domain/vocabulary';
@@ -22,12 +21,14 @@ import { buildPersonWrite, fromPersonItem, personChangeEntry, type WritePlan } f
 import { NOTHING_BEFORE, tokenRelease } from './postings';
 import { storageCall } from './storage-errors';
 import {
+  checkPreconditions,
   jitteredBackoff,
   objectQueue,
   type RetryOptions,
   retrying,
   sendChain,
   sendWrite,
+  type UpdateOptions,
   type WriteOptions,
 } from './versioned-write';
 import { type VocabularyReader, vocabularyReader } from './vocabulary-repository';
@@ -36,11 +37,6 @@ import { transactionOf } from './write-actions';
 export interface WriteOutcome {
   person: Person;
   tombstones: Tombstones;
-}
-
-export interface UpdateOptions extends WriteOptions {
-  /** The versions the request's `If-Match` accepts, if it sent one. */
-  ifMatch?: VersionMatch;
 }
 
 export interface PersonRepository {
@@ -167,7 +163,7 @@ export const personRepository = ({
       id,
       body,
       requester,
-      { ifMatch, provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
+      { conditions = {}, provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
     ) {
       // The id block (when this container needs a new one) and the read go out together: one round
       // trip where there were two in a row, which a cold container always paid.
@@ -185,8 +181,7 @@ export const personRepository = ({
           if (!stored) throw new PersonNotFound(id);
           if (!requesterExists) throw new RequesterUnknown(requester);
           const version = stored.CoreMetaData.version;
-          if (ifMatch !== undefined && !matchesVersion(ifMatch, version))
-            throw new PreconditionFailed(version);
+          checkPreconditions(conditions, version, 'person');
 
           const now = clock().toISOString();
           const nextId = reserved.sequence();

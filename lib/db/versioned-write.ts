@@ -6,7 +6,8 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderData } from '../domain/change-history';
-import { ServiceUnavailable, ValidationFailed } from '../domain/errors';
+import { PreconditionFailed, ServiceUnavailable, ValidationFailed } from '../domain/errors';
+import { type Preconditions, refusalOf } from '../domain/preconditions';
 import { decodeCancellation } from './cancellation';
 import { storageCall } from './storage-errors';
 import { MAX_TRANSACTION_ACTIONS, type WriteTransaction } from './write-actions';
@@ -41,6 +42,22 @@ export interface WriteOptions {
   /** Epoch ms (`retryDeadline`); the default is the budget of a fresh HTTP invocation. */
   deadline?: number;
 }
+
+/** How an update of a stored object is sent: with the request's conditions too. */
+export interface UpdateOptions extends WriteOptions {
+  /** If-Match and If-None-Match, as sent (API.md 2.1); none when absent. */
+  conditions?: Preconditions;
+}
+
+/**
+ * Refuses a write whose conditions do not hold for the version it would land on (`object` names it in
+ * the refusal). Called inside the retry loop on each fresh read: a write that lands in between fails
+ * the transaction's version condition, and the conditions are checked again on what it wrote.
+ */
+export const checkPreconditions = (conditions: Preconditions, version: number, object: string) => {
+  const refusal = refusalOf(conditions, version);
+  if (refusal) throw new PreconditionFailed(version, refusal, object);
+};
 
 export interface RetryOptions {
   /** Epoch ms past which a write that still meets concurrent ones gives up with 503. */

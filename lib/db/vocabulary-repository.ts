@@ -24,11 +24,13 @@ import { type IdAllocator, idAllocator } from './ids';
 import { idCounterKey, personKey, vocabularyKey, vocabularyPartition } from './keys';
 import { storageCall } from './storage-errors';
 import {
+  checkPreconditions,
   jitteredBackoff,
   objectQueue,
   type RetryOptions,
   retrying,
   sendWrite,
+  type UpdateOptions,
   type WriteOptions,
 } from './versioned-write';
 import {
@@ -71,7 +73,7 @@ export interface VocabularyRepository extends VocabularyReader {
     id: number,
     body: VocabularyBody,
     requester: number,
-    options?: WriteOptions,
+    options?: UpdateOptions,
   ): Promise<VocabularyEntry>;
 }
 
@@ -183,12 +185,13 @@ export const vocabularyRepository = ({
       id,
       body,
       requester,
-      { provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
+      { conditions = {}, provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
     ) {
       const changeId = (await ids.reserve(1)).first;
       return queue(vocabularyKey(kind, id).sk, () =>
         retrying({ deadline, backoff }, async () => {
           const stored = await reader.get(kind, id);
+          checkPreconditions(conditions, stored.CoreMetaData.version, kind);
           const { merge, landed } = write(kind, stored, id, body, requester, changeId, provider);
           return (await landed) ? merge.entry : undefined;
         }),

@@ -52,7 +52,7 @@ const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
 
 const HEADERS: Record<ResponseHeader | 'Retry-After' | 'Allow', Record<string, unknown>> = {
   ETag: {
-    description: 'The version of the Person as a strong ETag, `"<version>"`',
+    description: 'The version of the object (its `CoreMetaData.version`) as a strong ETag, `"<version>"`',
     required: true,
     schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' },
   },
@@ -176,9 +176,19 @@ const queryParameters = (key: string, { query, parameters }: OperationDoc) =>
     };
   });
 
+/** The conditional headers of reads and of writes, with what each means there (API.md 2.1). */
 const CONDITIONAL_HEADERS = {
-  'If-Match': 'Apply the change only if this is still the current ETag, else 412',
-  'If-None-Match': 'Answer 304 without a body when this is still the current ETag',
+  read: {
+    'If-None-Match':
+      'Answer 304 without a body when this names the current ETag (`*`: any); `W/"3"` names "3"',
+  },
+  write: {
+    'If-Match':
+      'Apply the change only if this is `*` or lists the current ETag, compared strongly (a weak tag never ' +
+      'matches), else 412',
+    'If-None-Match':
+      'Refuse the change (412) when this is `*` or names the current ETag (`W/"3"` names "3"): the object exists',
+  },
 } as const;
 
 const headerParameters = ({ requester, conditional }: OperationDoc) => [
@@ -196,17 +206,13 @@ const headerParameters = ({ requester, conditional }: OperationDoc) => [
         },
       ]
     : []),
-  ...(conditional
-    ? [
-        {
-          name: conditional,
-          in: 'header',
-          required: false,
-          description: CONDITIONAL_HEADERS[conditional],
-          schema: { type: 'string' },
-        },
-      ]
-    : []),
+  ...Object.entries(conditional ? CONDITIONAL_HEADERS[conditional] : {}).map(([name, description]) => ({
+    name,
+    in: 'header',
+    required: false,
+    description,
+    schema: { type: 'string' },
+  })),
 ];
 
 const operation = (route: Route, doc: OperationDoc): OpenApiOperation => {

@@ -77,7 +77,11 @@ export interface OperationDoc {
   parameters?: Record<string, ParameterDoc>;
   body?: { schema: RequestSchemaName; description: string; example: unknown };
   requester?: RequesterRule;
-  conditional?: 'If-Match' | 'If-None-Match';
+  /**
+   * The conditional headers the operation honours (API.md 2.1): a read answers 304 to If-None-Match;
+   * a write takes If-Match and If-None-Match and answers 412 when they do not hold.
+   */
+  conditional?: 'read' | 'write';
   success: SuccessDoc[];
   problems: ProblemType[];
 }
@@ -186,6 +190,12 @@ const patchExample = {
 
 const json = (type: string): JsonSchema => ({ type: 'object', description: `A ${type} document` });
 
+const CONDITIONAL_WRITE_NOTE =
+  'If-Match (`*`, or a list of ETags) applies the change only when it names the current version, ' +
+  'compared strongly: a weak tag (`W/"2"`) never matches a write. If-None-Match `*`, or a tag naming ' +
+  'the current version, refuses it (the object exists). Either refusal is 412 with the current ETag, ' +
+  'and its `detail` says why: another version, a weak tag, or something that is not an entity tag.';
+
 /** The two vocabularies differ only in their names (API.md 11.4). */
 const vocabularyOperations = (kind: VocabularyKind) => {
   const { term, view } = VOCABULARIES[kind];
@@ -198,6 +208,17 @@ const vocabularyOperations = (kind: VocabularyKind) => {
     `is unique within the ${kind} vocabulary, compared without case and accents (409 ` +
     '`duplicate-abbreviation`). `local_reference_id` is stored and echoed. There is no delete: persons may ' +
     'point at any entry.';
+  const getEntry = {
+    tag: 'Vocabularies',
+    summary: `Get a ${kind}`,
+    description: `One ${kind} entry, with its version as a strong ETag; 404 for an id that names none.`,
+    conditional: 'read',
+    success: [
+      { status: 200, description: `The ${kind}`, json: kind, headers: ['ETag'] },
+      { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
+    ],
+    problems: ['not-found', ...STORAGE_PROBLEMS],
+  } satisfies OperationDoc;
   return {
     list: {
       tag: 'Vocabularies',
@@ -234,31 +255,34 @@ const vocabularyOperations = (kind: VocabularyKind) => {
         },
       },
       requester: 'update',
-      success: [{ status: 201, description: `The created ${kind}`, json: kind, headers: ['Location'] }],
+      success: [
+        { status: 201, description: `The created ${kind}`, json: kind, headers: ['ETag', 'Location'] },
+      ],
       problems: [...REQUEST_PROBLEMS, 'duplicate-abbreviation', ...STORAGE_PROBLEMS],
     },
-    get: {
-      tag: 'Vocabularies',
-      summary: `Get a ${kind}`,
-      description: `One ${kind} entry; 404 for an id that names none.`,
-      success: [{ status: 200, description: `The ${kind}`, json: kind }],
-      problems: ['not-found', ...STORAGE_PROBLEMS],
-    },
+    get: getEntry,
     update: {
       tag: 'Vocabularies',
       summary: `Change a ${kind}`,
       description:
         `Send the entry as GET returned it, with changes: \`${term}\`, \`abbreviation\` and ` +
         `\`local_reference_id\` sent are changed, absent ones kept. Persons' stored fullnames are not ` +
-        `rewritten; each one's next write is. ${writeNote}`,
+        `rewritten; each one's next write is. ${writeNote} ${CONDITIONAL_WRITE_NOTE}`,
       body: {
         schema: `${kind}Patch`,
         description: `The ${kind} as GET returned it, with changes; everything optional`,
         example: { abbreviation: example.abbreviation },
       },
       requester: 'update',
-      success: [{ status: 200, description: `The changed ${kind}`, json: kind }],
-      problems: [...REQUEST_PROBLEMS, 'duplicate-abbreviation', 'not-found', ...STORAGE_PROBLEMS],
+      conditional: 'write',
+      success: [{ status: 200, description: `The changed ${kind}`, json: kind, headers: ['ETag'] }],
+      problems: [
+        ...REQUEST_PROBLEMS,
+        'duplicate-abbreviation',
+        'not-found',
+        'precondition-failed',
+        ...STORAGE_PROBLEMS,
+      ],
     },
     viewList: {
       tag: 'Vocabularies',
@@ -273,8 +297,14 @@ const vocabularyOperations = (kind: VocabularyKind) => {
     viewGet: {
       tag: 'Vocabularies',
       summary: `Get a ${view.toLowerCase()} (the ${kind} view)`,
-      description: `The ${kind} entry of this id with \`${term}\` and \`abbreviation\` only; 404 for an id that names none.`,
-      success: [{ status: 200, description: `The ${view}`, json: view }],
+      description:
+        `The ${kind} entry of this id with \`${term}\` and \`abbreviation\` only, with the entry's ETag; ` +
+        '404 for an id that names none.',
+      conditional: 'read',
+      success: [
+        { status: 200, description: `The ${view}`, json: view, headers: ['ETag'] },
+        { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
+      ],
       problems: ['not-found', ...STORAGE_PROBLEMS],
     },
   } satisfies Record<string, OperationDoc>;
@@ -341,7 +371,7 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
     tag: 'Person',
     summary: 'Get a person',
     description: 'The full Person, with its version as a strong ETag.',
-    conditional: 'If-None-Match',
+    conditional: 'read',
     success: [
       { status: 200, description: `The Person. ${PERSON_RESPONSE_NOTE}`, json: 'Person', headers: ['ETag'] },
       { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
@@ -357,14 +387,14 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       'with only `id` (and `local_reference_id`) deletes it; items not mentioned stay. A deleted ' +
       'element that carried `local_reference_id` comes back as `{ "@type", "id", "local_reference_id" }`. ' +
       'The sets of `PersonMemberships` follow the same rules. ' +
-      'Without If-Match the change is merged onto the latest state.',
+      `Without If-Match the change is merged onto the latest state. ${CONDITIONAL_WRITE_NOTE}`,
     body: {
       schema: 'PersonPatch',
       description: 'The Person as GET returned it, with changes; everything optional',
       example: patchExample,
     },
     requester: 'update',
-    conditional: 'If-Match',
+    conditional: 'write',
     success: [
       {
         status: 200,

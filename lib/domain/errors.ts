@@ -2,6 +2,7 @@
  * Domain errors: what went wrong in the terms of the contract, free of HTTP and AWS. The one table that
  * turns them into problem+json lives in lib/http/problems.ts.
  */
+import { type PreconditionRefusal, refusalMessage } from './preconditions';
 
 /** One offending element of a request, named by the JSON Pointer of its place in the body. */
 export interface FieldError {
@@ -65,9 +66,17 @@ export class UniquenessConflict extends DomainError {
   }
 }
 
+/**
+ * A conditional write refused (API.md 2.1): the version the object is at (the 412's ETag) and why,
+ * told of the object by its name (`person`, `NamePrefix`).
+ */
 export class PreconditionFailed extends DomainError {
-  constructor(readonly currentVersion: number) {
-    super(`The person is at version ${currentVersion}`);
+  constructor(
+    readonly currentVersion: number,
+    readonly refusal: PreconditionRefusal,
+    readonly object: string,
+  ) {
+    super(refusalMessage(refusal, object, currentVersion));
   }
 }
 

@@ -7,6 +7,7 @@ import { CHANGE_TYPES, type ChangeEntry, type Endpoint } from './change-history'
 import { recordChecksum } from './checksum';
 import type { Tombstone, Tombstones } from './merge';
 import { fullnameOfPerson, type Person, primaryEmailOf } from './person';
+import { strongTag } from './preconditions';
 import {
   ITEM_FIELDS,
   ITEM_OWNER_KEYS,
@@ -182,14 +183,6 @@ export const toPersonOut = (person: Person, links: Links, tombstones: Tombstones
     CoreMetaData: coreMetaDataOut(person.id, person.CoreMetaData),
   }) as PersonOut;
 
-/** The strong ETag of a stored version (API.md 3). */
-export const etagOf = (person: Person) => `"${person.CoreMetaData.version}"`;
-
-/**
- * The versions a conditional header names, as the HTTP edge reads them (`lib/http/preconditions.ts`):
- * any version (`*`), or those listed.
- */
-export type VersionMatch = '*' | readonly number[];
-
-export const matchesVersion = (match: VersionMatch, version: number): boolean =>
-  match === '*' || match.includes(version);
+/** The strong ETag of a stored version of any versioned object, Person or vocabulary entry (API.md 3). */
+export const etagOf = (object: { CoreMetaData: { version: number } }) =>
+  strongTag(object.CoreMetaData.version);

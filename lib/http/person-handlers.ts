@@ -6,11 +6,12 @@ import type { AuditLog } from '../db/audit-log';
 import type { PersonList } from '../db/person-list';
 import type { PersonRepository } from '../db/person-repository';
 import { ListPersonsQuery, personListRequest, toStub } from '../domain/listing';
-import { auditEntryOut, etagOf, matchesVersion } from '../domain/representation';
+import { namesVersion } from '../domain/preconditions';
+import { auditEntryOut, etagOf } from '../domain/representation';
 import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
 import { readHandler, writeHandler } from './handler';
 import { listResponse, pagedResponse } from './paged';
-import { ifMatchOf, ifNoneMatchOf } from './preconditions';
+import { ifNoneMatchOf, preconditionsOf } from './preconditions';
 import { personIdOf, queryOf } from './request';
 import { notModified, personCreated, personOk } from './responses';
 
@@ -28,7 +29,7 @@ export const getPersonHandler = ({ people }: { people: PersonRepository }) =>
   readHandler().handler(async ({ event, links }) => {
     const ifNoneMatch = ifNoneMatchOf(event);
     const person = await people.get(personIdOf(event));
-    return ifNoneMatch !== undefined && matchesVersion(ifNoneMatch, person.CoreMetaData.version)
+    return namesVersion(ifNoneMatch, person.CoreMetaData.version)
       ? notModified(etagOf(person))
       : personOk({ person, tombstones: {} }, links);
   });
@@ -39,15 +40,17 @@ export const createPersonHandler = ({ people }: { people: PersonRepository }) =>
     personCreated(await people.create(body, requester, write), links),
   );
 
-/** PATCH /Person/{id}: If-Match, when sent, must name the version the change lands on. */
+/** PATCH /Person/{id}: If-Match and If-None-Match, when sent, must hold for the version it lands on. */
 export const updatePersonHandler = ({ people }: { people: PersonRepository }) =>
-  writeHandler(PatchPersonBody, 'update').handler(async ({ event, body, requester, write, links }) => {
-    const ifMatch = ifMatchOf(event);
-    return personOk(
-      await people.update(personIdOf(event), body, requester, { ...write, ...(ifMatch ? { ifMatch } : {}) }),
+  writeHandler(PatchPersonBody, 'update').handler(async ({ event, body, requester, write, links }) =>
+    personOk(
+      await people.update(personIdOf(event), body, requester, {
+        ...write,
+        conditions: preconditionsOf(event),
+      }),
       links,
-    );
-  });
+    ),
+  );
 
 /** GET /Person/{id}/audit: the person's AuditEntries, newest first, in the PaginatedList envelope. */
 export const listPersonAuditHandler = ({ audit }: { audit: AuditLog }) =>

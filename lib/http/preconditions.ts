@@ -1,27 +1,70 @@
 /**
- * The conditional request headers (RFC 9110 13.1), read at the HTTP edge into the versions they name:
- * an ETag of this service is `"<version>"` (API.md 3), so a tag that is not one names no version.
+ * The conditional request headers (RFC 9110 13.1), read at the HTTP edge into the tags they list; which
+ * of them hold for an object is the domain's rule (lib/domain/preconditions.ts). An ETag of this service
+ * is `"<version>"` (API.md 3): a well-formed tag of another shape names no version, and anything else
+ * is kept as malformed, so the refusal can say so.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { VersionMatch } from '../domain/representation';
+import type { EntityTag, Preconditions, TagList } from '../domain/preconditions';
 import { headerOf } from './request';
 
-const VERSION_TAG = /^"([1-9]\d{0,15})"$/;
+/** `entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE`, at a position (sticky). */
+const ENTITY_TAG = /(W\/)?"([\x21\x23-\x7E\x80-\uFFFF]*)"/y;
+/** What may follow a tag in a list: spaces, then a comma or the end. */
+const LIST_REST = /[ \t]*(,|$)/y;
+/** The versions this service gives: from 1, no leading zero, within a safe integer. */
+const VERSION = /^[1-9]\d{0,14}$/;
 
-/** Absent or empty: no condition. `weak` also takes `W/"3"` as version 3. */
-const versionsOf = (header: string | undefined, weak: boolean): VersionMatch | undefined => {
-  if (!header) return undefined;
-  if (header.trim() === '*') return '*';
-  return header.split(',').flatMap((listed) => {
-    const tag = listed.trim();
-    const version = VERSION_TAG.exec(weak ? tag.replace(/^W\//, '') : tag)?.[1];
-    return version === undefined ? [] : [Number(version)];
-  });
+const tagOf = (text: string, weak: boolean, opaque: string): EntityTag =>
+  VERSION.test(opaque)
+    ? { form: weak ? 'weak' : 'strong', version: Number(opaque), text }
+    : { form: 'foreign', text };
+
+/** The elements of a list, each a tag or, up to the next comma, a malformed element. */
+const elementsOf = (header: string): EntityTag[] => {
+  const tags: EntityTag[] = [];
+  let at = 0;
+  while (at < header.length) {
+    // Empty elements and the whitespace around elements count for nothing (RFC 9110 5.6.1).
+    if (/[ \t,]/.test(header.charAt(at))) {
+      at += 1;
+      continue;
+    }
+    ENTITY_TAG.lastIndex = at;
+    const tag = ENTITY_TAG.exec(header);
+    LIST_REST.lastIndex = ENTITY_TAG.lastIndex;
+    if (tag && LIST_REST.test(header)) {
+      tags.push(tagOf(tag[0], tag[1] !== undefined, tag[2] as string));
+      at = ENTITY_TAG.lastIndex;
+      continue;
+    }
+    const comma = header.indexOf(',', at);
+    const end = comma === -1 ? header.length : comma;
+    tags.push({ form: 'malformed', text: header.slice(at, end).trim() });
+    at = end;
+  }
+  return tags;
 };
 
-/** If-Match compares strongly (RFC 9110 13.1.1): `W/"3"` names no version. */
-export const ifMatchOf = (event: APIGatewayProxyEventV2) => versionsOf(headerOf(event, 'if-match'), false);
+/**
+ * A conditional header's value: `*`, or its list of tags. Absent, empty or only commas: no condition.
+ * `*` inside a list is not a tag, so it is malformed there.
+ */
+export const tagListOf = (header: string | undefined): TagList | undefined => {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return '*';
+  const tags = elementsOf(header);
+  return tags.length > 0 ? tags : undefined;
+};
 
-/** If-None-Match compares weakly (RFC 9110 13.1.2): `"3"` and `W/"3"` both name version 3. */
-export const ifNoneMatchOf = (event: APIGatewayProxyEventV2) =>
-  versionsOf(headerOf(event, 'if-none-match'), true);
+export const ifNoneMatchOf = (event: APIGatewayProxyEventV2) => tagListOf(headerOf(event, 'if-none-match'));
+
+/** The conditions of a write: If-Match and If-None-Match, those sent. */
+export const preconditionsOf = (event: APIGatewayProxyEventV2): Preconditions => {
+  const ifMatch = tagListOf(headerOf(event, 'if-match'));
+  const ifNoneMatch = ifNoneMatchOf(event);
+  return {
+    ...(ifMatch === undefined ? {} : { ifMatch }),
+    ...(ifNoneMatch === undefined ? {} : { ifNoneMatch }),
+  };
+};

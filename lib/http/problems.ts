@@ -12,6 +12,7 @@ import {
   UniquenessConflict,
   ValidationFailed,
 } from '../domain/errors';
+import { strongTag } from '../domain/preconditions';
 import { resourceUrl } from '../domain/representation';
 
 export const PROBLEM_TYPES = {
@@ -25,7 +26,10 @@ export const PROBLEM_TYPES = {
   'duplicate-email': { status: 409, title: 'Email address already in use' },
   'duplicate-name': { status: 409, title: 'A person with this name and no email already exists' },
   'duplicate-abbreviation': { status: 409, title: 'Another entry has this abbreviation' },
-  'precondition-failed': { status: 412, title: 'The person has changed since the given ETag' },
+  'precondition-failed': {
+    status: 412,
+    title: "The object is not in the state the request's precondition requires",
+  },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'The request body must be JSON' },
   'headers-too-large': { status: 431, title: 'The request line and headers are too large' },
@@ -80,7 +84,7 @@ export const problemOf = (error: unknown): Problem => {
   if (error instanceof UniquenessConflict)
     return problem(`duplicate-${error.field}`, error.message, error.errors);
   if (error instanceof PreconditionFailed)
-    return problem('precondition-failed', error.message, [], { ETag: `"${error.currentVersion}"` });
+    return problem('precondition-failed', error.message, [], { ETag: strongTag(error.currentVersion) });
   if (error instanceof ServiceUnavailable)
     return problem('unavailable', 'Please retry shortly', [], {
       'Retry-After': String(error.retryAfterSeconds),

@@ -2,20 +2,40 @@
  * Handlers of the NamePrefix and NameSuffix vocabularies (API.md 11.4) and of their `/Prefix`, `/Suffix`
  * view (API.md 6): the two vocabularies differ only in their names, so each function file picks a kind.
  */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { VocabularyRepository } from '../db/vocabulary-repository';
 import { listRequest, vocabularyListQuery } from '../domain/listing';
-import { referenceOut, resourceUrl, vocabularyOut } from '../domain/representation';
+import { namesVersion } from '../domain/preconditions';
+import { etagOf, referenceOut, resourceUrl, vocabularyOut } from '../domain/representation';
 import {
   selectEntries,
   VOCABULARIES,
   type VocabularyBody,
+  type VocabularyEntry,
   type VocabularyKind,
   vocabularyBody,
 } from '../domain/vocabulary';
 import { readHandler, writeHandler } from './handler';
 import { listResponse, pagedResponse } from './paged';
+import { ifNoneMatchOf, preconditionsOf } from './preconditions';
 import { pathIdOf, queryOf } from './request';
-import { created, ok } from './responses';
+import { type ApiResponse, created, notModified, ok } from './responses';
+
+/** An answer about one entry, with the entry's version as its ETag (API.md 2.1). */
+const tagged = (response: ApiResponse, entry: VocabularyEntry): ApiResponse => ({
+  ...response,
+  headers: { ...response.headers, ETag: etagOf(entry) },
+});
+
+/** GET of an entry, or of its view: 304 when If-None-Match names the entry's current version. */
+const entryOrNotModified = (
+  event: APIGatewayProxyEventV2,
+  entry: VocabularyEntry,
+  body: unknown,
+): ApiResponse =>
+  namesVersion(ifNoneMatchOf(event), entry.CoreMetaData.version)
+    ? notModified(etagOf(entry))
+    : tagged(ok(body), entry);
 
 /** GET /{kind}: ordered by id, filtered, as GRC's list or (with page/perPage) a PaginatedList. */
 export const vocabularyListHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) => {
@@ -39,31 +59,35 @@ export const vocabularyListHandler = (kind: VocabularyKind, vocabulary: Vocabula
   });
 };
 
-/** GET /{kind}/{id} */
+/** GET /{kind}/{id}: with its ETag; 304 when If-None-Match names the current version. */
 export const vocabularyItemHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
-  readHandler().handler(async ({ event, links }) =>
-    ok(vocabularyOut(kind, await vocabulary.get(kind, pathIdOf(event, kind)), links)),
-  );
+  readHandler().handler(async ({ event, links }) => {
+    const entry = await vocabulary.get(kind, pathIdOf(event, kind));
+    return entryOrNotModified(event, entry, vocabularyOut(kind, entry, links));
+  });
 
-/** POST /{kind}: 201 with `Location`; a requester that is an existing person (0 is 400). */
+/** POST /{kind}: 201 with `Location` and `ETag`; a requester that is an existing person (0 is 400). */
 export const vocabularyCreateHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
   writeHandler(vocabularyBody(kind, true), 'update').handler(async ({ body, requester, write, links }) => {
     const entry = await vocabulary.create(kind, body as VocabularyBody, requester, write);
-    return created(vocabularyOut(kind, entry, links), resourceUrl(links.baseUrl, kind, entry.id));
+    return tagged(
+      created(vocabularyOut(kind, entry, links), resourceUrl(links.baseUrl, kind, entry.id)),
+      entry,
+    );
   });
 
-/** PATCH /{kind}/{id}: the entry as GET showed it, with changes. */
+/**
+ * PATCH /{kind}/{id}: the entry as GET showed it, with changes; If-Match and If-None-Match, when sent,
+ * must hold for the version it lands on.
+ */
 export const vocabularyUpdateHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
   writeHandler(vocabularyBody(kind, false), 'update').handler(
     async ({ event, body, requester, write, links }) => {
-      const entry = await vocabulary.update(
-        kind,
-        pathIdOf(event, kind),
-        body as VocabularyBody,
-        requester,
-        write,
-      );
-      return ok(vocabularyOut(kind, entry, links));
+      const entry = await vocabulary.update(kind, pathIdOf(event, kind), body as VocabularyBody, requester, {
+        ...write,
+        conditions: preconditionsOf(event),
+      });
+      return tagged(ok(vocabularyOut(kind, entry, links)), entry);
     },
   );
 
@@ -79,8 +103,9 @@ export const referenceListHandler = (kind: VocabularyKind, vocabulary: Vocabular
     }),
   );
 
-/** GET /Prefix/{id}, /Suffix/{id} */
+/** GET /Prefix/{id}, /Suffix/{id}: a view of the entry, so with the entry's ETag (and 304). */
 export const referenceItemHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
-  readHandler().handler(async ({ event, links }) =>
-    ok(referenceOut(kind, await vocabulary.get(kind, pathIdOf(event, VOCABULARIES[kind].view)), links)),
-  );
+  readHandler().handler(async ({ event, links }) => {
+    const entry = await vocabulary.get(kind, pathIdOf(event, VOCABULARIES[kind].view));
+    return entryOrNotModified(event, entry, referenceOut(kind, entry, links));
+  });

@@ -307,6 +307,32 @@ describe('openApiDocument', () => {
     expect(parameter('get', '/Person', 'x-requester-person')).toBeUndefined();
   });
 
+  it('documents conditional requests on every versioned object (API.md 2.1)', () => {
+    const headers = (method: string, path: string, status: number) =>
+      Object.keys(response(method, path, status).headers ?? {});
+    for (const path of ['/Person/{id}', '/NamePrefix/{id}', '/NameSuffix/{id}']) {
+      expect(parameter('get', path, 'If-None-Match'), path).toMatchObject({ in: 'header', required: false });
+      expect(headers('get', path, 200), path).toEqual(['ETag']);
+      expect(headers('get', path, 304), path).toEqual(['ETag']);
+      expect(response('get', path, 304).content, path).toBeUndefined();
+      expect(parameter('patch', path, 'If-Match'), path).toMatchObject({ in: 'header', required: false });
+      expect(parameter('patch', path, 'If-None-Match'), path).toMatchObject({
+        in: 'header',
+        required: false,
+        description: expect.stringContaining('412'),
+      });
+      expect(headers('patch', path, 200), path).toEqual(['ETag']);
+      expect(headers('patch', path, 412), path).toEqual(['ETag']);
+      expect(response('patch', path, 412).content?.['application/problem+json'], path).toMatchObject({
+        schema: { properties: { type: { enum: ['/problems/precondition-failed'] } } },
+      });
+    }
+    for (const path of ['/Prefix/{id}', '/Suffix/{id}']) {
+      expect(headers('get', path, 200), path).toEqual(['ETag']);
+      expect(headers('get', path, 304), path).toEqual(['ETag']);
+    }
+  });
+
   it('documents the bodies of POST and PATCH in both JSON media types', () => {
     const bodyOf = (method: string, path: string) =>
       operation(method, path).requestBody as {
@@ -435,7 +461,7 @@ describe('openApiDocument', () => {
       });
       expect(response(method, route, 403)).toBeDefined();
     }
-    expect(Object.keys(response('post', path, 201).headers ?? {})).toEqual(['Location']);
+    expect(Object.keys(response('post', path, 201).headers ?? {})).toEqual(['ETag', 'Location']);
     expect(response('patch', `${path}/{id}`, 404)).toBeDefined();
     expect(response('get', `${path}/{id}`, 200).content?.['application/json']).toEqual({
       schema: { $ref: `#/components/schemas/${kind}` },

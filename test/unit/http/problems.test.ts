@@ -68,7 +68,12 @@ describe('problemOf and problemBody: the table of API.md 7', () => {
       409,
       'duplicate-abbreviation',
     ],
-    ['PreconditionFailed', new PreconditionFailed(4), 412, 'precondition-failed'],
+    [
+      'PreconditionFailed',
+      new PreconditionFailed(4, { kind: 'exists' }, 'person'),
+      412,
+      'precondition-failed',
+    ],
     [
       'HttpProblem payload-too-large',
       new HttpProblem('payload-too-large', 'Too big'),
@@ -104,7 +109,15 @@ describe('problemOf and problemBody: the table of API.md 7', () => {
   });
 
   it('sends the current ETag with 412', () => {
-    expect(problemOf(new PreconditionFailed(4)).headers).toEqual({ ETag: '"4"' });
+    expect(problemOf(new PreconditionFailed(4, { kind: 'exists' }, 'person')).headers).toEqual({
+      ETag: '"4"',
+    });
+  });
+
+  it('titles precondition-failed for any versioned object, not only persons', () => {
+    expect(
+      bodyFor(new PreconditionFailed(4, { kind: 'exists' }, 'NamePrefix'), '/NamePrefix/21').title,
+    ).not.toMatch(/person/i);
   });
 
   it('keeps the headers an HttpProblem carries, such as Allow on 405', () => {
