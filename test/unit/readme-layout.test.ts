@@ -42,3 +42,21 @@ describe("the README's Layout table", () => {
     expect(folders.filter((path) => !testRow.includes(`\`${path.slice('test/'.length)}\``))).toEqual([]);
   });
 });
+
+describe('the README', () => {
+  /** Code spans that name a file of the repository (`lib/db/keys.ts`, `test/support/`) or outside it. */
+  const filePaths = [
+    ...readme.matchAll(/`((?:\.\.\/|(?:lib|test|functions|infra|events|docs|\.ci)\/)[^`\s]*)`/g),
+  ]
+    .map(([, path]) => path as string)
+    .filter((path) => !path.includes('*'));
+
+  it('names file paths (the check below would pass vacuously otherwise)', () => {
+    expect(filePaths.length).toBeGreaterThan(20);
+  });
+
+  it('names no file outside the repository: what a user reads, the user has', () => {
+    expect(filePaths.filter((path) => path.startsWith('../') || !existsSync(join(ROOT, path)))).toEqual([]);
+    expect(readme).not.toMatch(/API\.md|shared folder/);
+  });
+});
