@@ -43,8 +43,27 @@ const pageShape = {
   perPage: integer(1, PAGE_DEFAULTS.maxPerPage).optional(),
 };
 
+/** `a`, `a and b`, `a, b and c`; an empty name shows as `""`. */
+const listed = (names: string[]) => {
+  const shown = names.map((name) => name || '""');
+  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : (shown[0] ?? '');
+};
+
+/**
+ * The params of every query object: an unknown parameter is refused naming the parameters the route
+ * accepts, read from the object's own shape, so a parameter added to a route is named too (API.md 2.1).
+ */
+export const unknownParameters: z.core.$ZodObjectParams = {
+  error: (issue) => {
+    if (issue.code !== 'unrecognized_keys') return undefined;
+    const accepted = Object.keys((issue.inst as z.core.$ZodObject)._zod.def.shape).join(', ');
+    const unknown = issue.keys.length > 1 ? 'are not query parameters' : 'is not a query parameter';
+    return `${listed(issue.keys)} ${unknown} of this route; it accepts ${accepted}`;
+  },
+};
+
 /** `page`/`perPage` of any PaginatedList endpoint (API.md 6). */
-export const PageQuery = z.strictObject(pageShape);
+export const PageQuery = z.strictObject(pageShape, unknownParameters);
 
 export interface ListRequest<F extends object = Record<string, string | undefined>> {
   filters: F;
@@ -66,13 +85,16 @@ export interface Window {
  */
 export const listQuery = <S extends z.ZodRawShape>(shape: S, maxLimit: number = LIST_DEFAULTS.maxLimit) =>
   z
-    .strictObject({
-      ...shape,
-      sort_dir: z.enum(['0', '1'], { error: 'Must be 1 (ascending) or 0 (descending)' }).optional(),
-      limit: integer(0, maxLimit).optional(),
-      offset: integer(0, 1_000_000_000).optional(),
-      ...pageShape,
-    })
+    .strictObject(
+      {
+        ...shape,
+        sort_dir: z.enum(['0', '1'], { error: 'Must be 1 (ascending) or 0 (descending)' }).optional(),
+        limit: integer(0, maxLimit).optional(),
+        offset: integer(0, 1_000_000_000).optional(),
+        ...pageShape,
+      },
+      unknownParameters,
+    )
     .superRefine((value, context) => {
       const query = value as ListQueryOutput;
       const paged = query.page !== undefined || query.perPage !== undefined;

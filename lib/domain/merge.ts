@@ -26,6 +26,7 @@ import {
   ITEM_TYPES,
   LIMITS,
   NAME_ALIAS_TYPES,
+  NAME_REQUIRED,
   type PersonBody,
   SET_NAMES,
   type SetName,
@@ -354,7 +355,7 @@ export const mergePerson = (stored: Person | null, body: PersonBody, context: Me
   if (person.Names.length === 0)
     errors.push({
       path: '/Names',
-      message: creating ? 'A person needs at least one Name' : 'The last Name of a person cannot be deleted',
+      message: creating ? NAME_REQUIRED : 'The last Name of a person cannot be deleted',
     });
   else if (!primaryOf(person.Names))
     errors.push({

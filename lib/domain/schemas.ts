@@ -40,18 +40,102 @@ const emailAddress = wellFormed(z.string().trim().max(LIMITS.email))
 export const positiveId = z.int().positive();
 export const localReferenceId = wellFormed(z.string().max(LIMITS.localReferenceId)).nullable();
 
+// ---------------------------------------------------------------------------------------------------
+// Messages: what a refused body or query reads, in the contract's words (API.md 2.1)
+// ---------------------------------------------------------------------------------------------------
+
+type Issue = z.core.$ZodRawIssue;
+
+/** A value as a client would name what it sent: `an array`, `a string`, `null`, `missing`. */
+export const kindOf = (value: unknown): string => {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number') return `the number ${value}`;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+};
+
+const EXPECTED: Record<string, string> = {
+  string: 'a string',
+  number: 'an integer',
+  int: 'an integer',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'an array',
+};
+
+/**
+ * zod's usual complaints in plain words ("Expected a string, not the number 42"), for every body and query
+ * (lib/http/request.ts passes it to each parse). Messages a schema sets itself (a container's shape,
+ * `primary`, the unknown query parameters) come first; zod's own words are the last resort.
+ */
+export const wireErrors: z.core.$ZodErrorMap = (issue) => {
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (!issue.path?.length && issue.expected === 'object')
+        return `Expected a JSON object, not ${kindOf(issue.input)}`;
+      const expected = EXPECTED[issue.expected] ?? issue.expected;
+      return issue.input === undefined
+        ? `Required: expected ${expected}`
+        : `Expected ${expected}, not ${kindOf(issue.input)}`;
+    }
+    case 'too_big': {
+      const limit = issue.inclusive === false ? 'less than' : 'at most';
+      if (issue.origin === 'string') return `At most ${issue.maximum} characters`;
+      if (issue.origin === 'array') return `At most ${issue.maximum} items`;
+      return `Must be ${limit} ${issue.maximum}`;
+    }
+    case 'too_small': {
+      if (issue.minimum === 0 && issue.inclusive === false) return 'Must be a positive integer';
+      const limit = issue.inclusive === false ? 'greater than' : 'at least';
+      if (issue.origin === 'string') return `At least ${issue.minimum} characters`;
+      if (issue.origin === 'array') return `At least ${issue.minimum} items`;
+      return `Must be ${limit} ${issue.minimum}`;
+    }
+    case 'invalid_value':
+      return issue.values.length === 1
+        ? `Must be ${JSON.stringify(issue.values[0])}`
+        : `Must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')}`;
+    case 'unrecognized_keys':
+      return 'Unknown property';
+    case 'invalid_union':
+      return 'Not one of the accepted forms of this property';
+    default:
+      return undefined;
+  }
+};
+
+/** A Person's one requirement beyond types (API.md 5.2), said the same by the schema and the merge. */
+export const NAME_REQUIRED =
+  'A Person needs at least one Name: first_name and last_name, or freeform_name, as in {"Names": {"@set": [{"first_name": "Ada", "last_name": "Lovelace"}]}}';
+
 /**
  * An object that refuses unknown keys (reported with their path) but lets JSON-LD keywords (`@context`,
  * `@id`, ...) through unread, as API.md 5.2 asks. Keys like `__proto__` are unknown keys like any other.
+ * `error` words what the object itself refuses (a value that is not an object, a missing object).
  */
-export const closedObject = <S extends z.ZodRawShape>(shape: S) =>
+export const closedObject = <S extends z.ZodRawShape>(shape: S, error?: z.core.$ZodErrorMap) =>
   z.preprocess(
     (value) =>
       value !== null && typeof value === 'object' && !Array.isArray(value)
         ? Object.fromEntries(Object.entries(value).filter(([key]) => !key.startsWith('@') || key in shape))
         : value,
-    z.strictObject(shape),
+    z.strictObject(shape, error ? { error } : undefined),
   );
+
+/**
+ * The message for an object sent as something else: `Names takes {"@type": "Names", "@set": [ ... ]},
+ * not an array`. `missing` is what a required one that was not sent reads.
+ */
+const takes =
+  (name: string, form: string, missing = `${name} is required: ${form}`): z.core.$ZodErrorMap =>
+  (issue: Issue) =>
+    issue.code === 'invalid_type'
+      ? issue.input === undefined
+        ? missing
+        : `${name} takes ${form}, not ${kindOf(issue.input)}`
+      : undefined;
 
 /** GRC's alias types of a Name (API.md 11.1): 2 disambiguated system name, 3 previous system name. */
 export const NAME_ALIAS_TYPES = [2, 3] as const;
@@ -87,7 +171,12 @@ export const ITEM_FIELDS = {
   PersonOrganizations: { name: text, organization_fk: positiveId },
   PersonGroups: { name: text, group_fk: positiveId },
   // GRC shows `initiative` only as null; it names an initiative, by id or by text.
-  PersonInitiatives: { name: text, initiative: z.union([positiveId, text]) },
+  PersonInitiatives: {
+    name: text,
+    initiative: z.union([positiveId, text], {
+      error: 'Expected the id of an initiative (a positive integer) or its name (a string)',
+    }),
+  },
   PersonTeams: { name: text, team_fk: positiveId },
 } as const;
 
@@ -193,34 +282,66 @@ const primaryInput = (set: SetName) => {
 export const readOnly = z.unknown().optional().describe('Read only: ignored');
 
 const inputItem = <N extends SetName>(set: N) =>
-  closedObject({
-    '@type': z.literal(ITEM_TYPES[set]).optional(),
-    id: positiveId.nullable().optional(),
-    ...nullableOptional(ITEM_FIELDS[set]),
-    ...('primary' in ITEM_FIELDS[set] ? { primary: primaryInput(set).nullable().optional() } : {}),
-    person_fk: readOnly,
-    ...keysOf(ITEM_OWNER_KEYS[set], readOnly),
-    local_reference_id: localReferenceId.optional(),
+  closedObject(
+    {
+      '@type': z.literal(ITEM_TYPES[set]).optional(),
+      id: positiveId.nullable().optional(),
+      ...nullableOptional(ITEM_FIELDS[set]),
+      ...('primary' in ITEM_FIELDS[set] ? { primary: primaryInput(set).nullable().optional() } : {}),
+      person_fk: readOnly,
+      ...keysOf(ITEM_OWNER_KEYS[set], readOnly),
+      local_reference_id: localReferenceId.optional(),
+    },
+    (issue) =>
+      issue.code === 'invalid_type'
+        ? `Each item of ${set} is a ${ITEM_TYPES[set]} object ({"@type": "${ITEM_TYPES[set]}", ...}), not ${kindOf(issue.input)}`
+        : undefined,
+  );
+
+/**
+ * A set's container, `{"@type": "Names", "@set": [ ... ]}`: sent as an array (or `@set` as an object),
+ * it says which shape it takes, not what zod expected.
+ */
+const inputSet = <N extends SetName>(set: N, missing?: string) => {
+  const form = `{"@type": "${set}", "@set": [ ... ]}`;
+  const items = z.array(inputItem(set), {
+    error: (issue) =>
+      issue.code === 'invalid_type'
+        ? `@set takes an array, as in ${form}, not ${kindOf(issue.input)}`
+        : issue.code === 'too_big'
+          ? `A person has at most ${LIMITS.sets[set]} ${set}`
+          : undefined,
   });
+  return closedObject(
+    {
+      '@type': z.literal(set).optional(),
+      '@set': items.max(LIMITS.sets[set]).optional(),
+    },
+    takes(set, form, missing),
+  );
+};
 
-const inputSet = <N extends SetName>(set: N) =>
-  closedObject({
-    '@type': z.literal(set).optional(),
-    '@set': z.array(inputItem(set)).max(LIMITS.sets[set]).optional(),
-  });
+const inputSocial = closedObject(
+  {
+    '@type': z.literal('SocialAddresses').optional(),
+    ...nullableOptional(SOCIAL_FIELDS),
+  },
+  takes('SocialAddresses', '{"@type": "SocialAddresses", "twitter": ..., "facebook": ..., ...}'),
+);
 
-const inputSocial = closedObject({
-  '@type': z.literal('SocialAddresses').optional(),
-  ...nullableOptional(SOCIAL_FIELDS),
-});
-
-const inputMemberships = closedObject({
-  '@type': z.literal('PersonMemberships').optional(),
-  PersonOrganizations: inputSet('PersonOrganizations').optional(),
-  PersonGroups: inputSet('PersonGroups').optional(),
-  PersonInitiatives: inputSet('PersonInitiatives').optional(),
-  PersonTeams: inputSet('PersonTeams').optional(),
-});
+const inputMemberships = closedObject(
+  {
+    '@type': z.literal('PersonMemberships').optional(),
+    PersonOrganizations: inputSet('PersonOrganizations').optional(),
+    PersonGroups: inputSet('PersonGroups').optional(),
+    PersonInitiatives: inputSet('PersonInitiatives').optional(),
+    PersonTeams: inputSet('PersonTeams').optional(),
+  },
+  takes(
+    'PersonMemberships',
+    '{"@type": "PersonMemberships", "PersonOrganizations": {"@set": [ ... ]}, "PersonGroups": ..., ...}',
+  ),
+);
 
 /** Ours and GRC's CoreMetaData keys (API.md 11.1): all read only, any value (GRC sends date-only dates). */
 export const CORE_METADATA_INPUT_KEYS = [
@@ -238,10 +359,13 @@ export const CORE_METADATA_INPUT_KEYS = [
   'superceded_by',
 ] as const;
 
-export const inputCoreMetaData = closedObject({
-  '@type': z.literal('CoreMetaData').optional(),
-  ...keysOf(CORE_METADATA_INPUT_KEYS, readOnly),
-});
+export const inputCoreMetaData = closedObject(
+  {
+    '@type': z.literal('CoreMetaData').optional(),
+    ...keysOf(CORE_METADATA_INPUT_KEYS, readOnly),
+  },
+  takes('CoreMetaData', '{"@type": "CoreMetaData", ...} as GET shows it'),
+);
 
 const personBodyShape = {
   '@type': z.literal('Person').optional(),
@@ -263,7 +387,7 @@ const personBodyShape = {
 export const PatchPersonBody = closedObject(personBodyShape);
 
 /** POST /Person: like PATCH, but a Name is required (the merge checks that one is more than an example). */
-export const CreatePersonBody = closedObject({ ...personBodyShape, Names: inputSet('Names') });
+export const CreatePersonBody = closedObject({ ...personBodyShape, Names: inputSet('Names', NAME_REQUIRED) });
 
 export type PersonBody = z.output<typeof PatchPersonBody>;
 export type InputItem = NonNullable<NonNullable<PersonBody['Names']>['@set']>[number];

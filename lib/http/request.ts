@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { ProviderData } from '../domain/change-history';
 import { type FieldError, NotFound, PersonNotFound } from '../domain/errors';
 import type { Links } from '../domain/representation';
-import { LIMITS } from '../domain/schemas';
+import { LIMITS, wireErrors } from '../domain/schemas';
 import type { HttpConfig } from './config';
 import { HttpProblem } from './problems';
 import { withoutTrailingSlash } from './routes';
@@ -86,47 +86,129 @@ export const pathIdOf = (event: APIGatewayProxyEventV2, resource: string): numbe
 
 export const personIdOf = (event: APIGatewayProxyEventV2): number => pathIdOf(event, 'Person');
 
-/** Turns zod's issues into JSON Pointer errors (RFC 6901: the whole body is ""), one per unknown key. */
+/**
+ * Turns zod's issues into JSON Pointer errors (RFC 6901: the whole body is ""), one per unknown key.
+ * The messages are the schemas' own (lib/domain/schemas.ts `wireErrors` and the schemas' `error`).
+ */
 export const fieldErrors = (issues: z.core.$ZodIssue[]): FieldError[] =>
   issues.flatMap((issue) => {
     const pointer = (path: PropertyKey[]) =>
       path.map((segment) => `/${String(segment).replaceAll('~', '~0').replaceAll('/', '~1')}`).join('');
     return issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: pointer([...issue.path, key]), message: 'Unknown property' }))
+      ? issue.keys.map((key) => ({ path: pointer([...issue.path, key]), message: issue.message }))
       : [{ path: pointer(issue.path), message: issue.message }];
   });
 
-/** Media type, size, JSON syntax and schema, in that order (API.md 2, 5.2 and 7). */
+const ACCEPTED = JSON_MEDIA_TYPES.join(' or ');
+
+/**
+ * Why a body of another media type is refused (API.md 2 and 2.1): the two patch formats are answered
+ * with what this API takes instead, the changed object itself (API.md 5.4).
+ */
+const unsupportedMediaType = (mediaType: string | undefined): string => {
+  switch (mediaType) {
+    case 'application/json-patch+json':
+      return `This API does not take JSON Patch: send the changed object itself (only what changes, as GET shows it, e.g. {"Emails": {"@set": [ ... ]}}) as ${ACCEPTED}`;
+    case 'application/merge-patch+json':
+      return `This API does not take JSON Merge Patch: send the changed object itself (only what changes, as GET shows it; items of a @set by their id) as ${ACCEPTED}`;
+    case undefined:
+    case '':
+      return `Send the body with Content-Type ${ACCEPTED}`;
+    default:
+      return `Send the body as ${ACCEPTED}`;
+  }
+};
+
+/** An array of objects each with `op` and `path`: a JSON Patch document (RFC 6902) sent as JSON. */
+const isJsonPatch = (value: unknown): boolean =>
+  Array.isArray(value) &&
+  value.length > 0 &&
+  value.every((item) => item !== null && typeof item === 'object' && 'op' in item && 'path' in item);
+
+/**
+ * Strict UTF-8: a byte sequence that is not UTF-8 is refused, never read with U+FFFD in its place
+ * (API.md 2). One leading byte order mark is dropped, as RFC 8259 8.1 lets a parser do.
+ */
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+const notUtf8 = () =>
+  new HttpProblem('validation-error', 'The body is not valid UTF-8: send JSON text encoded as UTF-8');
+
+/** Where JSON.parse stopped, when it says: `at line 2, column 7`; counted in characters of the body. */
+const whereParsingStopped = (text: string, error: unknown): string => {
+  const message = error instanceof Error ? error.message : '';
+  if (/end of JSON input/.test(message)) return ': it ends before the JSON value is complete';
+  const position = /at position (\d+)/.exec(message)?.[1];
+  if (position === undefined) return '';
+  const before = text.slice(0, Number(position)).split('\n');
+  return ` at line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
+};
+
+/**
+ * Media type, size, encoding, JSON syntax and schema, in that order (API.md 2, 2.1, 5.2 and 7). Every
+ * refusal says what the contract asks for, not what the parser or the validator saw.
+ */
 export const bodyOf = <S extends z.ZodType>(event: APIGatewayProxyEventV2, schema: S): z.output<S> => {
   const mediaType = headerOf(event, 'content-type')?.split(';')[0]?.trim().toLowerCase();
   if (!mediaType || !JSON_MEDIA_TYPES.includes(mediaType))
     throw new HttpProblem(
       'unsupported-media-type',
-      'Send the body as application/json or application/ld+json',
+      unsupportedMediaType(mediaType),
+      [],
+      // RFC 5789 2.2: a PATCH refused for its media type says which patch documents it takes.
+      event.requestContext?.http?.method === 'PATCH' ? { 'Accept-Patch': JSON_MEDIA_TYPES.join(', ') } : {},
     );
+  // API Gateway HTTP API (payload 2.0) hands the function a string for text media types (text/*,
+  // application/json, ...) and base64 with `isBase64Encoded` for the rest; AWS documents only that "if
+  // the content type of the request is binary, the body is base64-encoded", not what it does with bytes
+  // that are not UTF-8 under a text type. So: base64 is decoded strictly; a string is refused if it holds
+  // a lone surrogate (no UTF-8 encodes one); a string whose bytes were replaced by U+FFFD before the
+  // function ran cannot be told from one a client sent with U+FFFD in it. The local server
+  // (lib/local/http-events.ts) sends any body that is not UTF-8 as base64: there it arrives as sent.
   const raw = event.body ?? '';
   const bytes = event.isBase64Encoded ? Buffer.from(raw, 'base64') : Buffer.from(raw, 'utf8');
   if (bytes.byteLength > LIMITS.bodyBytes)
     throw new HttpProblem('payload-too-large', `The body may be at most ${LIMITS.bodyBytes} bytes`);
+  if (!event.isBase64Encoded && /\p{Cs}/u.test(raw)) throw notUtf8();
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw notUtf8();
+  }
+  if (/^[ \t\n\r]*$/.test(text))
+    throw new HttpProblem('validation-error', 'The body is empty: send a JSON object');
   let json: unknown;
   try {
-    json = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new HttpProblem('validation-error', 'The body is not valid JSON');
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success)
+    json = JSON.parse(text);
+  } catch (error) {
     throw new HttpProblem(
       'validation-error',
-      'The body does not match the schema of this resource',
-      fieldErrors(parsed.error.issues),
+      `The body is not valid JSON${whereParsingStopped(text, error)}`,
     );
+  }
+  if (isJsonPatch(json))
+    throw new HttpProblem(
+      'validation-error',
+      'This API does not take JSON Patch: send the object itself as JSON (on a PATCH, the changed object: only what changes, as GET shows it, e.g. {"Emails": {"@set": [ ... ]}})',
+    );
+  const parsed = schema.safeParse(json, { error: wireErrors });
+  if (!parsed.success) {
+    const errors = fieldErrors(parsed.error.issues);
+    const [only] = errors;
+    // A body that is not an object at all: the one error is the whole answer.
+    const detail =
+      errors.length === 1 && only?.path === ''
+        ? only.message
+        : 'The body does not match the schema of this resource';
+    throw new HttpProblem('validation-error', detail, errors);
+  }
   return parsed.data;
 };
 
 /** Query parameters checked against a schema; a bad value is 400 naming the parameter. */
 export const queryOf = <S extends z.ZodType>(event: APIGatewayProxyEventV2, schema: S): z.output<S> => {
-  const parsed = schema.safeParse(event.queryStringParameters ?? {});
+  const parsed = schema.safeParse(event.queryStringParameters ?? {}, { error: wireErrors });
   if (!parsed.success)
     throw new HttpProblem('validation-error', 'The query is not valid', fieldErrors(parsed.error.issues));
   return parsed.data;

@@ -3,6 +3,7 @@
  * it: lower-cased headers joined by commas, cookies apart, query parameters joined by commas, text
  * bodies as they are and binary ones base64-encoded.
  */
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -38,7 +39,12 @@ export const toApiGatewayEvent = (
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = name in query ? `${query[name]},${value}` : value;
-  const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? '');
+  // API Gateway passes text media types (text/*, application/json, ...) as a string and the rest
+  // base64-encoded; AWS documents no more than "if the content type of the request is binary, the body
+  // is base64-encoded", and nothing for bytes that are not UTF-8 under a text type. Here such a body
+  // goes base64-encoded too: as a string it would already hold U+FFFD where the bytes were, and the
+  // function could not refuse it (lib/http/request.ts `bodyOf` decodes strictly, API.md 2).
+  const isText = body.length === 0 || (TEXT_TYPES.test(headers['content-type'] ?? '') && isUtf8(body));
   const now = Date.now();
   const method = request.method ?? 'GET';
   return {

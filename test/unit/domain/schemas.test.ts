@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { CreatePersonBody, LIMITS, PatchPersonBody } from '../../../lib/domain/schemas';
+import {
+  CreatePersonBody,
+  kindOf,
+  LIMITS,
+  NAME_REQUIRED,
+  PatchPersonBody,
+  SET_NAMES,
+  setPointer,
+  wireErrors,
+} from '../../../lib/domain/schemas';
 
 type Body = Record<string, unknown>;
 
@@ -431,5 +440,109 @@ describe('PatchPersonBody', () => {
 
   it('accepts an empty body', () => {
     expect(PatchPersonBody.safeParse({}).success).toBe(true);
+  });
+});
+
+/** The messages of a refused body, read as the HTTP edge reads them (with `wireErrors`). */
+const messagesOf = (body: unknown, schema: z.ZodType = CreatePersonBody) =>
+  issuesOf(schema.safeParse(body, { error: wireErrors })).map(({ path, message }) => [
+    path.join('/'),
+    message,
+  ]);
+
+/** Places a container where a Person body holds it: at the root, or in `PersonMemberships`. */
+const withContainer = (set: string, value: unknown): Body => {
+  const [, parent, child] = setPointer(set as (typeof SET_NAMES)[number]).split('/');
+  const container = child ? { [parent as string]: { [child]: value } } : { [set]: value };
+  return set === 'Names' ? container : minimal(container);
+};
+
+describe("messages in the contract's words (API.md 2.1)", () => {
+  describe.each(schemas)('%s', (_, schema) => {
+    it.each(
+      SET_NAMES.flatMap((set) => [
+        [set, [john], 'an array'],
+        [set, 'Names', 'a string'],
+        [set, 3, 'the number 3'],
+        [set, null, 'null'],
+      ]),
+    )('%s sent as %j says it takes {"@set": [...]}', (set, value, kind) => {
+      const path = setPointer(set as (typeof SET_NAMES)[number]).slice(1);
+      expect(messagesOf(withContainer(set as string, value), schema)).toEqual([
+        [path, `${set} takes {"@type": "${set}", "@set": [ ... ]}, not ${kind}`],
+      ]);
+    });
+
+    it.each(SET_NAMES)('@set of %s sent as an object says it takes an array', (set) => {
+      const path = `${setPointer(set).slice(1)}/@set`;
+      expect(messagesOf(withContainer(set, { '@set': { 0: {} } }), schema)).toEqual([
+        [path, `@set takes an array, as in {"@type": "${set}", "@set": [ ... ]}, not an object`],
+      ]);
+    });
+
+    it("says so even without the HTTP edge's messages: the container's words are its own", () => {
+      expect(issuesOf(schema.safeParse({ Names: [john] })).map(({ message }) => message)).toEqual([
+        'Names takes {"@type": "Names", "@set": [ ... ]}, not an array',
+      ]);
+    });
+
+    it.each([
+      ['an array', [], 'Expected a JSON object, not an array'],
+      ['a string', 'Person', 'Expected a JSON object, not a string'],
+      ['a number', 1, 'Expected a JSON object, not the number 1'],
+      ['null', null, 'Expected a JSON object, not null'],
+    ])('a body that is %s says a JSON object is expected', (_, body, message) => {
+      expect(messagesOf(body, schema)).toEqual([['', message]]);
+    });
+
+    it.each([
+      ['a number as a string', { first_name: 7 }, 'first_name', 'Expected a string, not the number 7'],
+      ['a string as an id', { id: 'x' }, 'id', 'Expected an integer, not a string'],
+      ['a negative id', { id: -3 }, 'id', 'Must be a positive integer'],
+      ['an id past the safe integers', { id: 2 ** 53 }, 'id', 'Must be at most 9007199254740991'],
+      [
+        'an array as primary',
+        { primary: [] },
+        'primary',
+        'primary must be true, false, 1, 0, or an alias type (2 or 3)',
+      ],
+      [
+        'a long middle_initial',
+        { middle_initial: 'x'.repeat(201) },
+        'middle_initial',
+        'At most 200 characters',
+      ],
+      ['an unknown property', { nick: 'J' }, '', 'Unknown property'],
+    ])('%s reads in plain words', (_, change, field, message) => {
+      const path = ['Names', '@set', '0', ...(field ? [field] : [])].join('/');
+      expect(messagesOf({ Names: { '@set': [{ ...john, ...change }] } }, schema)).toEqual([[path, message]]);
+    });
+  });
+
+  it.each([
+    ['an empty object', {}],
+    ['a Person with an email only', { Emails: { '@set': [{ email: 'a@example.org' }] } }],
+    ['only read-only values', { '@type': 'Person', id: 4, fullname: 'Ada Lovelace' }],
+  ])('a POST of %s says a Person needs at least one Name, at /Names', (_, body) => {
+    expect(messagesOf(body)).toEqual([['Names', NAME_REQUIRED]]);
+    expect(issuesOf(CreatePersonBody.safeParse(body)).map(({ message }) => message)).toEqual([NAME_REQUIRED]);
+  });
+
+  it("a Person needs a Name in the contract's words: structured or freeform", () => {
+    expect(NAME_REQUIRED).toMatch(
+      /^A Person needs at least one Name: first_name and last_name, or freeform_name/,
+    );
+  });
+
+  it.each([
+    [undefined, 'missing'],
+    [null, 'null'],
+    [[], 'an array'],
+    [{}, 'an object'],
+    ['x', 'a string'],
+    [1.5, 'the number 1.5'],
+    [true, 'true'],
+  ])('names what a client sent: %j is %s', (value, kind) => {
+    expect(kindOf(value)).toBe(kind);
   });
 });

@@ -2,7 +2,14 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PersonNotFound } from '../../../lib/domain/errors';
-import { CreatePersonBody, LIMITS, PatchPersonBody } from '../../../lib/domain/schemas';
+import {
+  ChangeHistoryQuery,
+  ListPersonsQuery,
+  listQuery,
+  PageQuery,
+  vocabularyListQuery,
+} from '../../../lib/domain/listing';
+import { CreatePersonBody, LIMITS, NAME_REQUIRED, PatchPersonBody } from '../../../lib/domain/schemas';
 import { httpConfigFromEnv } from '../../../lib/http/config';
 import { HttpProblem } from '../../../lib/http/problems';
 import {
@@ -11,6 +18,7 @@ import {
   linksFor,
   personIdOf,
   providerDataOf,
+  queryOf,
   requesterOf,
 } from '../../../lib/http/request';
 import { httpEvent } from '../../support/events';
@@ -54,6 +62,33 @@ const withStage = (event: APIGatewayProxyEventV2, stage: string): APIGatewayProx
   ...event,
   requestContext: { ...event.requestContext, stage },
 });
+
+const patch = (body: string, contentType = 'application/json'): APIGatewayProxyEventV2 =>
+  httpEvent({
+    method: 'PATCH',
+    route: '/Person/{id}',
+    path: '/Person/1',
+    pathParameters: { id: '1' },
+    requester: 5,
+    body,
+    headers: { 'content-type': contentType },
+  });
+
+/** An event whose body is these bytes, base64-encoded as API Gateway sends a binary body. */
+const withBytes = (bytes: Buffer, contentType = 'application/json'): APIGatewayProxyEventV2 => ({
+  ...post(bytes.toString('base64'), contentType),
+  isBase64Encoded: true,
+});
+
+/** The problem a refused body raises. */
+const problemOf = (act: () => unknown): HttpProblem => {
+  const error = thrownBy(act);
+  expect(error).toBeInstanceOf(HttpProblem);
+  return error as HttpProblem;
+};
+
+/** zod's own words, which no refusal may show a client (API.md 2.1). */
+const VALIDATOR_WORDS = /Invalid input|expected \w+, received|Unrecognized key|Too (big|small)/;
 
 /** The field errors of a body refused by the schema. */
 const schemaErrorsOf = (body: unknown, schema: z.ZodType = CreatePersonBody) => {
@@ -243,6 +278,75 @@ describe('bodyOf: base64', () => {
   });
 });
 
+describe('bodyOf: encoding', () => {
+  const utf8 = (text: string) => Buffer.from(text, 'utf8');
+  const person = (firstName: Buffer) =>
+    Buffer.concat([
+      utf8('{"Names": {"@set": [{"first_name": "'),
+      firstName,
+      utf8('", "last_name": "Smith"}]}}'),
+    ]);
+
+  it.each([
+    ['bytes that are no UTF-8 at all (FF FE)', Buffer.from([0x42, 0x61, 0x64, 0xff, 0xfe])],
+    ['a lead byte without its continuation (C3 then a quote)', Buffer.from([0x42, 0xc3])],
+    ['an overlong encoding of "/" (C0 AF)', Buffer.from([0xc0, 0xaf])],
+    ['an encoded surrogate (ED A0 80)', Buffer.from([0xed, 0xa0, 0x80])],
+    ['a code point past U+10FFFF (F4 90 80 80)', Buffer.from([0xf4, 0x90, 0x80, 0x80])],
+    ['a lone continuation byte (80)', Buffer.from([0x80])],
+  ])('refuses %s in a base64 body as validation-error, never reading it with U+FFFD', (_, bad) => {
+    const problem = problemOf(() => bodyOf(withBytes(person(bad)), CreatePersonBody));
+
+    expect(problem.type).toBe('validation-error');
+    expect(problem.detail).toBe('The body is not valid UTF-8: send JSON text encoded as UTF-8');
+  });
+
+  it('refuses a body that ends inside a multi-byte character', () => {
+    const cut = utf8('{"Names": {"@set": [{"freeform_name": "€"}]}}').subarray(0, 40);
+    expect(problemOf(() => bodyOf(withBytes(cut), CreatePersonBody)).detail).toMatch(/not valid UTF-8/);
+  });
+
+  it('refuses a string body holding a lone surrogate, which no UTF-8 encodes', () => {
+    const body = '{"Names": {"@set": [{"first_name": "Bad\ud800", "last_name": "Smith"}]}}';
+    expect(problemOf(() => bodyOf(post(body, 'application/json'), CreatePersonBody)).detail).toMatch(
+      /not valid UTF-8/,
+    );
+  });
+
+  it('still takes a lone surrogate written as a JSON escape to the schema, which refuses it there', () => {
+    const body = '{"Names": {"@set": [{"first_name": "Bad\\ud800", "last_name": "Smith"}]}}';
+    expect(schemaErrorsOf(JSON.parse(body))).toEqual([
+      { path: '/Names/@set/0/first_name', message: 'Not well-formed Unicode (a lone surrogate)' },
+    ]);
+    expect(problemOf(() => bodyOf(post(body, 'application/json'), CreatePersonBody)).errors).toHaveLength(1);
+  });
+
+  it('reads valid multi-byte UTF-8 (2, 3 and 4 bytes) from the bytes as sent', () => {
+    const body = bodyOf(withBytes(person(utf8('Zoë 李 𝄞'))), CreatePersonBody);
+    expect(body.Names['@set']?.[0]?.first_name).toBe('Zoë 李 𝄞');
+  });
+
+  it('keeps U+FFFD that a client sent on purpose', () => {
+    const body = bodyOf(withBytes(person(utf8('\ufffd'))), CreatePersonBody);
+    expect(body.Names['@set']?.[0]?.first_name).toBe('\ufffd');
+  });
+
+  it.each([
+    [
+      'a base64 body',
+      withBytes(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8(JSON.stringify(validPerson))])),
+    ],
+    ['a string body', post(`\ufeff${JSON.stringify(validPerson)}`, 'application/json')],
+  ])('drops one leading byte order mark in %s (RFC 8259 8.1)', (_, event) => {
+    expect(bodyOf(event, CreatePersonBody).Names['@set']).toHaveLength(1);
+  });
+
+  it('reads a second byte order mark as text, which is not JSON', () => {
+    const event = post(`\ufeff\ufeff${JSON.stringify(validPerson)}`, 'application/json');
+    expect(problemOf(() => bodyOf(event, CreatePersonBody)).detail).toBe('The body is not valid JSON');
+  });
+});
+
 describe('bodyOf: syntax', () => {
   it.each([
     ['a truncated object', '{"Names": {'],
@@ -253,6 +357,41 @@ describe('bodyOf: syntax', () => {
     expect(problemTypeOf(() => bodyOf(post(body, 'application/json'), CreatePersonBody))).toBe(
       'validation-error',
     );
+  });
+
+  it.each([
+    ['an empty body', ''],
+    ['blanks only', '   '],
+    ['line breaks and tabs only', '\r\n\t \n'],
+    ['a byte order mark only', '\ufeff'],
+  ])('says the body is empty for %s', (_, body) => {
+    expect(problemOf(() => bodyOf(post(body, 'application/json'), CreatePersonBody)).detail).toBe(
+      'The body is empty: send a JSON object',
+    );
+  });
+
+  it('says the body is empty for a PATCH without one, and for an empty base64 body', () => {
+    expect(problemOf(() => bodyOf(patch(''), PatchPersonBody)).detail).toBe(
+      'The body is empty: send a JSON object',
+    );
+    expect(problemOf(() => bodyOf(withBytes(Buffer.alloc(0)), PatchPersonBody)).detail).toBe(
+      'The body is empty: send a JSON object',
+    );
+  });
+
+  it.each([
+    ['a truncated object', '{"Names": {', 'The body is not valid JSON at line 1, column 12'],
+    ['a trailing comma on the second line', '{"a": 1,\n}', 'The body is not valid JSON at line 2, column 1'],
+    ['text after the value', '{"a": 1} x', 'The body is not valid JSON at line 1, column 10'],
+    ['a control character in a string', '{"a": "b\u0000"}', 'The body is not valid JSON at line 1, column 9'],
+    [
+      'an unfinished value',
+      '{"a": ',
+      'The body is not valid JSON: it ends before the JSON value is complete',
+    ],
+    ['a trailing comma in an array (no position given)', '[1,]', 'The body is not valid JSON'],
+  ])('says where the JSON breaks, when the parser knows: %s', (_, body, detail) => {
+    expect(problemOf(() => bodyOf(post(body, 'application/json'), CreatePersonBody)).detail).toBe(detail);
   });
 
   it('does not echo the JSON parser message', () => {
@@ -322,6 +461,336 @@ describe('bodyOf: schema', () => {
     ['a string', 'Person'],
   ])('points at the whole document ("") when the body is %s', (_, body) => {
     expect(schemaErrorsOf(body, PatchPersonBody)).toEqual([{ path: '', message: expect.any(String) }]);
+  });
+});
+
+describe("bodyOf: media types in the contract's words", () => {
+  const accepted = /application\/json or application\/ld\+json/;
+
+  it.each([
+    ['application/json-patch+json', /does not take JSON Patch: send the changed object itself/],
+    ['application/merge-patch+json', /does not take JSON Merge Patch: send the changed object itself/],
+    ['text/plain', /^Send the body as application\/json or application\/ld\+json$/],
+    ['application/xml', /^Send the body as /],
+    ['application/x-www-form-urlencoded', /^Send the body as /],
+  ])('answers %s with 415 naming the accepted media types', (contentType, detail) => {
+    const problem = problemOf(() =>
+      bodyOf(patch('{"local_reference_id": "x"}', contentType), PatchPersonBody),
+    );
+
+    expect(problem.type).toBe('unsupported-media-type');
+    expect(problem.detail).toMatch(detail);
+    expect(problem.detail).toMatch(accepted);
+  });
+
+  it('answers a body without a Content-Type with the media types to send it with', () => {
+    expect(problemOf(() => bodyOf(post(JSON.stringify(validPerson)), CreatePersonBody)).detail).toBe(
+      'Send the body with Content-Type application/json or application/ld+json',
+    );
+  });
+
+  it('says Accept-Patch on the 415 of a PATCH (RFC 5789 2.2), not on that of a POST', () => {
+    const patched = problemOf(() => bodyOf(patch('{}', 'application/json-patch+json'), PatchPersonBody));
+    const posted = problemOf(() => bodyOf(post('{}', 'application/json-patch+json'), CreatePersonBody));
+
+    expect(patched.headers).toEqual({ 'Accept-Patch': 'application/json, application/ld+json' });
+    expect(posted.headers).toEqual({});
+  });
+});
+
+describe('bodyOf: a JSON Patch document sent as JSON', () => {
+  const operations = [
+    [{ op: 'replace', path: '/Emails/@set/0/email', value: 'new@example.org' }],
+    [
+      { op: 'add', path: '/Emails/@set/-', value: { email: 'a@example.org' } },
+      { op: 'remove', path: '/PhoneNumbers/@set/0' },
+      { op: 'test', path: '/id', value: 1 },
+    ],
+  ];
+
+  it.each(operations)('says this API takes the changed object, not JSON Patch: %j', (...document) => {
+    const problem = problemOf(() => bodyOf(patch(JSON.stringify(document)), PatchPersonBody));
+
+    expect(problem.type).toBe('validation-error');
+    expect(problem.detail).toMatch(/does not take JSON Patch/);
+    expect(problem.detail).toContain('{"Emails": {"@set": [ ... ]}}');
+    expect(problem.detail).not.toMatch(VALIDATOR_WORDS);
+  });
+
+  it('says the same to a POST', () => {
+    const body = JSON.stringify([{ op: 'add', path: '/Names', value: {} }]);
+    expect(problemOf(() => bodyOf(post(body, 'application/json'), CreatePersonBody)).detail).toMatch(
+      /does not take JSON Patch/,
+    );
+  });
+});
+
+describe('bodyOf: a body that is JSON but not an object', () => {
+  it.each([
+    ['an empty array', '[]', 'an array'],
+    ['an array that is not JSON Patch', '[{"op": "replace"}]', 'an array'],
+    ['an array of names', '[{"first_name": "Ada"}]', 'an array'],
+    ['a string', '"Person"', 'a string'],
+    ['a number', '42', 'the number 42'],
+    ['null', 'null', 'null'],
+    ['true', 'true', 'true'],
+  ])('says a JSON object is expected for %s', (_, body, kind) => {
+    const problem = problemOf(() => bodyOf(patch(body), PatchPersonBody));
+
+    expect(problem.detail).toBe(`Expected a JSON object, not ${kind}`);
+    expect(problem.errors).toEqual([{ path: '', message: `Expected a JSON object, not ${kind}` }]);
+  });
+});
+
+describe('bodyOf: schema messages speak the contract, not the validator', () => {
+  const john = { first_name: 'John', last_name: 'Smith' };
+  const withSet = (set: string, value: unknown) =>
+    ['PersonOrganizations', 'PersonGroups', 'PersonInitiatives', 'PersonTeams'].includes(set)
+      ? { Names: { '@set': [john] }, PersonMemberships: { [set]: value } }
+      : { Names: { '@set': [john] }, [set]: value };
+  const pointer = (set: string) =>
+    ['PersonOrganizations', 'PersonGroups', 'PersonInitiatives', 'PersonTeams'].includes(set)
+      ? `/PersonMemberships/${set}`
+      : `/${set}`;
+  const SETS = [
+    'Emails',
+    'PhoneNumbers',
+    'PersonRoles',
+    'PostalAddresses',
+    'PersonOrganizations',
+    'PersonGroups',
+    'PersonInitiatives',
+    'PersonTeams',
+  ];
+
+  it.each(SETS.flatMap((set) => [[set, [{}], 'an array'] as const, [set, 'x', 'a string'] as const]))(
+    'says %s takes {"@set": [...]} when sent %j',
+    (set, value, kind) => {
+      expect(schemaErrorsOf(withSet(set, value))).toEqual([
+        { path: pointer(set), message: `${set} takes {"@type": "${set}", "@set": [ ... ]}, not ${kind}` },
+      ]);
+    },
+  );
+
+  it.each([
+    ['an array', [john], 'an array'],
+    ['null', null, 'null'],
+    ['a string', 'John Smith', 'a string'],
+  ])('says Names takes {"@set": [...]} when sent %s, on POST and PATCH', (_, value, kind) => {
+    const message = `Names takes {"@type": "Names", "@set": [ ... ]}, not ${kind}`;
+    expect(schemaErrorsOf({ Names: value })).toEqual([{ path: '/Names', message }]);
+    expect(schemaErrorsOf({ Names: value }, PatchPersonBody)).toEqual([{ path: '/Names', message }]);
+  });
+
+  it.each([
+    ['an object', { 0: john }, 'an object'],
+    ['a string', 'John Smith', 'a string'],
+  ])('says @set takes an array when sent %s', (_, value, kind) => {
+    expect(schemaErrorsOf({ Names: { '@set': value } })).toEqual([
+      {
+        path: '/Names/@set',
+        message: `@set takes an array, as in {"@type": "Names", "@set": [ ... ]}, not ${kind}`,
+      },
+    ]);
+  });
+
+  it.each([
+    [
+      'SocialAddresses',
+      { SocialAddresses: [] },
+      '/SocialAddresses',
+      /^SocialAddresses takes \{"@type": "SocialAddresses", "twitter"/,
+    ],
+    [
+      'PersonMemberships',
+      { PersonMemberships: [] },
+      '/PersonMemberships',
+      /^PersonMemberships takes \{"@type": "PersonMemberships", "PersonOrganizations"/,
+    ],
+    [
+      'CoreMetaData',
+      { CoreMetaData: 'x' },
+      '/CoreMetaData',
+      /^CoreMetaData takes \{"@type": "CoreMetaData", \.\.\.\} as GET shows it, not a string$/,
+    ],
+    [
+      'an item',
+      { Names: { '@set': ['John Smith'] } },
+      '/Names/@set/0',
+      /^Each item of Names is a Name object \(\{"@type": "Name", \.\.\.\}\), not a string$/,
+    ],
+  ])('says what %s takes when sent something else', (_, body, path, message) => {
+    expect(schemaErrorsOf({ Names: { '@set': [john] }, ...body })).toEqual([
+      { path, message: expect.stringMatching(message) },
+    ]);
+  });
+
+  it.each([
+    ['an empty object', {}],
+    ['only other containers', { Emails: { '@set': [{ email: 'a@example.org' }] } }],
+  ])('says a Person needs at least one Name when a POST sends %s, at /Names', (_, body) => {
+    expect(schemaErrorsOf(body)).toEqual([{ path: '/Names', message: NAME_REQUIRED }]);
+    expect(NAME_REQUIRED).toMatch(/at least one Name: first_name and last_name, or freeform_name/);
+  });
+
+  it.each([
+    ['a number as first_name', { first_name: 42 }, 'first_name', 'Expected a string, not the number 42'],
+    ['true as last_name', { last_name: true }, 'last_name', 'Expected a string, not true'],
+    [
+      'an object as freeform_name',
+      { freeform_name: {} },
+      'freeform_name',
+      'Expected a string, not an object',
+    ],
+    [
+      'a string as primary',
+      { primary: 'yes' },
+      'primary',
+      'primary must be true, false, 1, 0, or an alias type (2 or 3)',
+    ],
+    ['a string as id', { id: '12' }, 'id', 'Expected an integer, not a string'],
+    ['a fraction as id', { id: 1.5 }, 'id', 'Expected an integer, not the number 1.5'],
+    ['zero as id', { id: 0 }, 'id', 'Must be a positive integer'],
+    [
+      'a string as name_prefix_fk',
+      { name_prefix_fk: '3' },
+      'name_prefix_fk',
+      'Expected an integer, not a string',
+    ],
+    ['201 characters', { first_name: 'x'.repeat(201) }, 'first_name', 'At most 200 characters'],
+    ['another @type', { '@type': 'Email' }, '@type', 'Must be "Name"'],
+    [
+      'a number as local_reference_id',
+      { local_reference_id: 7 },
+      'local_reference_id',
+      'Expected a string, not the number 7',
+    ],
+  ])('words %s plainly', (_, change, field, message) => {
+    expect(schemaErrorsOf({ Names: { '@set': [{ ...john, ...change }] } })).toEqual([
+      { path: `/Names/@set/0/${field}`, message },
+    ]);
+  });
+
+  it.each([
+    [
+      'Emails',
+      { Emails: { '@set': [{ email: 'a@example.org', primary: 'true' }] } },
+      '/Emails/@set/0/primary',
+      'primary must be true, false, 1 or 0',
+    ],
+    [
+      'SocialAddresses',
+      { SocialAddresses: { twitter: 1 } },
+      '/SocialAddresses/twitter',
+      'Expected a string, not the number 1',
+    ],
+    [
+      'PersonInitiatives',
+      { PersonMemberships: { PersonInitiatives: { '@set': [{ initiative: true }] } } },
+      '/PersonMemberships/PersonInitiatives/@set/0/initiative',
+      'Expected the id of an initiative (a positive integer) or its name (a string)',
+    ],
+    ['the Person', { '@type': 'Organization' }, '/@type', 'Must be "Person"'],
+    ['a container', { Emails: { '@type': 'Names' } }, '/Emails/@type', 'Must be "Emails"'],
+    [
+      'Names over the limit',
+      { Names: { '@set': Array.from({ length: 21 }, () => john) } },
+      '/Names/@set',
+      'A person has at most 20 Names',
+    ],
+  ])('words a wrong value in %s plainly', (_, body, path, message) => {
+    expect(schemaErrorsOf({ Names: { '@set': [john] }, ...body })).toEqual([{ path, message }]);
+  });
+
+  it('keeps "Unknown property" with the JSON Pointer of each unknown key (API.md 5.2)', () => {
+    expect(schemaErrorsOf({ Names: { '@set': [{ ...john, nick: 'J' }] }, shoe_size: 44 })).toEqual([
+      { path: '/Names/@set/0/nick', message: 'Unknown property' },
+      { path: '/shoe_size', message: 'Unknown property' },
+    ]);
+  });
+
+  it('shows no validator wording in any of these refusals', () => {
+    const bodies = [
+      { Names: [john] },
+      {},
+      { Names: { '@set': {} } },
+      { Names: { '@set': [1] } },
+      { Names: { '@set': [{ ...john, id: 'x', primary: [] }] }, Emails: 'x', SocialAddresses: 1 },
+      { Names: { '@set': [john] }, PersonMemberships: { PersonTeams: { '@set': [{ team_fk: -1 }] } } },
+    ];
+    for (const body of bodies)
+      for (const { message } of schemaErrorsOf(body)) expect(message).not.toMatch(VALIDATOR_WORDS);
+  });
+});
+
+describe('queryOf: unknown query parameters name the ones the route accepts', () => {
+  const list = (query: Record<string, string>) => httpEvent({ method: 'GET', route: '/Person', query });
+  const errorsOf = (query: Record<string, string>, schema: z.ZodType) => {
+    const problem = problemOf(() => queryOf(list(query), schema));
+    expect(problem.type).toBe('validation-error');
+    return problem.errors;
+  };
+
+  it('answers GET /Person?firstname=ada with the parameters of GET /Person', () => {
+    const [error] = errorsOf({ firstname: 'ada' }, ListPersonsQuery);
+
+    expect(error).toEqual({
+      path: '/firstname',
+      message: `firstname is not a query parameter of this route; it accepts ${Object.keys(ListPersonsQuery.shape).join(', ')}`,
+    });
+    expect(error?.message).toContain('first_name, last_name, email, search');
+    expect(error?.message).toMatch(/sort_dir, limit, offset, page, perPage$/);
+  });
+
+  it.each([
+    [
+      'GET /Person',
+      ListPersonsQuery,
+      'first_name, last_name, email, search, sort_dir, limit, offset, page, perPage',
+    ],
+    ['GET /ChangeHistory', ChangeHistoryQuery, 'endpoint, object_id, sort_dir, limit, offset, page, perPage'],
+    [
+      'GET /NamePrefix',
+      vocabularyListQuery('NamePrefix'),
+      'prefix, abbreviation, search, sort_dir, limit, offset, page, perPage',
+    ],
+    [
+      'GET /NameSuffix',
+      vocabularyListQuery('NameSuffix'),
+      'suffix, abbreviation, search, sort_dir, limit, offset, page, perPage',
+    ],
+    ['GET /Prefix and the other paged lists', PageQuery, 'page, perPage'],
+  ])('names the parameters of %s', (_, schema, accepted) => {
+    expect(errorsOf({ per_page: '5' }, schema)).toEqual([
+      {
+        path: '/per_page',
+        message: `per_page is not a query parameter of this route; it accepts ${accepted}`,
+      },
+    ]);
+  });
+
+  it('reads the accepted parameters from the schema: a parameter added to a route is named', () => {
+    const [error] = errorsOf({ nope: '1' }, listQuery({ added_here: z.string().optional() }));
+    expect(error?.message).toBe(
+      'nope is not a query parameter of this route; it accepts added_here, sort_dir, limit, offset, page, perPage',
+    );
+  });
+
+  it('names every unknown parameter, each at its own path', () => {
+    const message = 'firstname and lastname are not query parameters of this route; it accepts page, perPage';
+    expect(errorsOf({ firstname: 'a', lastname: 'b' }, PageQuery)).toEqual([
+      { path: '/firstname', message },
+      { path: '/lastname', message },
+    ]);
+  });
+
+  it.each([
+    ['limit=x', { limit: 'x' }, '/limit', 'Must be a whole number'],
+    ['limit=501', { limit: '501' }, '/limit', 'Must be at most 500'],
+    ['page=0', { page: '0' }, '/page', 'Must be at least 1'],
+    ['sort_dir=2', { sort_dir: '2' }, '/sort_dir', 'Must be 1 (ascending) or 0 (descending)'],
+  ])('words a bad value plainly: %s', (_, query, path, message) => {
+    expect(errorsOf(query, ListPersonsQuery)).toEqual([{ path, message }]);
   });
 });
 
