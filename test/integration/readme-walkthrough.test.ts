@@ -262,6 +262,16 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
     expect(answerOf('Suffix/19').json()).toMatchObject({ suffix: 'Esquire' });
   });
 
+  it('changes the prefix while its ETag is current, and refuses the stale ETag with 412', () => {
+    const changed = answerOf('Captain (naval)');
+    expect(changed.headers.get('etag')).toBe('"2"');
+    expect(changed.json()).toMatchObject({ prefix: 'Captain (naval)', abbreviation: 'Capt.' });
+    const refused = answerOf('Captain (army)');
+    expect(refused.headers.get('etag')).toBe('"2"');
+    expect(refused.json()).toMatchObject({ type: '/problems/precondition-failed' });
+    expect(refused.json().detail).toMatch(/version 2/);
+  });
+
   it('serves the self-description documents', () => {
     expect(answerOf('openapi.json').json().openapi).toMatch(/^3\.1/);
     expect(answerOf('schema/Person').json().$schema).toBe('https://json-schema.org/draft/2020-12/schema');
