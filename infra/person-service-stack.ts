@@ -384,14 +384,14 @@ export class PersonServiceStack extends Stack {
    * The search postings of the persons stored before postings existed, built once at the deploy that
    * adds this resource (infra/handlers/backfill-postings.ts): each call of the function works for up
    * to 9 of its 10 minutes and keeps its place, and the Provider calls it again until it is done.
-   * Bump `BackfillVersion` to run it again.
+   * Bump `BackfillVersion` to run it again (2: the reference items of `local_reference_id`, #32).
    */
   private postingsBackfill(stateful: RemovalPolicy) {
     return this.deployTimeResource(
       'PostingsBackfill',
       'backfill-postings',
       'Custom resource: builds the search postings of the persons already stored',
-      { timeout: Duration.minutes(10), properties: { BackfillVersion: '1' }, waits: true },
+      { timeout: Duration.minutes(10), properties: { BackfillVersion: '2' }, waits: true },
       stateful,
     );
   }

@@ -20,6 +20,7 @@ import {
   idCounterKey,
   type Key,
   LEGACY_PERSON_COUNTER,
+  localReferenceKey,
   PERSON_COUNTER_KEYS,
   PERSON_LIST_INDEX,
   personKey,
@@ -84,6 +85,8 @@ const HISTORY: Record<Endpoint, string> = {
 const PERSON_CLAIMS = [...claimsOf('email'), ...claimsOf('name')];
 /** The search postings (`GRAM#*`); a person's `POSTINGS` item is in its own partition (`PERSON#*`). */
 const POSTINGS = partitionsLike(postingKey('abc', 0));
+/** The reference items of root `local_reference_id`s (`LOCALREF#*`), written with their person. */
+const LOCAL_REFERENCES = partitionsLike(localReferenceKey('ref', 0));
 const BACKFILL_POSITIONS = partitionsLike(backfillSegmentKey('1', 0, 1));
 const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 
@@ -113,10 +116,11 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   'get-person': [{ actions: ['GetItem'], partitions: [PERSONS] }],
   // Unfiltered, the list reads the index and the person counters (the shards and the legacy one);
   // filtered, the search postings, the id counter (how far a probe's sample got) and, to check a
-  // fragment under 3 code points on candidates, their persons (posting-search.ts). Nothing else.
+  // fragment under 3 code points on candidates, their persons (posting-search.ts); by
+  // local_reference_id, that value's reference items (local-reference-search.ts). Nothing else.
   'list-persons': [
     { actions: ['Query'], index: PERSON_LIST_INDEX },
-    { actions: ['Query'], partitions: [POSTINGS] },
+    { actions: ['Query'], partitions: [POSTINGS, LOCAL_REFERENCES] },
     { actions: ['GetItem'], partitions: [idCounterKey.pk] },
     {
       actions: ['BatchGetItem'],
@@ -138,14 +142,19 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   'get-name-suffix': [{ actions: ['GetItem'], partitions: [vocabularyOf('NameSuffix')] }],
   'create-name-suffix': createEntry('NameSuffix'),
   'update-name-suffix': updateEntry('NameSuffix'),
-  // Person, history entry, claims and postings put, a person counter and a change counter bumped, the
-  // requester and the vocabulary entries the names point at checked: one transaction. The entries'
-  // abbreviations are read before it, for the fullname. Postings that do not fit follow in
-  // transactions that check and at last delete the person's POSTINGS item (postings.ts).
+  // Person, history entry, claims, reference item and postings put, a person counter and a change
+  // counter bumped, the requester and the vocabulary entries the names point at checked: one
+  // transaction. The entries' abbreviations are read before it, for the fullname. Postings that do
+  // not fit follow in transactions that check and at last delete the person's POSTINGS item
+  // (postings.ts).
   'create-person': [
     RESERVE_IDS,
     { actions: ['BatchGetItem'], partitions: VOCABULARIES },
-    { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS, POSTINGS], transactional: true },
+    {
+      actions: ['PutItem'],
+      partitions: [PERSONS, ...PERSON_CLAIMS, LOCAL_REFERENCES, POSTINGS],
+      transactional: true,
+    },
     { actions: ['DeleteItem'], partitions: [PERSONS], transactional: true },
     {
       actions: ['UpdateItem'],
@@ -155,13 +164,22 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['ConditionCheckItem'], partitions: [PERSONS, ...VOCABULARIES], transactional: true },
   ],
   // Person, its POSTINGS item and requester read together, then the vocabulary entries; person,
-  // history entry, new claims and postings put, old claims and postings released, a change counter
-  // bumped, the vocabulary entries checked; postings that do not fit follow as on create.
+  // history entry, new claims, reference item and postings put, old claims, reference item and
+  // postings released, a change counter bumped, the vocabulary entries checked; postings that do not
+  // fit follow as on create.
   'update-person': [
     RESERVE_IDS,
     { actions: ['BatchGetItem'], partitions: [PERSONS, ...VOCABULARIES] },
-    { actions: ['PutItem'], partitions: [PERSONS, ...PERSON_CLAIMS, POSTINGS], transactional: true },
-    { actions: ['DeleteItem'], partitions: [PERSONS, ...PERSON_CLAIMS, POSTINGS], transactional: true },
+    {
+      actions: ['PutItem'],
+      partitions: [PERSONS, ...PERSON_CLAIMS, LOCAL_REFERENCES, POSTINGS],
+      transactional: true,
+    },
+    {
+      actions: ['DeleteItem'],
+      partitions: [PERSONS, ...PERSON_CLAIMS, LOCAL_REFERENCES, POSTINGS],
+      transactional: true,
+    },
     { actions: ['UpdateItem'], partitions: changeCountersOf('Person'), transactional: true },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS, ...VOCABULARIES], transactional: true },
   ],
@@ -199,15 +217,16 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['BatchGetItem'], partitions: Object.values(HISTORY) },
   ],
   // The deploy-time backfill of the postings (lib/db/backfill.ts): the table scanned for persons, each
-  // person's postings and POSTINGS item read, missing postings put and stale ones deleted in
-  // transactions checking the person's version, a person read again when it changed; each segment's
-  // position read and kept.
+  // person's postings, reference item and POSTINGS item read, missing postings and reference items
+  // put and stale postings deleted in transactions checking the person's version, a person read again
+  // when it changed; each segment's position read and kept.
   'backfill-postings': [
     { actions: ['Scan'] },
     { actions: ['GetItem', 'PutItem'], partitions: [BACKFILL_POSITIONS] },
-    { actions: ['BatchGetItem'], partitions: [PERSONS, POSTINGS] },
+    { actions: ['BatchGetItem'], partitions: [PERSONS, POSTINGS, LOCAL_REFERENCES] },
     { actions: ['GetItem'], partitions: [PERSONS] },
     { actions: ['PutItem', 'DeleteItem'], partitions: [PERSONS, POSTINGS], transactional: true },
+    { actions: ['PutItem'], partitions: [LOCAL_REFERENCES], transactional: true },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
   ],
   // The deploy-time seed (`seedVocabulary`): the id counter raised and reserved from, each vocabulary

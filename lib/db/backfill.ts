@@ -1,8 +1,8 @@
 /**
- * The backfill of the search postings (issue #25): makes every stored person's postings exactly what
- * it implies, for a table that held persons before the postings existed, or after a write left some
- * unfinished. Idempotent: a person whose postings are right costs one BatchGetItem of them and writes
- * nothing. Resumable: the table is scanned in segments, and each segment's position is kept in the
+ * The backfill of the search postings (issue #25) and of the reference items (#32): makes every
+ * stored person's postings and reference item exactly what it implies, for a table that held persons
+ * before they existed, or after a write left some postings unfinished. Idempotent: a person whose
+ * items are right costs one BatchGetItem of them and writes nothing. Resumable: the table is scanned in segments, and each segment's position is kept in the
  * table (`BACKFILL#postings`) after every page, so a run that stops is continued by the next.
  *
  * A one-off, so it scans the whole table (every item once; persons are picked out by a filter). Each
@@ -17,6 +17,7 @@ import type { SearchTerms } from '../domain/search';
 import { batchGet, keyString } from './batch-get';
 import type { Storage } from './client';
 import { backfillSegmentKey, personKey, postingsPendingKey } from './keys';
+import { localReferenceItemOf, localReferencePut } from './local-references';
 import { fromPersonItem } from './person-items';
 import { planPostings, postingChanges, postingItemsOf } from './postings';
 import { storageCall } from './storage-errors';
@@ -26,7 +27,7 @@ import { MAX_TRANSACTION_ACTIONS, transactionOf, versionCheck } from './write-ac
 /** How far one segment of the scan has come. */
 export interface SegmentProgress {
   segment: number;
-  /** Persons checked, persons whose postings had to be written, postings put or deleted. */
+  /** Persons checked, persons with items to write, postings and reference items put or deleted. */
   persons: number;
   repaired: number;
   written: number;
@@ -42,18 +43,21 @@ const PERSON_ATTEMPTS = 10;
 const PERSON_CONCURRENCY = 8;
 
 /**
- * Makes one person's postings exactly what it implies; answers the postings put or deleted. Reads the
- * postings it should have (and the `POSTINGS` item of an unfinished write), writes only those missing
- * or different and deletes those an unfinished write may have left.
+ * Makes one person's postings and reference item exactly what it implies; answers the items put or
+ * deleted. Reads the postings and reference item it should have (and the `POSTINGS` item of an
+ * unfinished write), writes only those missing or different and deletes the postings an unfinished
+ * write may have left.
  */
 export const repairPostings = async (storage: Storage, first: Person): Promise<number> => {
   const { client, tableName } = storage;
   let person = first;
   for (let attempt = 1; attempt <= PERSON_ATTEMPTS; attempt++) {
     const expected = postingItemsOf(person);
+    const reference = localReferenceItemOf(person);
     const found = await batchGet(storage, [
       ...expected.map(({ pk, sk }) => ({ pk, sk })),
       postingsPendingKey(person.id),
+      ...(reference ? [{ pk: reference.pk, sk: reference.sk }] : []),
     ]);
     const pending = (found.get(keyString(postingsPendingKey(person.id)))?.terms as SearchTerms) ?? null;
     const before = { person: null, pending };
@@ -61,23 +65,28 @@ export const repairPostings = async (storage: Storage, first: Person): Promise<n
       puts: expected.filter((item) => !isDeepStrictEqual(found.get(keyString(item)), item)),
       deletes: postingChanges(before, person).deletes,
     };
-    if (!pending && changes.puts.length === 0) return 0;
+    // The reference item, missing (a person stored before the items) or holding an older stub.
+    const referencePut =
+      reference && !isDeepStrictEqual(found.get(keyString(reference)), reference)
+        ? [localReferencePut(tableName, reference)]
+        : [];
+    if (!pending && changes.puts.length === 0 && referencePut.length === 0) return 0;
     const guard = versionCheck(tableName, personKey(person.id), person.CoreMetaData.version);
     const plan = planPostings({
       tableName,
       personId: person.id,
       before,
       changes,
-      room: MAX_TRANSACTION_ACTIONS - 1,
+      room: MAX_TRANSACTION_ACTIONS - 1 - referencePut.length,
       token: randomUUID(),
       guard,
     });
-    const landed = await sendWrite(client, transactionOf([guard, ...plan.inWrite]));
+    const landed = await sendWrite(client, transactionOf([guard, ...referencePut, ...plan.inWrite]));
     const finished =
       landed &&
       (await sendChain(client, plan.chain, { deadline: Date.now() + 30_000, backoff: jitteredBackoff })) ===
         'done';
-    if (finished) return changes.puts.length + changes.deletes.length;
+    if (finished) return changes.puts.length + changes.deletes.length + referencePut.length;
     const { Item } = await storageCall(() =>
       client.send(new GetCommand({ TableName: tableName, Key: personKey(person.id), ConsistentRead: true })),
     );

@@ -16,6 +16,7 @@
  * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
  * | posting           | `GRAM#<gram's first 2 code points>#<hash(id) % 8>` | `<gram's 3rd code point><id, 16 digits>` | id, fullname, values: per field, the person's folded values that hold the gram |
  * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
+ * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value (below) |
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/backfill.ts) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
@@ -59,6 +60,14 @@
  * - every filter of one code point: no posting narrows the list (a letter is in most persons):
  *   every partition of `byName` read whole, its `search_*` attributes matched with `contains`, N
  *   entries. A filter of one code point beside a longer one is checked on the candidates' persons.
+ * - `local_reference_id`, alone or with filters (lib/db/local-reference-search.ts): the M reference
+ *   items of the value's partition (below), one strongly consistent Query paged to its end (items of
+ *   about 60 bytes: one read unit per 4 KB of them, 1 for up to about 60 matches), never the index or
+ *   the postings. Each other filter is checked on the candidates still in, strongly too: one
+ *   BatchGetItem per 100 of them, of their posting of one of its grams (of the persons, for a fragment
+ *   under 3 code points). Items read: M + at most M per other filter, whatever N is; 1 call for the
+ *   value alone, a value no one holds reads nothing more. The cost line's source is `local reference`,
+ *   with `references`: M.
  * - `limit=0` without filters: the counters read only.
  * ChangeHistory. An object's entries live in the object's own history partition, sort key its version
  * (one entry per version, so two writes never collide and the object's version is the count). Each
@@ -108,6 +117,26 @@
  * 84 (the new email's grams, and every posting whose values now also hold it). Worth it: without the
  * postings a filtered list reads every index entry (at 100 000 persons some 24 MB, ~2 950 read units
  * a request), so one search costs about what the postings of six creates do.
+ *
+ * Local references (API.md 4, `local_reference_id=<value>`). A client finds its persons by its own key:
+ * the exact root `local_reference_id`, case and all, no substring (`ref-1` is not `ref-10`). Each
+ * person with a non-empty root value has one reference item, `LOCALREF#<value>` / `<id, 16 digits>`,
+ * carrying the stub (`id`, `fullname`; the order is its fold, then id, computed by the reader as for
+ * postings). It is written in the person's own transaction, as a claim is (never in a chain after
+ * it, as postings that do not fit are), so a list by value is as fresh as the write: a create with a
+ * value puts it, a PATCH that changes the value deletes the old item and puts the new one, one that
+ * clears it (null or "") deletes it, a rename puts it again (the stub), any other write leaves it.
+ * That is at most 2 of the write's 100 actions, counted before the postings get the room left (a
+ * write of claims that fills all 100 on its own is refused with 400, as it was). The version
+ * condition of the person's Put guards them, so they need no condition of their own, and a refused
+ * write leaves none. No pending state: the item is right whenever the person is. The value is at most 128 UTF-16
+ * units (API.md 5.2), so at most 384 bytes of UTF-8: no key needs hashing as long claims do. A
+ * value's partition is written only by the writes of persons holding it: a client's own key is
+ * usually one person's (a partition of one item); one shared by many is as hot as they are written.
+ * The sort key is the id, not the name: a read counts every match, so it reads the whole partition
+ * anyway, and a rename overwrites the item instead of moving it. Persons stored before the items are
+ * given theirs by `npm run backfill` (lib/db/backfill.ts), in the same scan as their postings. A
+ * stored value "" is never listed (an empty filter is no filter) and has no item.
  *
  * Claims are written in the same transaction as their owner with `attribute_not_exists(pk)`, and
  * released with a condition that they still name that owner, so uniqueness holds under concurrency.
@@ -284,6 +313,15 @@ export const postingKey = (gram: string, id: number): Key => {
   const { pk, skPrefix } = postingRange(gram, mixed(id) % PERSON_LIST_SHARDS);
   return { pk, sk: `${skPrefix}${idDigits(id)}` };
 };
+
+/** The partition of the persons whose root `local_reference_id` is `value` (see above). */
+export const localReferencePartition = (value: string) => `LOCALREF#${value}`;
+
+/** Where person `id`'s reference item for its root `local_reference_id` `value` is stored. */
+export const localReferenceKey = (value: string, id: number): Key => ({
+  pk: localReferencePartition(value),
+  sk: idDigits(id),
+});
 
 /** A person's postings that a write has not finished yet (see above). */
 export const postingsPendingKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'POSTINGS' });

@@ -1,8 +1,11 @@
 /**
- * What the two reads of the person list share (person-list.ts reads the `byName` index, posting-search.ts
- * the search postings): the result, what it cost, the page size of a Query and the order of sort keys.
+ * What the reads of the person list share (person-list.ts reads the `byName` index, posting-search.ts
+ * the search postings, local-reference-search.ts the reference items): the result, what it cost, the
+ * page size of a Query, the order of sort keys and the window of the matches in that order.
  */
-import type { PersonSummary } from '../domain/listing';
+import type { PersonSummary, Window } from '../domain/listing';
+import { fold } from '../domain/text';
+import { listSortKey } from './keys';
 
 export interface ListCost {
   calls: number;
@@ -78,3 +81,17 @@ export const sortBySortKey = <T>(
   );
   return keyed.map(({ entry }) => entry);
 };
+
+/**
+ * The count and the window of a filtered list's matches, in the list's order (folded fullname, then
+ * id), for reads that find their matches in another order (postings and reference items: by id).
+ */
+export const sortedWindow = (
+  matches: readonly PersonSummary[],
+  { descending, window }: { descending: boolean; window: Window },
+): Pick<PersonListResult, 'count' | 'persons'> => ({
+  count: matches.length,
+  persons: sortBySortKey(matches, ({ id, fullname }) => listSortKey(fold(fullname), id), descending)
+    .slice(window.offset, window.offset + window.limit)
+    .map(({ id, fullname }) => ({ id, fullname })),
+});

@@ -1,6 +1,7 @@
 /**
  * Pure builders of what the Person repository sends: the Person item from a domain Person and back,
- * and the write transaction of a create or a patch, built from the shared versioned write.
+ * and the write transaction of a create or a patch, built from the shared versioned write (with the
+ * person's reference item, local-references.ts, and its postings, postings.ts).
  */
 import { type ChangeEntry, NO_PROVIDER_DATA, type ProviderData } from '../domain/change-history';
 import { searchableForms } from '../domain/listing';
@@ -9,6 +10,7 @@ import { fullnameOfPerson, type Person } from '../domain/person';
 import { SET_NAMES } from '../domain/schemas';
 import { fold } from '../domain/text';
 import { personCounterKey, personKey, personListKey, vocabularyKey } from './keys';
+import { localReferenceActions } from './local-references';
 import { type PostingsBefore, planPostings, postingChanges } from './postings';
 import {
   type Action,
@@ -119,6 +121,8 @@ export const buildPersonWrite = ({
     personPut(tableName, person, previousVersion),
     ...historyActions(tableName, entry, person),
     ...claimActions(tableName, { endpoint: 'Person', id: person.id }, merge.take, merge.release),
+    // In the write itself, never in a chain after it: the list by reference is as fresh as the write.
+    ...localReferenceActions(tableName, postings.person, person),
     ...merge.references.map((reference) =>
       existsCheck(tableName, vocabularyKey(reference.kind, reference.id), { kind: 'vocabulary', reference }),
     ),

@@ -1,8 +1,10 @@
 /**
  * The list of persons (see the cost notes in keys.ts): unfiltered, the partitions of the `byName`
- * index merged by sort key; filtered, the search postings (posting-search.ts), or, when every fragment
- * is one code point and no posting narrows the list, the `byName` index read whole. The window of
- * stubs, the count, and what it cost, logged for operators and benchmarks.
+ * index merged by sort key; by `local_reference_id`, that value's reference items, the other filters
+ * checked on them (local-reference-search.ts); otherwise filtered, the search postings
+ * (posting-search.ts), or, when every fragment is one code point and no posting narrows the list, the
+ * `byName` index read whole. The window of stubs, the count, and what it cost, logged for operators
+ * and benchmarks.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonFilters, PersonListRequest, PersonSummary } from '../domain/listing';
@@ -18,6 +20,7 @@ import {
   type PersonListResult,
   sortBySortKey,
 } from './list-reads';
+import { searchLocalReference } from './local-reference-search';
 import { searchPostings } from './posting-search';
 import { storageCall } from './storage-errors';
 
@@ -87,10 +90,18 @@ export const personList = ({
   tableName,
   logger = defaultLogger,
 }: Storage & { logger?: Pick<typeof defaultLogger, 'info'> }): PersonList => ({
-  async list({ filters, descending, window }) {
+  async list({ filters, descending, window, localReferenceId }) {
     const plan = planQuery(filters);
     const logCost = (source: string, { cost, detail }: PersonListResult) =>
       logger.info('list cost', { source, offset: window.offset, limit: window.limit, ...cost, ...detail });
+    if (localReferenceId !== undefined) {
+      const result = await searchLocalReference({ client, tableName }, localReferenceId, plan, {
+        descending,
+        window,
+      });
+      logCost('local reference', result);
+      return result;
+    }
     if (plan.probes.length > 0) {
       const result = await searchPostings({ client, tableName }, plan, { descending, window });
       logCost('postings', result);

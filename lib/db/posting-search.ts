@@ -23,11 +23,10 @@ import {
   searchTerms,
   valuesMatch,
 } from '../domain/search';
-import { fold } from '../domain/text';
-import { batchGet, keyString } from './batch-get';
+import { type BatchGetOptions, batchGet, keyString } from './batch-get';
 import type { Storage } from './client';
-import { idCounterKey, listSortKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from './keys';
-import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortBySortKey } from './list-reads';
+import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from './keys';
+import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortedWindow } from './list-reads';
 import { fromPersonItem } from './person-items';
 import { storageCall } from './storage-errors';
 
@@ -90,6 +89,30 @@ const estimate = ({ probe, shards }: ProbeRead, lastId: number) =>
     return total + (cursor.read * lastId) / Math.max(1, cursor.lastId);
   }, 0);
 
+/**
+ * Which of `ids` match `filter`: one BatchGetItem per 100 of their postings of its check gram (any of
+ * its grams' postings carries every value holding the fragment) or, for a fragment under 3 code
+ * points, of their persons.
+ */
+export const filterChecker = async (
+  storage: Storage,
+  filter: FilterPlan,
+  ids: readonly number[],
+  options: BatchGetOptions,
+): Promise<(id: number) => boolean> => {
+  const gram = checkGram(filter);
+  const keyOf = (id: number) => (gram === null ? personKey(id) : postingKey(gram, id));
+  const found = await batchGet(storage, ids.map(keyOf), options);
+  return (id) => {
+    const item = found.get(keyString(keyOf(id)));
+    if (item === undefined) return false;
+    return valuesMatch(
+      filter,
+      gram === null ? searchTerms(fromPersonItem(item)) : (item.values as Posting['values']),
+    );
+  };
+};
+
 export const searchPostings = async (
   { client, tableName }: Storage,
   plan: QueryPlan,
@@ -98,24 +121,8 @@ export const searchPostings = async (
   if (plan.probes.length === 0)
     throw new Error('A plan without probes (every fragment one code point) is answered by the index');
   const { cost, record: counted } = costRecorder();
-
-  /** Which of `ids` match `filter`: one BatchGetItem of their postings of its check gram, or of them. */
-  const checker = async (filter: FilterPlan, ids: number[]): Promise<(id: number) => boolean> => {
-    const gram = checkGram(filter);
-    const keyOf = (id: number) => (gram === null ? personKey(id) : postingKey(gram, id));
-    const found = await batchGet({ client, tableName }, ids.map(keyOf), {
-      consistent: false,
-      onCall: counted,
-    });
-    return (id) => {
-      const item = found.get(keyString(keyOf(id)));
-      if (item === undefined) return false;
-      return valuesMatch(
-        filter,
-        gram === null ? searchTerms(fromPersonItem(item)) : (item.values as Posting['values']),
-      );
-    };
-  };
+  const checker = (filter: FilterPlan, ids: number[]) =>
+    filterChecker({ client, tableName }, filter, ids, { consistent: false, onCall: counted });
 
   const readShard = async (read: ProbeRead, cursor: ShardCursor, limit: number) => {
     const page = await storageCall(() =>
@@ -193,11 +200,6 @@ export const searchPostings = async (
     for (const id of candidates.keys()) if (!holds(id)) candidates.delete(id);
   }
 
-  const matches = sortBySortKey(
-    [...candidates.values()],
-    ({ id, fullname }) => listSortKey(fold(fullname), id),
-    descending,
-  );
   return {
     detail: {
       probe: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
@@ -205,10 +207,7 @@ export const searchPostings = async (
       probesSampled: sampled,
       candidates: candidateCount,
     },
-    count: matches.length,
-    persons: matches
-      .slice(window.offset, window.offset + window.limit)
-      .map(({ id, fullname }) => ({ id, fullname })),
+    ...sortedWindow([...candidates.values()], { descending, window }),
     cost,
   };
 };

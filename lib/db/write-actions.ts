@@ -29,6 +29,8 @@ export type ActionRole =
   /** A search posting, and the `POSTINGS` item of a write whose postings follow it (postings.ts). */
   | { kind: 'posting' }
   | { kind: 'pending' }
+  /** A person's reference item for its root `local_reference_id` (local-references.ts). */
+  | { kind: 'reference' }
   | { kind: 'requester'; requester: number }
   | { kind: 'vocabulary'; reference: VocabularyReference }
   | { kind: 'take'; claim: ClaimToTake }

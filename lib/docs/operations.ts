@@ -318,9 +318,19 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
   listPersons: {
     tag: 'Person',
     summary: 'List person stubs',
-    description: `Stubs of the persons matching every given filter, ordered by fullname (folded), ties by id. ${LIST_STYLES}`,
+    description:
+      'Stubs of the persons matching every given filter, ordered by fullname (folded), ties by id. ' +
+      '`local_reference_id` finds the persons whose own (root) `local_reference_id` is exactly the value ' +
+      "sent (the client's key: case-sensitive, no substring), alone or with the other filters; it reads " +
+      `only what it finds. A value longer than ${LIMITS.localReferenceId} characters (longer than any ` +
+      `stored one) is 400. ${LIST_STYLES}`,
     query: ListPersonsQuery,
     parameters: {
+      local_reference_id: {
+        description:
+          "Exactly the person's root `local_reference_id` (case-sensitive, whole value; sub-objects' are not " +
+          `matched); at most ${LIMITS.localReferenceId} characters`,
+      },
       sort_dir: { description: 'Order by fullname: 1 ascending, 0 descending', default: '1' },
       limit: {
         description: 'How many stubs to return (0 returns only the count); not combined with page/perPage',

@@ -144,12 +144,21 @@ export const filter = wellFormed(z.string().max(LIMITS.text))
   .transform((value) => fold(value) || undefined)
   .optional();
 
+/**
+ * `local_reference_id`: the client's own key, matched exactly (not folded); at most as long as a
+ * stored one (API.md 5.2), so a longer one is 400 like a body's. Empty is the same as none.
+ */
+const localReference = wellFormed(z.string().max(LIMITS.localReferenceId))
+  .transform((value) => value || undefined)
+  .optional();
+
 /** `GET /Person`: filters, sort and either `limit`/`offset` or `page`/`perPage`, never both. */
 export const ListPersonsQuery = listQuery({
   first_name: filter,
   last_name: filter,
   email: filter,
   search: filter,
+  local_reference_id: localReference,
 });
 
 export type ListPersonsQuery = z.output<typeof ListPersonsQuery>;
@@ -174,11 +183,16 @@ export interface PersonFilters {
   search?: string;
 }
 
-export type PersonListRequest = ListRequest<PersonFilters>;
+export interface PersonListRequest extends ListRequest<PersonFilters> {
+  /** Only the persons whose root `local_reference_id` is exactly this (API.md 4). */
+  localReferenceId?: string;
+}
 
 /** Turns the validated query into what storage needs: filters, direction and a window. */
-export const personListRequest = (query: ListPersonsQuery): PersonListRequest =>
-  listRequest(query, ['first_name', 'last_name', 'email', 'search']);
+export const personListRequest = ({ local_reference_id, ...query }: ListPersonsQuery): PersonListRequest => ({
+  ...listRequest(query, ['first_name', 'last_name', 'email', 'search']),
+  ...(local_reference_id === undefined ? {} : { localReferenceId: local_reference_id }),
+});
 
 /** GRC's list shape (API.md 4, 11.4): `Pagination` with count, limit and offset, and the `@set`. */
 export const offsetList = <T>(contextUrl: string, count: number, offset: number, items: T[]) => ({

@@ -1,6 +1,6 @@
 /**
- * `npm run backfill`: builds the search postings of a table that already holds persons
- * (lib/db/backfill.ts), with a progress line on stderr. Like `npm run invoke`, it works on the
+ * `npm run backfill`: builds the search postings and reference items of a table that already holds
+ * persons (lib/db/backfill.ts), with a progress line on stderr. Like `npm run invoke`, it works on the
  * DynamoDB Local of a running `npm start` when `DYNAMODB_ENDPOINT` is set, else on one of its own on
  * the folder `--data` (default `.data`); with `--aws` on the table `TABLE_NAME` in the AWS account and
  * region of the environment. Run it again to go on after a stop; `--restart` starts over.
@@ -39,7 +39,7 @@ const bySegment = new Map<number, SegmentProgress>();
 const summary = () => {
   const { persons, repaired, written, segmentsDone } = backfillTotals([...bySegment.values()]);
   const seconds = (Date.now() - started) / 1000;
-  return `backfill ${tableName}: ${persons} persons checked, ${repaired} repaired, ${written} postings written; ${segmentsDone}/${segments} segments done; ${seconds.toFixed(1)} s`;
+  return `backfill ${tableName}: ${persons} persons checked, ${repaired} repaired, ${written} postings and reference items written; ${segmentsDone}/${segments} segments done; ${seconds.toFixed(1)} s`;
 };
 let shown = 0;
 

@@ -101,7 +101,7 @@ const EXPECTED: Record<string, string[]> = {
     `dynamodb:BatchGetItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} COUNTER#persons GRAM#* PERSON#*]`,
     'dynamodb:GetItem on table [COUNTER#ids]',
     'dynamodb:Query on index byName',
-    'dynamodb:Query on table [GRAM#*]',
+    'dynamodb:Query on table [GRAM#* LOCALREF#*]',
   ],
   'list-person-audit': ['dynamodb:GetItem on table [PERSON#*]', 'dynamodb:Query on table [PERSON#*]'],
   'list-prefixes': ['dynamodb:Query on table [VOCABULARY#NamePrefix]'],
@@ -119,7 +119,7 @@ const EXPECTED: Record<string, string[]> = {
   'create-person': [
     RESERVE_IDS,
     `dynamodb:BatchGetItem on table [${VOCABULARIES}]`,
-    `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* GRAM#*] ${TX}`,
+    `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
     `dynamodb:DeleteItem on table [PERSON#*] ${TX}`,
     `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#* ${VOCABULARIES}] ${TX}`,
@@ -127,8 +127,8 @@ const EXPECTED: Record<string, string[]> = {
   'update-person': [
     RESERVE_IDS,
     `dynamodb:BatchGetItem on table [PERSON#* ${VOCABULARIES}]`,
-    `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* GRAM#*] ${TX}`,
-    `dynamodb:DeleteItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* GRAM#*] ${TX}`,
+    `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
+    `dynamodb:DeleteItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
     `dynamodb:UpdateItem on table [${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#* ${VOCABULARIES}] ${TX}`,
   ],
@@ -167,9 +167,10 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:Scan on table',
     'dynamodb:GetItem on table [BACKFILL#*]',
     'dynamodb:PutItem on table [BACKFILL#*]',
-    'dynamodb:BatchGetItem on table [PERSON#* GRAM#*]',
+    'dynamodb:BatchGetItem on table [PERSON#* GRAM#* LOCALREF#*]',
     'dynamodb:GetItem on table [PERSON#*]',
     `dynamodb:PutItem on table [PERSON#* GRAM#*] ${TX}`,
+    `dynamodb:PutItem on table [LOCALREF#*] ${TX}`,
     `dynamodb:DeleteItem on table [PERSON#* GRAM#*] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
   ],
@@ -215,9 +216,15 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets list-persons read only the byName index, the person counters, the id counter, the postings and persons', () => {
+  it('lets list-persons read only the byName index, the person counters, the id counter, the postings, the reference items and persons', () => {
     const found = functions.get('list-persons') as { resource: Resource };
-    const allowed = [...PERSON_COUNTER_KEYS.map(({ pk }) => pk), 'COUNTER#ids', 'GRAM#*', 'PERSON#*'];
+    const allowed = [
+      ...PERSON_COUNTER_KEYS.map(({ pk }) => pk),
+      'COUNTER#ids',
+      'GRAM#*',
+      'LOCALREF#*',
+      'PERSON#*',
+    ];
     for (const { resource, condition } of permissionsOf(template, roleOf(found.resource))) {
       if (resource === `${tableId}.Arn`)
         for (const pattern of (condition as Record<string, Record<string, string[]>>)[

@@ -251,7 +251,7 @@ describe('enrichment on the table stream', () => {
 describe('the postings backfill', () => {
   it('runs once at deploy, a custom resource on the table whose function is asked again until it is done', () => {
     const [, resource] = only(resourcesOf(template, 'Custom::PostingsBackfill'));
-    expect(resource.Properties).toMatchObject({ TableName: { Ref: tableId }, BackfillVersion: '1' });
+    expect(resource.Properties).toMatchObject({ TableName: { Ref: tableId }, BackfillVersion: '2' });
     expect(fn('backfill-postings').resource.Properties.Timeout).toBe(600);
     const frameworkId = ref(resource.Properties.ServiceToken) as string;
     const framework = resourcesOf(template, 'AWS::Lambda::Function')[frameworkId] as Resource;

@@ -41,7 +41,7 @@ import {
 import { repairPostings } from '../../lib/db/backfill';
 import { changeHistory } from '../../lib/db/change-history';
 import { documentClient } from '../../lib/db/client';
-import { personKey, postingsPendingKey } from '../../lib/db/keys';
+import { localReferenceKey, personKey, postingsPendingKey } from '../../lib/db/keys';
 import { fromPersonItem } from '../../lib/db/person-items';
 import { socialAddressWriter } from '../../lib/db/social-address-writer';
 import { PARTITION_KEY, tableDefinition } from '../../lib/db/table';
@@ -219,7 +219,8 @@ beforeAll(async () => {
   const table = await createTestTable();
   useLocalTable(endpoint, table.tableName);
 
-  // Persons: one with an email (self-registered), one without, named with a prefix and a suffix.
+  // Persons: one with an email (self-registered) and a local_reference_id (its reference item put),
+  // one without, named with a prefix and a suffix.
   const ada = await invoke(
     'create-person',
     {
@@ -229,6 +230,7 @@ beforeAll(async () => {
       body: {
         Names: { '@set': [{ first_name: 'Ada', last_name: 'Lovelace' }] },
         Emails: { '@set': [{ email: 'ada@example.org' }] },
+        local_reference_id: 'ada-1',
       },
     },
     201,
@@ -254,7 +256,7 @@ beforeAll(async () => {
   });
 
   // Updates: an email added (the name claim released) with a name pointing at both vocabularies, an
-  // email changed.
+  // email changed with the local_reference_id (the old reference item deleted, the new one put).
   await invoke(
     'update-person',
     {
@@ -276,7 +278,10 @@ beforeAll(async () => {
       method: 'PATCH',
       ...person(ada.id),
       requester: ada.id,
-      body: { Emails: { '@set': [{ id: setOf(ada, 'Emails')[0]?.id, email: 'ada.lovelace@example.org' }] } },
+      body: {
+        Emails: { '@set': [{ id: setOf(ada, 'Emails')[0]?.id, email: 'ada.lovelace@example.org' }] },
+        local_reference_id: 'ada-2',
+      },
     },
     200,
   );
@@ -287,7 +292,7 @@ beforeAll(async () => {
       method: 'POST',
       route: '/Person',
       requester: ada.id,
-      body: { Names: { '@set': [{ first_name: 'Lin', last_name: 'Lan' }] } },
+      body: { Names: { '@set': [{ first_name: 'Lin', last_name: 'Lan' }] }, local_reference_id: 'lin' },
     },
     201,
   );
@@ -362,15 +367,19 @@ beforeAll(async () => {
   });
 
   // The deploy-time backfill of the postings: two persons' postings gone (one with more than a
-  // transaction holds, so it needs a POSTINGS item and a chain), another left with a POSTINGS item of
-  // an unfinished write naming terms it no longer has, a fourth repaired from a stale read (its
-  // version moved on, so it is read again).
+  // transaction holds, so it needs a POSTINGS item and a chain; the other's reference item too),
+  // another left with a POSTINGS item of an unfinished write naming terms it no longer has, a fourth
+  // repaired from a stale read (its version moved on, so it is read again).
   const storage = { client, tableName: table.tableName };
   const postingsOf = async (id: number) =>
     ((await client.send(new ScanCommand({ TableName: table.tableName }))).Items ?? []).filter(
       (item) => item.type === 'Posting' && item.id === id,
     );
-  for (const { pk, sk } of [...(await postingsOf(lin.id)), ...(await postingsOf(many.id))])
+  for (const { pk, sk } of [
+    ...(await postingsOf(lin.id)),
+    ...(await postingsOf(many.id)),
+    localReferenceKey('lin', lin.id),
+  ])
     await client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk, sk } }));
   await client.send(
     new PutCommand({
@@ -412,9 +421,11 @@ beforeAll(async () => {
   await invoke('list-persons', { method: 'GET', route: '/Person', query: { limit: '10' } }, 200);
   // The postings: the first probe's sample, or with 400 persons holding "bench" (about 50 in a
   // shard) the others' samples and the id counter too; candidates checked on a posting and on persons
-  // (a 2-code-point fragment); a fragment of one code point reads the index.
+  // (a 2-code-point fragment); a fragment of one code point reads the index; a local_reference_id
+  // reads that value's reference items, the other filter checked on a posting.
   await seedPersons(storage, { from: 0, count: 400 });
   for (const query of <Record<string, string>[]>[
+    { local_reference_id: 'ada-2', first_name: 'ada' },
     { email: 'bench', first_name: 'ada' },
     { search: 'lovelace', first_name: 'ada' },
     { last_name: 'lovelace', first_name: 'ad' },

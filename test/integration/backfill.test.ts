@@ -1,7 +1,8 @@
 /**
  * The backfill of the search postings (lib/db/backfill.ts, `npm run backfill`): a table that holds
  * persons without postings gets exactly the postings writing them through the API gives; a second run
- * writes nothing; a run that stops is continued by the next; unfinished writes are finished.
+ * writes nothing; a run that stops is continued by the next; unfinished writes are finished. Persons
+ * stored before reference items existed (#32) get theirs in the same run.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -9,6 +10,8 @@ import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { backfillPostings, repairPostings, type SegmentProgress } from '../../lib/db/backfill';
 import { fromPersonItem } from '../../lib/db/person-items';
+import { personList } from '../../lib/db/person-list';
+import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
 import { injectFaults, sdkError } from '../support/faults';
@@ -18,7 +21,9 @@ import { checkInvariants, type Item, scanAll } from '../support/invariants';
 const run = promisify(execFile);
 
 const isPosting = (item: Item) => item.type === 'Posting';
+const isReference = (item: Item) => item.type === 'LocalReference';
 const byKey = (items: Item[]) => items.map((item) => `${item.pk} ${item.sk}`).sort();
+const inKeyOrder = (a: Item, b: Item) => `${a.pk} ${a.sk}`.localeCompare(`${b.pk} ${b.sk}`);
 
 /** Persons written through the API: several names, accents, emails, renames, deletes, a long one. */
 const writePersons = async (table: TestTable, count: number) => {
@@ -138,6 +143,53 @@ describe('backfilling the postings', () => {
     expect(await checkInvariants(table)).toEqual([]);
   });
 
+  it('gives the persons stored before reference items existed theirs, in the same scan, and a list by local_reference_id finds them', async () => {
+    const written = await createTestTable();
+    const api = personApi(testRepository(written));
+    const tag = uniqueTag('ref');
+    const values = [`${tag}-a`, `${tag}-a`, `${tag}-b`, null, ''];
+    for (const [n, local_reference_id] of values.entries()) {
+      const { status } = await api.post({
+        ...personBody('Ref', `${uniqueTag('Holder')}${n}`, uniqueEmail()),
+        local_reference_id,
+      });
+      expect(status).toBe(201);
+    }
+    await writePersons(written, 3);
+    const expected = (await scanAll(written)).filter(isReference);
+    expect(expected).toHaveLength(3);
+    // A table of before #32: every item but the reference items; and one of before #25: no postings.
+    const copy = async (keep: (item: Item) => boolean) => {
+      const table = await createTestTable();
+      const items = (await scanAll(written)).filter(keep);
+      for (let start = 0; start < items.length; start += 25)
+        await table.client.send(
+          new BatchWriteCommand({
+            RequestItems: {
+              [table.tableName]: items.slice(start, start + 25).map((Item) => ({ PutRequest: { Item } })),
+            },
+          }),
+        );
+      return table;
+    };
+    const withoutReferences = await copy((item) => !isReference(item));
+    const bare = await copy((item) => !isReference(item) && !isPosting(item));
+
+    const [done] = await backfillPostings(withoutReferences, { run: 'test', segments: 1 });
+    // Only the three persons with a value were written to, one item each.
+    expect(done).toMatchObject({ done: true, persons: 8, repaired: 3, written: 3 });
+    expect(byKey((await scanAll(withoutReferences)).filter(isReference))).toEqual(byKey(expected));
+    expect(await checkInvariants(withoutReferences)).toEqual([]);
+    const { count } = await personList(withoutReferences).list(
+      personListRequest(ListPersonsQuery.parse({ local_reference_id: `${tag}-a` })),
+    );
+    expect(count).toBe(2);
+
+    await backfillPostings(bare, { run: 'test', segments: 2 });
+    expect((await scanAll(bare)).filter(isReference).sort(inKeyOrder)).toEqual(expected.sort(inKeyOrder));
+    expect(await checkInvariants(bare)).toEqual([]);
+  });
+
   it('npm run backfill does it on a running DynamoDB Local, with a progress line', async () => {
     const written = await createTestTable();
     await writePersons(written, 6);
@@ -155,7 +207,7 @@ describe('backfilling the postings', () => {
     );
     expect(stdout).toMatch(
       new RegExp(
-        `^backfill ${bare.tableName}: 6 persons checked, 6 repaired, \\d+ postings written; 2/2 segments done; [\\d.]+ s\\n$`,
+        `^backfill ${bare.tableName}: 6 persons checked, 6 repaired, \\d+ postings and reference items written; 2/2 segments done; [\\d.]+ s\\n$`,
       ),
     );
     expect(await checkInvariants(bare)).toEqual([]);

@@ -1,10 +1,12 @@
 /**
  * The filtered list against a brute force (issue #26 step 3), on DynamoDB Local: in each case a fresh
- * table gets random persons (accents, cases, several names and emails, a NamePrefix), random writes
- * (renames, deletes of names and emails, added emails, a rename of the prefix's abbreviation and the
- * writes that carry it into the fullname), and then random filters of every length and combination,
- * each answered by the list as deployed (`personList`: the postings, or the index for fragments of one
- * code point) and by a brute force over every stored person: count, order and window must agree. A
+ * table gets random persons (accents, cases, several names and emails, a NamePrefix, a root
+ * local_reference_id), random writes (renames, deletes of names and emails, added emails, a rename of
+ * the prefix's abbreviation and the writes that carry it into the fullname, local_reference_ids moved
+ * and cleared), and then random filters of every length and combination, with or without a
+ * local_reference_id, each answered by the list as deployed (`personList`: the reference items, the
+ * postings, or the index for fragments of one code point) and by a brute force over every stored
+ * person: count, order and window must agree. A
  * failure shrinks to a small scenario that replays on its own table. 100 cases, more with FUZZ_RUNS.
  */
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
@@ -41,12 +43,16 @@ const emailOf = fc
   .tuple(part, part)
   .map(([local, domain]) => `${ascii(local, 'x')}@${ascii(domain, 'y')}.ex`);
 
+/** Root local_reference_ids (#32): few, so persons share them, and alike (case, a prefix, accents). */
+const referenceOf = fc.constantFrom('r1', 'R1', 'r10', 'r', 'ré', 're\u0301');
+
 const personOf = fc.record({
   names: fc.array(fc.record({ first_name: part, last_name: part, doctor: fc.boolean() }), {
     minLength: 1,
     maxLength: 2,
   }),
   emails: fc.uniqueArray(emailOf, { maxLength: 2 }),
+  reference: fc.option(referenceOf, { nil: null }),
 });
 
 /** A write after the creates; `person`, `name` and `email` pick among what exists (modulo). */
@@ -56,8 +62,13 @@ const editOf = fc.oneof(
   fc.record({ kind: fc.constant('delete email' as const), person: fc.nat(), email: fc.nat() }),
   fc.record({ kind: fc.constant('add email' as const), person: fc.nat(), email: emailOf }),
   fc.record({ kind: fc.constant('rename prefix' as const), abbreviation: part }),
-  // A write that changes no searchable value: it still takes a renamed prefix into the fullname.
-  fc.record({ kind: fc.constant('touch' as const), person: fc.nat(), reference: part }),
+  // A write that changes no searchable value: it still takes a renamed prefix into the fullname. Its
+  // local_reference_id moves the person's reference item, or clears it (null).
+  fc.record({
+    kind: fc.constant('touch' as const),
+    person: fc.nat(),
+    reference: fc.oneof(referenceOf, part, fc.constant(null)),
+  }),
 );
 
 /** A fragment: random letters, or a piece (any length from 1) of a stored value, picked at run time. */
@@ -67,17 +78,18 @@ const fragmentOf = fc.oneof(
 );
 type Fragment = string | { value: number; start: number; length: number };
 
-const queryOf = fc.record({
-  filters: fc
-    .record(
+const queryOf = fc
+  .record({
+    filters: fc.record(
       { first_name: fragmentOf, last_name: fragmentOf, email: fragmentOf, search: fragmentOf },
       { requiredKeys: [] },
-    )
-    .filter((chosen) => Object.keys(chosen).length > 0),
-  descending: fc.boolean(),
-  offset: fc.nat(6),
-  limit: fc.integer({ min: 1, max: 8 }),
-});
+    ),
+    reference: fc.option(referenceOf, { nil: undefined }),
+    descending: fc.boolean(),
+    offset: fc.nat(6),
+    limit: fc.integer({ min: 1, max: 8 }),
+  })
+  .filter(({ filters, reference }) => Object.keys(filters).length > 0 || reference !== undefined);
 
 const scenarioOf = fc.record({
   persons: fc.array(personOf, { minLength: 1, maxLength: 4 }),
@@ -94,9 +106,15 @@ const FIELDS: Record<keyof PersonFilters, SearchField[]> = {
   search: ['first_name', 'last_name', 'email', 'rest'],
 };
 
-const bruteForce = (persons: Person[], filters: PersonFilters, descending: boolean): PersonSummary[] => {
+const bruteForce = (
+  persons: Person[],
+  filters: PersonFilters,
+  reference: string | undefined,
+  descending: boolean,
+): PersonSummary[] => {
   const key = ({ id, fullname }: PersonSummary) => personListKey(fold(fullname), id).listSk;
   return persons
+    .filter((person) => reference === undefined || person.local_reference_id === reference)
     .filter((person) => {
       const terms = searchTerms(person);
       return Object.entries(filters).every(([filter, fragment]) =>
@@ -114,8 +132,9 @@ const write = async (table: TestTable, { persons, edits }: Scenario): Promise<Pe
   const repository = testRepository(table);
   const api = personApi(repository);
   const ids: number[] = [];
-  for (const [n, { names, emails }] of persons.entries()) {
+  for (const [n, { names, emails, reference }] of persons.entries()) {
     const { status, body } = await api.post({
+      local_reference_id: reference,
       Names: {
         '@set': names.map(({ doctor, ...name }, index) => ({
           ...name,
@@ -190,10 +209,13 @@ describe('a filtered list', () => {
             const persons = await write(table, scenario);
             const values = persons.flatMap((person) => Object.values(searchTerms(person)).flat());
             const list = personList(table);
-            for (const { filters, descending, offset, limit } of scenario.queries) {
-              const query = Object.fromEntries(
-                Object.entries(filters).map(([filter, fragment]) => [filter, resolve(fragment, values)]),
-              );
+            for (const { filters, reference, descending, offset, limit } of scenario.queries) {
+              const query = {
+                ...Object.fromEntries(
+                  Object.entries(filters).map(([filter, fragment]) => [filter, resolve(fragment, values)]),
+                ),
+                ...(reference === undefined ? {} : { local_reference_id: reference }),
+              };
               const request = personListRequest(
                 ListPersonsQuery.parse({
                   ...query,
@@ -202,7 +224,7 @@ describe('a filtered list', () => {
                   limit: String(limit),
                 }),
               );
-              const expected = bruteForce(persons, request.filters, descending);
+              const expected = bruteForce(persons, request.filters, reference, descending);
               const answer = await list.list(request);
               expect({ query, count: answer.count, persons: answer.persons }).toEqual({
                 query,
@@ -212,7 +234,14 @@ describe('a filtered list', () => {
               // From the postings: the probe read whole, the others' samples (32 from each of 8
               // shards), the id counter, and a check of each candidate for every other filter.
               const { detail, cost } = answer;
-              if (detail) {
+              if (detail && 'references' in detail) {
+                // By local_reference_id: the value's items, and each filter checked on at most those.
+                const references = detail.references as number;
+                expect(references).toBe(persons.filter((p) => p.local_reference_id === reference).length);
+                expect(cost.itemsRead).toBeLessThanOrEqual(
+                  references * (1 + Object.keys(request.filters).length),
+                );
+              } else if (detail) {
                 const { probePostings = 0, probesSampled = 1 } = detail as Record<string, number>;
                 const others = Object.keys(request.filters).length - 1;
                 expect(cost.itemsRead).toBeLessThanOrEqual(

@@ -200,7 +200,7 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
     const enriched = answerOf('seq 20');
     expect(enriched.headers.get('etag')).toBe('"2"');
     expect(enriched.json().SocialAddresses).toMatchObject({ twitter: 'https://x.com/adalovelace' });
-    const patched = answerOf('my-ref-2');
+    const patched = answerOf('"local_reference_id":"my-ref-2"');
     expect(patched.status).toBe(200);
     expect(patched.headers.get('etag')).toBe('"3"');
     expect(patched.json()).toMatchObject({
@@ -226,12 +226,15 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
     ]);
   });
 
-  it('finds the person in both list styles', () => {
+  it('finds the person in both list styles, and by its local_reference_id', () => {
     const stubs = answerOf('search=lovelace').json();
     expect(stubs['@set']).toEqual([expect.objectContaining({ id: vars.id, property_value: 'Ada Lovelace' })]);
     const paged = answerOf('last_name=love').json();
     expect(paged).toMatchObject({ '@type': 'PaginatedList', page: 1, perPage: 10, total: 1 });
     expect(paged.items).toEqual([expect.objectContaining({ id: vars.id })]);
+    const byReference = answerOf('local_reference_id=my-ref-2').json();
+    expect(byReference.Pagination.count).toBe(1);
+    expect(byReference['@set']).toEqual([expect.objectContaining({ id: vars.id })]);
   });
 
   it('lists the four changes newest first: both PATCHes, the enrichment, the create', () => {

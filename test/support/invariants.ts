@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { PERSON_COUNTER_KEYS } from '../../lib/db/keys';
+import { localReferenceItemOf } from '../../lib/db/local-references';
 import { fromPersonItem } from '../../lib/db/person-items';
 import { postingItemsOf } from '../../lib/db/postings';
 import { claimsOf, type Person } from '../../lib/domain/person';
@@ -107,6 +108,7 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
       );
   }
   problems.push(...postingProblems(items, persons));
+  problems.push(...localReferenceProblems(items, persons));
   return problems;
 };
 
@@ -134,5 +136,35 @@ export const postingProblems = (items: Item[], persons: ReadonlyMap<number, Pers
       problems.push(`posting ${key} of person ${item.id} is not implied by that person`);
   for (const item of items.filter((entry) => entry.type === 'PostingsPending'))
     problems.push(`${item.pk} has postings pending (${item.sk})`);
+  return problems;
+};
+
+/**
+ * Every person with a (non-empty) root `local_reference_id` has exactly its one reference item, stub
+ * and all (lib/db/local-references.ts), and no other reference item is stored.
+ */
+export const localReferenceProblems = (items: Item[], persons: ReadonlyMap<number, Person>): string[] => {
+  const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${item.pk} ${item.sk}`;
+  const expected = new Map(
+    [...persons.values()].flatMap((person) => {
+      const item = localReferenceItemOf(person);
+      return item ? [[keyOf(item), item] as const] : [];
+    }),
+  );
+  const stored = new Map(
+    items.filter((item) => item.type === 'LocalReference').map((item) => [keyOf(item), item]),
+  );
+  const problems: string[] = [];
+  for (const [key, item] of expected) {
+    const found = stored.get(key);
+    if (!found) problems.push(`person ${item.id} has no reference item ${key}`);
+    else if (!isDeepStrictEqual(found, item))
+      problems.push(
+        `reference item ${key} holds ${JSON.stringify(found)}, person ${item.id} implies ${JSON.stringify(item)}`,
+      );
+  }
+  for (const [key, item] of stored)
+    if (!expected.has(key))
+      problems.push(`reference item ${key} of person ${item.id} is not implied by that person`);
   return problems;
 };

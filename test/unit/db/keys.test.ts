@@ -9,6 +9,7 @@ import {
   historyKey,
   historyPartition,
   idCounterKey,
+  localReferenceKey,
   PERSON_COUNTER_KEYS,
   PERSON_LIST_PARTITIONS,
   personCounterKey,
@@ -20,6 +21,7 @@ import {
 } from '../../../lib/db/keys';
 import { ENDPOINTS, type Endpoint } from '../../../lib/domain/change-history';
 import type { ClaimField } from '../../../lib/domain/person';
+import { LIMITS } from '../../../lib/domain/schemas';
 
 /** DynamoDB's limit on a partition key value, in UTF-8 bytes. */
 const PARTITION_KEY_LIMIT_BYTES = 2048;
@@ -263,4 +265,35 @@ describe('claim keys', () => {
       expect(claimKey({ field: first, value }).pk).not.toBe(claimKey({ field: second, value }).pk);
     },
   );
+});
+
+describe('local reference keys', () => {
+  it('put a reference item under LOCALREF#<value> verbatim, sorted by the 16-digit id', () => {
+    expect(localReferenceKey('ref-1', 30863)).toEqual({ pk: 'LOCALREF#ref-1', sk: '0000000000030863' });
+  });
+
+  it.each([
+    ['case', 'ref-1', 'REF-1'],
+    ['a longer value it begins', 'ref-1', 'ref-10'],
+    ['a shorter value it begins with', 'ref-1', 'ref'],
+    ['accents (no folding)', 'José', 'Jose'],
+    ['composed and decomposed forms (no normalising)', 'Jos\u00e9', 'Jose\u0301'],
+  ])('keep values apart that differ by %s', (_, a, b) => {
+    expect(localReferenceKey(a, 1).pk).not.toBe(localReferenceKey(b, 1).pk);
+  });
+
+  it("sort one value's persons by id as strings", () => {
+    const sorted = [9, 10, 100, 30863, 999_999_999].map((id) => localReferenceKey('r', id).sk);
+    expect([...sorted].sort()).toEqual(sorted);
+  });
+
+  it.each([
+    ['BMP characters of 3 bytes', '\u20ac'.repeat(LIMITS.localReferenceId)],
+    ['characters beyond the BMP', '\u{1F600}'.repeat(LIMITS.localReferenceId / 2)],
+  ])('fit the longest value of %s in a partition key without hashing', (_, value) => {
+    expect(value.length).toBe(LIMITS.localReferenceId);
+    expect(Buffer.byteLength(localReferenceKey(value, 1).pk)).toBeLessThanOrEqual(
+      PARTITION_KEY_LIMIT_BYTES / 4,
+    );
+  });
 });

@@ -259,6 +259,10 @@ describe('openApiDocument', () => {
       type: 'string',
       maxLength: LIMITS.text,
     });
+    expect(parameter('get', '/Person', 'local_reference_id')?.schema).toEqual({
+      type: 'string',
+      maxLength: LIMITS.localReferenceId,
+    });
     expect(parameter('get', '/Person', 'sort_dir')?.schema).toEqual({
       type: 'string',
       enum: ['0', '1'],
@@ -269,6 +273,7 @@ describe('openApiDocument', () => {
       'last_name',
       'email',
       'search',
+      'local_reference_id',
       'sort_dir',
       'limit',
       'offset',
