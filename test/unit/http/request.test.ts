@@ -746,7 +746,7 @@ describe('queryOf: unknown query parameters name the ones the route accepts', ()
     [
       'GET /Person',
       ListPersonsQuery,
-      'first_name, last_name, email, search, sort_dir, limit, offset, page, perPage',
+      'first_name, last_name, email, search, local_reference_id, sort_dir, limit, offset, page, perPage',
     ],
     ['GET /ChangeHistory', ChangeHistoryQuery, 'endpoint, object_id, sort_dir, limit, offset, page, perPage'],
     [
