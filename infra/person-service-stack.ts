@@ -37,7 +37,7 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { SEEDED_VOCABULARY } from '../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
-import { FALLBACK_HANDLER, ROUTES } from '../lib/http/routes';
+import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../lib/http/routes';
 import { STREAM_SUBSCRIPTIONS } from '../lib/stream-subscriptions';
 import { entryOf } from './bundling';
 import type { StackConfig } from './config';
@@ -178,9 +178,15 @@ export class PersonServiceStack extends Stack {
         integration = integrationOf(route.handler);
         integrations.set(route.handler, integration);
       }
+      // HEAD beside every GET (API.md 2.1), to the same integration and authorizer. API Gateway does not
+      // do it by itself: an HTTP API route key is one method and one path, and AWS's routing rules
+      // ("Create routes for HTTP APIs", "Routing API requests") pick an exact method-and-path match,
+      // then a greedy {proxy+} one, then $default; only `ANY` stands for other methods, and no rule
+      // serves HEAD from a GET route, so without these a HEAD would reach $default (whose fallback,
+      // finding the GET route, would redirect it to itself).
       api.addRoutes({
         path: route.path,
-        methods: [HttpMethod[route.method]],
+        methods: servedMethods(route).map((method) => HttpMethod[method]),
         integration,
         // Self-description stays public (API.md 9): JSON-LD processors and tooling fetch it unsigned.
         ...(route.public ? { authorizer: new HttpNoneAuthorizer() } : {}),

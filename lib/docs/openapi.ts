@@ -263,6 +263,8 @@ const DESCRIPTION = `The authoritative store of Person records, wire-compatible 
   \`/NamePrefix/21\`), as GRC's documents write them. Deployed, such a request that API Gateway does not
   route itself (its routes cannot end in \`/\`) is answered with a 308 redirect to the path without the
   slash, which clients repeat with the same method and body.
+- Every GET also answers HEAD: the same status and headers, without the body. OPTIONS on a path
+  answers 204 with the path's methods in \`Allow\`.
 - Errors are RFC 9457 \`application/problem+json\`. A path no route matches is 404; a method a path
   does not allow is 405 with an \`Allow\` header.
 - Writes name the requesting person in \`x-requester-person\`; each stored change of a Person, NamePrefix

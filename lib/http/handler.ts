@@ -1,6 +1,6 @@
 /**
  * The middy stack every HTTP handler shares: one log line per request, problem+json for every error,
- * content negotiation, and the request read at the boundary (links, requester, body) before the
+ * content negotiation, HEAD answered as GET without the body, and the request read at the boundary (links, requester, body) before the
  * handler's own code runs.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
@@ -60,6 +60,20 @@ const problemResponses = (config: HttpConfig, logger: Logger): MiddlewareObj<Eve
   },
 });
 
+/**
+ * A HEAD answer is the GET answer without its body (RFC 9110 9.3.2): status and headers, Content-Type
+ * too, as they are; refusals included. The router serves HEAD with the GET route's handler.
+ */
+const headWithoutBody = (): MiddlewareObj<Event, Result> => {
+  const dropBody = async (request: middy.Request<Event, Result>) => {
+    const { event, response } = request;
+    if (event.requestContext?.http?.method?.toUpperCase() !== 'HEAD' || !response) return;
+    const { body: _body, isBase64Encoded: _encoded, ...rest } = response;
+    request.response = rest;
+  };
+  return { after: dropBody, onError: dropBody };
+};
+
 /** One structured line per request: method, route, status, duration, request ids. */
 const requestLog = (logger: Logger): MiddlewareObj<Event, Result> => {
   const started = new WeakMap<object, number>();
@@ -89,6 +103,8 @@ const stack = (
   { config = defaultConfig, logger = defaultLogger }: HttpHandlerOptions,
 ) =>
   middy<Event, Result, Error, Context>()
+    // First, so that its `after` and `onError` run last, on the answer every other step has built.
+    .use(headWithoutBody())
     .use(requestLog(logger))
     .use(problemResponses(config, logger))
     .handler(async (event, context) =>

@@ -5,6 +5,9 @@
 
 export type Method = 'GET' | 'POST' | 'PATCH';
 
+/** A method a route answers: its own, and HEAD beside every GET (RFC 9110 9.3.2, API.md 2.1). */
+export type ServedMethod = Method | 'HEAD';
+
 export interface Route {
   method: Method;
   /** API Gateway path pattern: `{name}` is a path parameter that matches one segment. */
@@ -95,20 +98,36 @@ export const matchPath = (pattern: string, path: string): Record<string, string>
   return parameters;
 };
 
+/** The methods a route answers: HEAD wherever GET, with the same handler, authorizer and answer. */
+export const servedMethods = (route: Route): ServedMethod[] =>
+  route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
+
 export type RouteMatch =
-  | { kind: 'found'; route: Route; pathParameters: Record<string, string> }
-  | { kind: 'method-not-allowed'; allow: Method[] }
+  | {
+      kind: 'found';
+      route: Route;
+      pathParameters: Record<string, string>;
+      /** `HEAD /Person` for a HEAD served by `GET /Person`'s route, as API Gateway names its HEAD route. */
+      routeKey: string;
+    }
+  | { kind: 'method-not-allowed'; allow: ServedMethod[] }
+  /** OPTIONS on a path that has routes: its methods, for `Allow` (RFC 9110 9.3.7). */
+  | { kind: 'options'; allow: ServedMethod[] }
   | { kind: 'not-found' };
 
-/** Finds the route of a request, or says why there is none. */
+/**
+ * Finds the route of a request, or says why there is none. HEAD is matched as GET here, the one
+ * place that knows it; the handler stack drops the body of its answer.
+ */
 export const matchRoute = (method: string, path: string, routes: readonly Route[] = ROUTES): RouteMatch => {
+  const requested = method.toUpperCase();
   const matches = routes.flatMap((route) => {
     const pathParameters = matchPath(route.path, path);
     return pathParameters ? [{ route, pathParameters }] : [];
   });
-  const found = matches.find(({ route }) => route.method === method.toUpperCase());
-  if (found) return { kind: 'found', ...found };
-  if (matches.length > 0)
-    return { kind: 'method-not-allowed', allow: matches.map(({ route }) => route.method) };
-  return { kind: 'not-found' };
+  const found = matches.find(({ route }) => servedMethods(route).includes(requested as ServedMethod));
+  if (found) return { kind: 'found', ...found, routeKey: `${requested} ${found.route.path}` };
+  if (matches.length === 0) return { kind: 'not-found' };
+  const allow = matches.flatMap(({ route }) => servedMethods(route));
+  return requested === 'OPTIONS' ? { kind: 'options', allow } : { kind: 'method-not-allowed', allow };
 };

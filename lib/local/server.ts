@@ -153,10 +153,7 @@ export const createLocalServer = ({
       const match = matchRoute(request.method ?? 'GET', path, routes);
       const [name, route] =
         match.kind === 'found'
-          ? [
-              match.route.handler,
-              { routeKey: `${match.route.method} ${match.route.path}`, pathParameters: match.pathParameters },
-            ]
+          ? [match.route.handler, { routeKey: match.routeKey, pathParameters: match.pathParameters }]
           : [FALLBACK_HANDLER, { routeKey: '$default' }];
       await ready;
       const handler = await load(name);

@@ -4,7 +4,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stackConfigFromContext } from '../../infra/config';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
-import { ROUTES } from '../../lib/http/routes';
+import { ROUTES, servedMethods } from '../../lib/http/routes';
 import {
   only,
   permissionsOf,
@@ -50,7 +50,9 @@ describe('jwtIssuer and jwtAudience', () => {
     for (const route of Object.values(resourcesOf(withOptions, 'AWS::ApiGatewayV2::Route'))) {
       const key = route.Properties.RouteKey as string;
       const isPublic = ROUTES.some(
-        (candidate) => candidate.public && `${candidate.method} ${candidate.path}` === key,
+        (candidate) =>
+          candidate.public &&
+          servedMethods(candidate).some((method) => `${method} ${candidate.path}` === key),
       );
       if (isPublic) expect({ key, auth: route.Properties.AuthorizationType }).toEqual({ key, auth: 'NONE' });
       else

@@ -2,7 +2,7 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
-import { FALLBACK_HANDLER, ROUTES } from '../../lib/http/routes';
+import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/http/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/stream-subscriptions';
 import { type Json, only, type Resource, resourcesOf, serviceFunctions, synthesize } from './support';
 
@@ -23,6 +23,11 @@ const fn = (handler: string) => {
 };
 
 const ref = (value: { Ref?: string; 'Fn::GetAtt'?: string[] }) => value.Ref ?? value['Fn::GetAtt']?.[0];
+
+/** Every route key the route table makes: its routes, and a HEAD route beside each GET one. */
+const ROUTE_KEYS = ROUTES.flatMap((route) =>
+  servedMethods(route).map((method) => ({ key: `${method} ${route.path}`, route })),
+);
 
 const ROUTE_HANDLERS = [...new Set(ROUTES.map((route) => route.handler))];
 const STREAM_HANDLERS = STREAM_SUBSCRIPTIONS.map((subscription) => subscription.handler);
@@ -144,31 +149,52 @@ describe('the HTTP API', () => {
     return [...functions].find(([, { id }]) => id === functionId)?.[0];
   };
 
-  it('has exactly the route table’s routes, and $default for the rest', () => {
+  it('has exactly the route table’s routes, a HEAD route beside each GET route, and $default for the rest', () => {
     expect(
       routes()
         .map((route) => route.Properties.RouteKey)
         .sort(),
-    ).toEqual([...ROUTES.map((route) => `${route.method} ${route.path}`), '$default'].sort());
+    ).toEqual([...ROUTE_KEYS.map(({ key }) => key), '$default'].sort());
   });
 
-  it('sends each route to the function of its handler, and $default to the fallback', () => {
+  it('has a HEAD route for every GET route, and for nothing else', () => {
+    const keys = new Set(routes().map((route) => route.Properties.RouteKey as string));
+    const gets = ROUTES.filter((route) => route.method === 'GET').map((route) => route.path);
+    const heads = [...keys].filter((key) => key.startsWith('HEAD ')).map((key) => key.slice('HEAD '.length));
+    expect(gets.length).toBeGreaterThan(0);
+    expect(heads.sort()).toEqual(gets.sort());
+  });
+
+  it('sends each route to the function of its handler (HEAD to the GET route’s), and $default to the fallback', () => {
     for (const route of routes()) {
       const key = route.Properties.RouteKey as string;
       const expected =
         key === '$default'
           ? FALLBACK_HANDLER
-          : ROUTES.find((candidate) => `${candidate.method} ${candidate.path}` === key)?.handler;
+          : ROUTE_KEYS.find((candidate) => candidate.key === key)?.route.handler;
       expect({ key, handler: handlerOf(route) }).toEqual({ key, handler: expected });
+    }
+  });
+
+  it('gives each HEAD route the integration and authorization of its GET route', () => {
+    const byKey = new Map(routes().map((route) => [route.Properties.RouteKey as string, route]));
+    const heads = [...byKey.keys()].filter((key) => key.startsWith('HEAD '));
+    expect(heads.length).toBeGreaterThan(0);
+    for (const key of heads) {
+      const head = byKey.get(key)?.Properties;
+      const get = byKey.get(key.replace(/^HEAD /, 'GET '))?.Properties;
+      expect({ key, target: head.Target, auth: head.AuthorizationType }).toEqual({
+        key,
+        target: get.Target,
+        auth: get.AuthorizationType,
+      });
     }
   });
 
   it('authorizes with IAM by default and leaves only the self-description routes public', () => {
     for (const route of routes()) {
       const key = route.Properties.RouteKey as string;
-      const isPublic = ROUTES.some(
-        (candidate) => candidate.public && `${candidate.method} ${candidate.path}` === key,
-      );
+      const isPublic = ROUTE_KEYS.some((candidate) => candidate.route.public && candidate.key === key);
       expect({ key, auth: route.Properties.AuthorizationType }).toEqual({
         key,
         auth: isPublic ? 'NONE' : 'AWS_IAM',

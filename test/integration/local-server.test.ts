@@ -114,7 +114,7 @@ describe('npm start: the API over HTTP on loopback', () => {
   it('answers a wrong method with 405 and Allow', async () => {
     const response = await fetch(`${server.url}/Person/1`, { method: 'DELETE' });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET, PATCH');
+    expect(response.headers.get('allow')).toBe('GET, HEAD, PATCH');
     expect(await read(response)).toMatchObject({ type: '/problems/method-not-allowed', status: 405 });
   });
 

@@ -607,7 +607,7 @@ describe('real responses match the schemas the document declares', () => {
     expect(reply.status).toBe(405);
     expect(Object.keys(declared.content ?? {})).toEqual(['application/problem+json']);
     expect(validate?.(reply.json)).toBe(true);
-    expect(reply.headers.allow).toBe('GET, PATCH');
+    expect(reply.headers.allow).toBe('GET, HEAD, PATCH');
   });
 
   it('every operation of the document was checked against a real response', () => {

@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { readHandler } from '../../lib/http/handler';
-import { httpEvent, invoke } from '../support/events';
+import { HttpProblem } from '../../lib/http/problems';
+import { httpEvent, invoke, lambdaContext } from '../support/events';
 
 const event = () =>
   httpEvent({ method: 'GET', route: '/Person/{id}', path: '/Person/1', pathParameters: { id: '1' } });
@@ -58,6 +59,50 @@ describe('the shared middy stack', () => {
     expect(body).toEqual({
       baseUrl: 'https://persons.example.org/v1',
       contextUrl: 'https://persons.example.org/v1/context.jsonld',
+    });
+  });
+
+  describe('HEAD', () => {
+    const head = (path = '/Person/1') =>
+      httpEvent({ method: 'HEAD', route: '/Person/{id}', path, pathParameters: { id: '1' } });
+    const person = readHandler().handler(async () => ({
+      status: 200,
+      body: { id: 1, fullname: 'Ada Lovelace' },
+      headers: { ETag: '"3"' },
+    }));
+
+    it('answers with the status and headers of GET, Content-Type included, and no body', async () => {
+      const got = await person(event(), lambdaContext());
+      const headed = await person(head(), lambdaContext());
+
+      expect(got.body).toBeTruthy();
+      expect(headed.statusCode).toBe(got.statusCode);
+      expect(headed.headers).toEqual(got.headers);
+      expect(headed.headers?.['Content-Type']).toBe('application/json; charset=utf-8');
+      expect(headed.body).toBeUndefined();
+    });
+
+    it('drops a raw body and its base64 flag too', async () => {
+      const image = readHandler().handler(async () => ({
+        status: 200,
+        raw: { contentType: 'image/png', content: new Uint8Array([1, 2, 3]) },
+      }));
+
+      const headed = await image(head(), lambdaContext());
+
+      expect(headed).toEqual({ statusCode: 200, headers: { 'Content-Type': 'image/png' } });
+    });
+
+    it('keeps the status and headers of a refusal, without its problem+json body', async () => {
+      const refusing = readHandler().handler(async () => {
+        throw new HttpProblem('not-found', 'No person 1');
+      });
+
+      const headed = await refusing(head(), lambdaContext());
+
+      expect(headed.statusCode).toBe(404);
+      expect(headed.headers?.['Content-Type']).toBe('application/problem+json');
+      expect(headed.body).toBeUndefined();
     });
   });
 });

@@ -1,0 +1,79 @@
+/**
+ * The route table's matching: HEAD wherever GET (RFC 9110 9.3.2), `Allow` naming HEAD beside GET, and
+ * OPTIONS on a path that has routes answered with its methods rather than refused (RFC 9110 9.3.7).
+ */
+import { describe, expect, it } from 'vitest';
+import { matchRoute, ROUTES, type Route, servedMethods } from '../../../lib/http/routes';
+
+const concrete = (path: string) => path.replace(/\{\w+\}/g, '12');
+
+const TABLE: Route[] = [
+  { method: 'GET', path: '/Thing', handler: 'list-things', operation: 'listThings' },
+  { method: 'POST', path: '/Thing', handler: 'create-thing', operation: 'createThing' },
+  { method: 'POST', path: '/Thing/{id}/merge', handler: 'merge-thing', operation: 'mergeThing' },
+];
+
+describe('matchRoute', () => {
+  it.each(ROUTES.filter((route) => route.method === 'GET'))(
+    'serves HEAD $path with the handler of GET $path, under the route key HEAD $path',
+    (route) => {
+      const match = matchRoute('HEAD', concrete(route.path));
+
+      expect(match).toMatchObject({ kind: 'found', route: { handler: route.handler, method: 'GET' } });
+      expect(match.kind === 'found' && match.routeKey).toBe(`HEAD ${route.path}`);
+    },
+  );
+
+  it('matches HEAD whatever its case, and with one trailing slash, as GET is', () => {
+    expect(matchRoute('head', '/Person/')).toMatchObject({
+      kind: 'found',
+      route: { handler: 'list-persons' },
+    });
+  });
+
+  it('names the route key of the route itself for the other methods', () => {
+    const match = matchRoute('GET', '/Person/12');
+    expect(match.kind === 'found' && match.routeKey).toBe('GET /Person/{id}');
+  });
+
+  it('never serves HEAD from a route that is not GET', () => {
+    expect(matchRoute('HEAD', '/Thing/3/merge', TABLE)).toEqual({
+      kind: 'method-not-allowed',
+      allow: ['POST'],
+    });
+  });
+
+  it('lists HEAD right after GET in the methods a 405 allows', () => {
+    expect(matchRoute('DELETE', '/Person')).toEqual({
+      kind: 'method-not-allowed',
+      allow: ['GET', 'HEAD', 'POST'],
+    });
+    expect(matchRoute('PUT', '/Person/12')).toEqual({
+      kind: 'method-not-allowed',
+      allow: ['GET', 'HEAD', 'PATCH'],
+    });
+  });
+
+  it('answers OPTIONS on a path that has routes with its methods, not a 405', () => {
+    expect(matchRoute('OPTIONS', '/Thing', TABLE)).toEqual({
+      kind: 'options',
+      allow: ['GET', 'HEAD', 'POST'],
+    });
+    expect(matchRoute('options', '/Person/12/')).toEqual({
+      kind: 'options',
+      allow: ['GET', 'HEAD', 'PATCH'],
+    });
+  });
+
+  it('finds nothing for OPTIONS on a path no route has', () => {
+    expect(matchRoute('OPTIONS', '/Nowhere')).toEqual({ kind: 'not-found' });
+  });
+});
+
+describe('servedMethods', () => {
+  it('adds HEAD to GET, and to nothing else', () => {
+    expect(ROUTES.map((route) => [route.method, servedMethods(route)])).toEqual(
+      ROUTES.map((route) => [route.method, route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]]),
+    );
+  });
+});
