@@ -23,7 +23,7 @@ import type { OperationId } from '../http/routes';
 
 import { DOCS_ASSET_NAMES } from './docs-page';
 import type { JsonSchema } from './json-schema';
-import type { ResponseSchemaName } from './response-schemas';
+import { PROBLEM_TYPE_NAMES, problemTypeUri, type ResponseSchemaName } from './response-schemas';
 
 export type { ResponseSchemaName } from './response-schemas';
 
@@ -38,7 +38,8 @@ export const TAGS: Record<Tag, string> = {
     'One entry per stored change of any object (Person, NamePrefix, NameSuffix), with the object before ' +
     'and after it',
   'Self-description':
-    'This document, the JSON Schema of the Person, the JSON-LD context and this page; public, for tools',
+    'This document, the JSON Schema of the Person, the JSON-LD context, this page and the pages that ' +
+    'problem types resolve to; public, for tools',
 };
 
 export type RequestSchemaName =
@@ -120,6 +121,10 @@ export const PATH_PARAMETERS: Record<string, { description: string; schema?: Jso
   asset: {
     description: 'A file of the documentation page',
     schema: { type: 'string', enum: DOCS_ASSET_NAMES },
+  },
+  name: {
+    description: 'The name of a problem type: the last segment of its `type` (`/problems/duplicate-email`)',
+    schema: { type: 'string', enum: PROBLEM_TYPE_NAMES },
   },
 };
 
@@ -530,6 +535,35 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
           'text/css': { type: 'string' },
           'text/javascript': { type: 'string' },
           'image/png': { type: 'string', contentMediaType: 'image/png' },
+        },
+      },
+    ],
+    problems: ['not-found', 'internal-error'],
+  },
+  getProblem: {
+    tag: 'Self-description',
+    summary: 'A problem type',
+    description:
+      'What the problem a `type` names means and what a client should do about it: every problem ' +
+      "body's `type` (`/problems/duplicate-email`) resolves to this page. HTML, or JSON when `Accept` " +
+      'prefers `application/json` or `application/problem+json`.',
+    success: [
+      {
+        status: 200,
+        description: 'The problem type',
+        content: {
+          'text/html': { type: 'string' },
+          'application/json': {
+            type: 'object',
+            required: ['type', 'title', 'status', 'description'],
+            properties: {
+              type: { type: 'string', enum: PROBLEM_TYPE_NAMES.map(problemTypeUri) },
+              title: { type: 'string' },
+              status: { type: 'integer', minimum: 400, maximum: 599 },
+              description: { type: 'string' },
+            },
+            additionalProperties: false,
+          },
         },
       },
     ],

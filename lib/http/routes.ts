@@ -59,6 +59,7 @@ const ROUTE_TABLE = [
   { method: 'GET', path: '/context.jsonld', handler: 'get-context', operation: 'getContext', public: true },
   { method: 'GET', path: '/docs', handler: 'get-docs', operation: 'getDocs', public: true },
   { method: 'GET', path: '/docs/{asset}', handler: 'get-docs', operation: 'getDocsAsset', public: true },
+  { method: 'GET', path: '/problems/{name}', handler: 'get-problem', operation: 'getProblem', public: true },
 ] as const satisfies readonly Route[];
 
 export const ROUTES: readonly Route[] = ROUTE_TABLE;

@@ -1,6 +1,6 @@
 /**
- * Handlers of the self-description routes (API.md 1, 9): the OpenAPI document, the Person's JSON Schema,
- * the JSON-LD context and the docs page. They load schemas and documents only, never storage, so their
+ * Handlers of the self-description routes (API.md 1, 2.1, 9): the OpenAPI document, the Person's JSON
+ * Schema, the JSON-LD context, the docs page and the problem type pages. They load schemas and documents only, never storage, so their
  * functions start without the AWS SDK.
  */
 import type { AssetSource } from '../docs/assets';
@@ -8,9 +8,10 @@ import { jsonLdContext, termBaseOf } from '../docs/context';
 import type { JsonSchema } from '../docs/json-schema';
 import { type OpenApiDocument, withServer } from '../docs/openapi';
 import { personSchemaAt } from '../docs/person-schema';
+import { problemPageResponse } from '../docs/problem-page';
 import { docsAssetResponse, docsPageResponse, documentResponse } from '../docs/serve';
 import { readHandler } from './handler';
-import { routePath } from './request';
+import { headerOf, routePath } from './request';
 
 /** GET /openapi.json: `servers` names the request's base. */
 export const getOpenApiHandler = ({ document }: { document: OpenApiDocument }) =>
@@ -38,3 +39,9 @@ export const getDocsHandler = ({ assets }: { assets: AssetSource }) =>
       ? docsPageResponse(routePath(event), links.baseUrl)
       : docsAssetResponse(asset, assets);
   });
+
+/** GET /problems/{name}: what a problem type means and what to do, as HTML or (when preferred) JSON. */
+export const getProblemHandler = () =>
+  readHandler().handler(async ({ event, links }) =>
+    problemPageResponse(event.pathParameters?.name ?? '', headerOf(event, 'accept'), links.baseUrl),
+  );

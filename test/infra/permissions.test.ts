@@ -178,6 +178,7 @@ const EXPECTED: Record<string, string[]> = {
   'get-person-schema': [],
   'get-context': [],
   'get-docs': [],
+  'get-problem': [],
   'route-not-found': [],
 };
 

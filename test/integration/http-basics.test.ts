@@ -1,6 +1,6 @@
 /**
  * HTTP as clients expect it (API.md 2.1), over real HTTP against the real local server (`npm start`'s
- * entry): HEAD wherever GET is served.
+ * entry): HEAD wherever GET is served, and problem types that resolve to a page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { personBody, uniqueEmail } from '../support/api';
@@ -15,13 +15,16 @@ const resourceHeaders = (response: Response) =>
 let server: ServerProcess;
 let personPath: string;
 
+const post = (path: string, body: unknown, requester = '0') =>
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-requester-person': requester },
+    body: JSON.stringify(body),
+  });
+
 beforeAll(async () => {
   server = await startServer({ env: { ENRICHMENT: 'off' } });
-  const created = await fetch(`${server.url}/Person`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-requester-person': '0' },
-    body: JSON.stringify(personBody('Head', 'Request', uniqueEmail('head'))),
-  });
+  const created = await post('/Person', personBody('Head', 'Request', uniqueEmail('head')));
   expect(created.status).toBe(201);
   personPath = new URL(created.headers.get('location') as string).pathname;
 }, 90_000);
@@ -65,5 +68,76 @@ describe('HEAD', () => {
 
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+  });
+});
+
+describe('problem types', () => {
+  it('/problems/duplicate-email answers an HTML page by default, public and cacheable', async () => {
+    const response = await fetch(`${server.url}/problems/duplicate-email`);
+    const html = await response.text();
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(html).toContain('<h1>Email address already in use</h1>');
+    expect(html).toContain('<code>/problems/duplicate-email</code>');
+  });
+
+  it('/problems/duplicate-email answers JSON when Accept prefers it', async () => {
+    const response = await fetch(`${server.url}/problems/duplicate-email`, {
+      headers: { accept: 'application/problem+json' },
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await response.json()).toEqual({
+      type: '/problems/duplicate-email',
+      title: 'Email address already in use',
+      status: 409,
+      description: expect.stringContaining('existing'),
+    });
+  });
+
+  it('answers an unknown problem type with 404 problem+json', async () => {
+    const response = await fetch(`${server.url}/problems/no-such-problem`);
+
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+  });
+
+  it('resolves the type every real 409 names to the page of that type', async () => {
+    const email = uniqueEmail('twice');
+    const name = `Twice${Date.now()}`;
+    await post('/Person', personBody('Email', 'Twice', email));
+    await post('/Person', personBody(name, 'Nameless'));
+    const requester = personPath.split('/').pop() as string;
+    const conflicts = [
+      await post('/Person', personBody('Email', 'Again', email)),
+      await post('/Person', personBody(name, 'Nameless')),
+      await post('/NamePrefix', { prefix: 'Doctor again', abbreviation: 'Dr.' }, requester),
+    ];
+    expect(conflicts.map(({ status }) => status)).toEqual([409, 409, 409]);
+    const problems = (await Promise.all(conflicts.map((response) => response.json()))) as {
+      type: string;
+      title: string;
+      status: number;
+    }[];
+    expect(problems.map(({ type }) => type)).toEqual([
+      '/problems/duplicate-email',
+      '/problems/duplicate-name',
+      '/problems/duplicate-abbreviation',
+    ]);
+
+    for (const problem of problems) {
+      const page = await fetch(new URL(problem.type, `${server.url}/Person`), {
+        headers: { accept: 'application/json' },
+      });
+      expect(page.status, problem.type).toBe(200);
+      expect(await page.json()).toMatchObject({
+        type: problem.type,
+        title: problem.title,
+        status: problem.status,
+      });
+    }
   });
 });

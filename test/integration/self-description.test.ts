@@ -13,6 +13,7 @@ import { buildHandler as buildGetNameSuffix } from '../../functions/get-name-suf
 import { buildHandler as buildGetOpenApi } from '../../functions/get-openapi';
 import { buildHandler as buildGetPersonSchema } from '../../functions/get-person-schema';
 import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
+import { handler as getProblem } from '../../functions/get-problem';
 import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
 import { buildHandler as buildListChangeHistory } from '../../functions/list-change-history';
 import { buildHandler as buildListNamePrefixes } from '../../functions/list-name-prefixes';
@@ -592,6 +593,20 @@ describe('real responses match the schemas the document declares', () => {
     ]);
     for (const [path, reply] of replies) expectDeclared('GET', path, reply);
     for (const reply of assets) expectDeclared('GET', route, reply);
+  });
+
+  it('the problem type pages: HTML, JSON and 404', async () => {
+    const route = '/problems/{name}';
+    const page = (name: string, accept: string) =>
+      call(getProblem, get(route, `/problems/${name}`, { pathParameters: { name }, headers: { accept } }));
+    const replies = [
+      await page('duplicate-email', 'text/html'),
+      await page('duplicate-email', 'application/json'),
+      await page('no-such-problem', 'application/json'),
+    ];
+
+    expect(replies.map(({ status }) => status)).toEqual([200, 200, 404]);
+    for (const reply of replies) expectDeclared('GET', route, reply);
   });
 
   it('405 from the router matches the document’s method-not-allowed response', async () => {

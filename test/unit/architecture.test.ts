@@ -99,7 +99,14 @@ describe('the layers of lib/', () => {
     expect(
       importing(inLayer('lib/docs'), (target) => /^lib\/(db|local)\/|-handlers?\.ts$/.test(target)),
     ).toEqual([]);
-    const documents = ['get-openapi', 'get-person-schema', 'get-context', 'get-docs', 'route-not-found'];
+    const documents = [
+      'get-openapi',
+      'get-person-schema',
+      'get-context',
+      'get-docs',
+      'get-problem',
+      'route-not-found',
+    ];
     for (const name of documents) {
       const loaded = [...closureOf(`functions/${name}.ts`)];
       expect({ name, heavy: loaded.filter((target) => /^@aws-sdk|^lib\/db\//.test(target)) }).toEqual({

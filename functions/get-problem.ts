@@ -1,0 +1,6 @@
+import { getProblemHandler } from '../lib/http/self-description-handlers';
+
+/** GET /problems/{name}: the page a problem's `type` resolves to. */
+export const buildHandler = getProblemHandler;
+
+export const handler = buildHandler();
