@@ -3,6 +3,7 @@
  * line) in one place, so the stack itself takes a typed value and tests can build it directly.
  */
 import type { Node } from 'constructs';
+import { corsOriginsFrom } from '../lib/http/cors';
 
 export interface JwtOption {
   /** The token issuer URL (`iss`), e.g. a Cognito user pool or an OIDC provider. */
@@ -31,6 +32,11 @@ export interface StackConfig {
    * than one index at once, which CloudFormation refuses in one update.
    */
   withholdIndexes: string[];
+  /**
+   * Origins whose browser apps may call the API (API Gateway's CORS, API.md 2.1); none (the default)
+   * leaves CORS off.
+   */
+  corsOrigins: string[];
 }
 
 export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 };
@@ -69,7 +75,7 @@ const optional = <K extends string>(key: K, value: string | undefined) =>
 /**
  * Reads the options: `devStack`, `jwtIssuer` with `jwtAudience` (comma-separated), `throttleRate`,
  * `throttleBurst`, `enrichmentUrl`, `enrichmentSecretName`, `publicBaseUrl`, `alarmEmail`,
- * `withholdIndexes` (comma-separated index names).
+ * `withholdIndexes` (comma-separated index names), `corsOrigins` (comma-separated origins).
  */
 export const stackConfigFromContext = (node: Node): StackConfig => {
   const issuer = text(node, 'jwtIssuer');
@@ -88,5 +94,6 @@ export const stackConfigFromContext = (node: Node): StackConfig => {
     ...optional('publicBaseUrl', text(node, 'publicBaseUrl')),
     ...optional('alarmEmail', text(node, 'alarmEmail')),
     withholdIndexes: list(text(node, 'withholdIndexes')),
+    corsOrigins: corsOriginsFrom(text(node, 'corsOrigins'), 'Context corsOrigins'),
   };
 };

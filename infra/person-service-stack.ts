@@ -8,6 +8,8 @@ import { createHash } from 'node:crypto';
 import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  CorsHttpMethod,
+  type CorsPreflightOptions,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
@@ -37,6 +39,12 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { SEEDED_VOCABULARY } from '../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
+import {
+  CORS_ALLOWED_HEADERS,
+  CORS_EXPOSED_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  CORS_METHODS,
+} from '../lib/http/cors';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../lib/http/routes';
 import { STREAM_SUBSCRIPTIONS } from '../lib/stream-subscriptions';
 import { entryOf } from './bundling';
@@ -150,6 +158,22 @@ export class PersonServiceStack extends Stack {
       : new HttpIamAuthorizer();
   }
 
+  /**
+   * API Gateway's own CORS when `corsOrigins` lists origins (API.md 2.1): it answers preflights itself
+   * and adds the headers to every answer to those origins, ignoring any the functions send.
+   */
+  private corsPreflight(): CorsPreflightOptions | undefined {
+    const { corsOrigins } = this.config;
+    if (corsOrigins.length === 0) return undefined;
+    return {
+      allowOrigins: corsOrigins,
+      allowMethods: CORS_METHODS.map((method) => CorsHttpMethod[method]),
+      allowHeaders: [...CORS_ALLOWED_HEADERS],
+      exposeHeaders: [...CORS_EXPOSED_HEADERS],
+      maxAge: Duration.seconds(CORS_MAX_AGE_SECONDS),
+    };
+  }
+
   /** The HTTP API: the route table's routes, the fallback as `$default`, authorized unless public. */
   private httpApi(stateful: RemovalPolicy): { api: HttpApi; stage: HttpStage } {
     const http: Record<string, string> = this.config.publicBaseUrl
@@ -165,12 +189,25 @@ export class PersonServiceStack extends Stack {
       return new HttpLambdaIntegration(`${constructIdOf(handler)}Integration`, fn);
     };
 
+    const fallback = integrationOf(FALLBACK_HANDLER);
+    const cors = this.corsPreflight();
     const api = new HttpApi(this, 'Api', {
       description: 'Authority Person Service',
       createDefaultStage: false,
       defaultAuthorizer: this.authorizer(),
-      defaultIntegration: integrationOf(FALLBACK_HANDLER),
+      defaultIntegration: fallback,
+      ...(cors ? { corsPreflight: cors } : {}),
     });
+    // AWS ("Configure CORS for HTTP APIs"): the $default route catches OPTIONS too, so with an
+    // authorizer on it a browser's preflight, which carries no credentials, would be refused; a public
+    // OPTIONS /{proxy+} route takes precedence over $default and lets the preflight through.
+    if (cors)
+      api.addRoutes({
+        path: '/{proxy+}',
+        methods: [HttpMethod.OPTIONS],
+        integration: fallback,
+        authorizer: new HttpNoneAuthorizer(),
+      });
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const route of ROUTES) {
       let integration = integrations.get(route.handler);

@@ -2,7 +2,8 @@
  * The local HTTP server: routes each request with the route table, turns it into the API Gateway
  * event Lambda would get, runs the very handler module Lambda runs, and writes its result back.
  * What it refuses itself (a body past 10 MB, an unparsable request, a crashed handler) it answers in
- * the service's problem+json, like everything the handlers refuse.
+ * the service's problem+json, like everything the handlers refuse. With origins listed for CORS it
+ * also does what API Gateway's CORS does (`corsLayer`).
  */
 import {
   createServer,
@@ -13,7 +14,14 @@ import {
   STATUS_CODES,
 } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import cors from 'cors';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../http/cors';
 import { PROBLEM_TYPES, type ProblemType, problemBody, problemOf } from '../http/problems';
 import { FALLBACK_HANDLER, matchRoute, ROUTES, type Route } from '../http/routes';
 import { toApiGatewayEvent, writeResult } from './http-events';
@@ -121,12 +129,69 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 };
 
+/**
+ * API Gateway's CORS (its `corsPreflight`) in front of the functions, with the `cors` package writing
+ * the headers: a preflight (OPTIONS with `Origin` and `Access-Control-Request-Method`) from a listed
+ * origin is answered here with 204, the methods of its path, the allowed headers and max age, and
+ * never reaches a function; any other request from a listed origin gets `Access-Control-Allow-Origin`
+ * (that origin), `Access-Control-Expose-Headers` and `Vary: Origin`. A request from an origin not listed
+ * gets no CORS header, and an OPTIONS that is no preflight goes on to the router, as API Gateway sends
+ * it on. `undefined` when no origin is listed: CORS is off.
+ */
+const corsLayer = (origins: readonly string[], routes: readonly Route[]) => {
+  if (origins.length === 0) return undefined;
+  const layer = cors<IncomingMessage>((request, callback) => {
+    const { origin } = request.headers;
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const match = matchRoute('OPTIONS', path, routes);
+    const isPreflight = request.method === 'OPTIONS' && 'access-control-request-method' in request.headers;
+    const served =
+      origin !== undefined && origins.includes(origin) && (request.method !== 'OPTIONS' || isPreflight);
+    // A preflight of a path no route has is not answered here: the router's 404 goes back without CORS.
+    if (!served || (isPreflight && match.kind !== 'options')) return callback(null, { origin: false });
+    callback(null, {
+      origin,
+      methods: match.kind === 'options' ? match.allow : [],
+      allowedHeaders: [...CORS_ALLOWED_HEADERS],
+      exposedHeaders: [...CORS_EXPOSED_HEADERS],
+      maxAge: CORS_MAX_AGE_SECONDS,
+      optionsSuccessStatus: 204,
+    });
+  });
+  /** Runs the layer: true when it has answered the request itself (a preflight). */
+  return (request: IncomingMessage, response: ServerResponse) =>
+    new Promise<boolean>((resolve, reject) => {
+      response.once('finish', () => resolve(true));
+      layer(request, response, (error?: unknown) => (error ? reject(error) : resolve(false)));
+    });
+};
+
+/**
+ * A function's result behind the CORS layer, as API Gateway treats it when CORS is on: the function's
+ * own CORS headers are ignored (the public documents' `*` too), and its `Vary` joins the layer's.
+ */
+const behindCors = (
+  result: APIGatewayProxyStructuredResultV2,
+  response: ServerResponse,
+): APIGatewayProxyStructuredResultV2 => {
+  const headers: Record<string, string | number | boolean> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower.startsWith('access-control-')) continue;
+    const vary = lower === 'vary' ? response.getHeader('vary') : undefined;
+    headers[name] = vary ? `${vary}, ${value}` : value;
+  }
+  return { ...result, headers };
+};
+
 export interface LocalServerOptions {
   /** Requests wait for this (storage started, environment set) before any handler is loaded. */
   ready?: Promise<unknown>;
   routes?: readonly Route[];
   load?: (name: string) => Promise<HttpFunction>;
   onError?: (error: unknown) => void;
+  /** Origins that may call the API from a browser (`CORS_ORIGINS`); none: CORS is off (API.md 2.1). */
+  corsOrigins?: readonly string[];
 }
 
 export const createLocalServer = ({
@@ -134,11 +199,14 @@ export const createLocalServer = ({
   routes = ROUTES,
   load = functionLoader(),
   onError = (error) => console.error(error),
-}: LocalServerOptions = {}): Server =>
-  createServer(async (request, response) => {
+  corsOrigins = [],
+}: LocalServerOptions = {}): Server => {
+  const withCors = corsLayer(corsOrigins, routes);
+  return createServer(async (request, response) => {
     // A refusal's `instance`: the path as sent, taken without parsing (which could itself fail).
     const instance = request.url?.split('?')[0] ?? '/';
     try {
+      if (withCors && (await withCors(request, response))) return;
       const body = await readBody(request);
       if (!body) {
         refuse(
@@ -157,8 +225,9 @@ export const createLocalServer = ({
           : [FALLBACK_HANDLER, { routeKey: '$default' }];
       await ready;
       const handler = await load(name);
-      const result = await handler(toApiGatewayEvent(request, body, route), lambdaContext(name));
-      writeResult(response, typeof result === 'string' ? { statusCode: 200, body: result } : result);
+      const answer = await handler(toApiGatewayEvent(request, body, route), lambdaContext(name));
+      const result = typeof answer === 'string' ? { statusCode: 200, body: answer } : answer;
+      writeResult(response, withCors ? behindCors(result, response) : result);
     } catch (error) {
       // The function itself failed: 500 whatever it threw (API Gateway's is a bare JSON message),
       // with the detail every unmapped error gets, which says nothing of it.
@@ -166,3 +235,4 @@ export const createLocalServer = ({
       if (!response.headersSent) refuse(response, 'internal-error', problemOf(undefined).detail, instance);
     }
   }).on('clientError', answerClientError);
+};

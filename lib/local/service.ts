@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { documentClient } from '../db/client';
+import { corsOriginsFrom } from '../http/cors';
 import { STREAM_SUBSCRIPTIONS } from '../stream-subscriptions';
 import {
   type DynamoLocal,
@@ -27,6 +28,8 @@ export interface LocalServiceOptions {
   /** Run enrichment (default); without `ENRICHMENT_URL` against the local fixture provider. */
   enrichment?: boolean;
   log?: (message: string, details?: unknown) => void;
+  /** Origins that may call the API from a browser; by default those `CORS_ORIGINS` lists (API.md 2.1). */
+  corsOrigins?: readonly string[];
 }
 
 export interface LocalService {
@@ -53,6 +56,7 @@ export const startLocalService = async ({
   extraConsumers = [],
   enrichment = process.env.ENRICHMENT !== 'off',
   log = (message, details) => console.error(message, details ?? ''),
+  corsOrigins = corsOriginsFrom(process.env.CORS_ORIGINS, 'CORS_ORIGINS'),
 }: LocalServiceOptions = {}): Promise<LocalService> => {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -65,7 +69,12 @@ export const startLocalService = async ({
   try {
     // The port first: a taken port fails at once, before Java starts.
     const load = functionLoader();
-    const server = createLocalServer({ ready, load, onError: (error) => log('handler failed', error) });
+    const server = createLocalServer({
+      ready,
+      load,
+      corsOrigins,
+      onError: (error) => log('handler failed', error),
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) =>
         reject(error.code === 'EADDRINUSE' ? new PortInUse(port) : error),

@@ -4,7 +4,8 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stackConfigFromContext } from '../../infra/config';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
-import { ROUTES, servedMethods } from '../../lib/http/routes';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../../lib/http/cors';
+import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/http/routes';
 import {
   only,
   permissionsOf,
@@ -171,5 +172,65 @@ describe('alarmEmail', () => {
       TopicArn: { Ref: topicId },
     });
     expect(defaults.findResources('AWS::SNS::Subscription')).toEqual({});
+  });
+});
+
+describe('corsOrigins', () => {
+  const ORIGINS = 'https://app.example.org, http://localhost:5173';
+  let withCors: Template;
+  beforeAll(() => {
+    withCors = synthesize({ context: { corsOrigins: ORIGINS } }).template;
+  });
+
+  const apiOf = (template: Template) => only(resourcesOf(template, 'AWS::ApiGatewayV2::Api'))[1];
+  const routeKeys = (template: Template) =>
+    Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map(
+      (route) => route.Properties.RouteKey as string,
+    );
+
+  it('is read as a comma-separated list of origins', () => {
+    const node = new App({ context: { corsOrigins: ` ${ORIGINS} ,` } }).node;
+    expect(stackConfigFromContext(node).corsOrigins).toEqual([
+      'https://app.example.org',
+      'http://localhost:5173',
+    ]);
+    expect(stackConfigFromContext(new App().node).corsOrigins).toEqual([]);
+  });
+
+  it.each([
+    'https://app.example.org/',
+    'https://app.example.org/path',
+    '*',
+    'app.example.org',
+    'ftp://x.example',
+  ])('refuses %s, which no browser sends as its Origin', (origin) => {
+    const node = new App({ context: { corsOrigins: origin } }).node;
+    expect(() => stackConfigFromContext(node)).toThrow(/corsOrigins must list origins/);
+  });
+
+  it('turns on API Gateway’s CORS for those origins: every method served, the shared headers, an hour', () => {
+    expect(apiOf(withCors).Properties.CorsConfiguration).toEqual({
+      AllowOrigins: ['https://app.example.org', 'http://localhost:5173'],
+      AllowMethods: ['GET', 'HEAD', 'POST', 'PATCH'],
+      AllowHeaders: [...CORS_ALLOWED_HEADERS],
+      ExposeHeaders: [...CORS_EXPOSED_HEADERS],
+      MaxAge: 3600,
+    });
+  });
+
+  it('lets preflights past the authorizer of $default: a public OPTIONS /{proxy+} route to the fallback', () => {
+    const routes = Object.values(resourcesOf(withCors, 'AWS::ApiGatewayV2::Route'));
+    const options = routes.filter((route) => route.Properties.RouteKey === 'OPTIONS /{proxy+}');
+    const fallback = routes.find((route) => route.Properties.RouteKey === '$default') as Resource;
+    expect(options).toHaveLength(1);
+    expect(options[0]?.Properties.AuthorizationType).toBe('NONE');
+    expect(options[0]?.Properties.Target).toEqual(fallback.Properties.Target);
+    expect(fallback.Properties.AuthorizationType).toBe('AWS_IAM');
+    expect(serviceFunctions(withCors).has(FALLBACK_HANDLER)).toBe(true);
+  });
+
+  it('is off by default: no CORS configuration and no OPTIONS route', () => {
+    expect(apiOf(defaults).Properties.CorsConfiguration).toBeUndefined();
+    expect(routeKeys(defaults).filter((key) => key.startsWith('OPTIONS'))).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * HTTP as clients expect it (API.md 2.1), over real HTTP against the real local server (`npm start`'s
- * entry): HEAD wherever GET is served, and problem types that resolve to a page.
+ * entry): HEAD wherever GET is served, OPTIONS, CORS (off by default, on with CORS_ORIGINS), and
+ * problem types that resolve to a page.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CORS_ALLOWED_HEADERS } from '../../lib/http/cors';
 import { personBody, uniqueEmail } from '../support/api';
 import { type ServerProcess, startServer } from '../support/server';
 
@@ -139,5 +141,128 @@ describe('problem types', () => {
         status: problem.status,
       });
     }
+  });
+});
+
+const APP = 'https://app.example.org';
+const OTHER = 'https://other.example';
+
+const corsHeaders = (response: Response) =>
+  [...response.headers.keys()].filter((name) => name.startsWith('access-control-'));
+
+const preflight = (url: string, path: string, origin: string, method: string) =>
+  fetch(`${url}${path}`, {
+    method: 'OPTIONS',
+    headers: {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': 'content-type,x-requester-person',
+    },
+  });
+
+describe('OPTIONS and CORS, off by default', () => {
+  it('answers OPTIONS on a path with 204 and its methods in Allow', async () => {
+    const response = await fetch(`${server.url}/Person`, { method: 'OPTIONS' });
+
+    expect(response.status).toBe(204);
+    expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(await response.text()).toBe('');
+  });
+
+  it('answers OPTIONS on a path no route has with 404', async () => {
+    expect((await fetch(`${server.url}/Nowhere`, { method: 'OPTIONS' })).status).toBe(404);
+  });
+
+  it('sends no CORS header to a preflight or a request from another origin', async () => {
+    const answers = [
+      await preflight(server.url, '/Person', APP, 'POST'),
+      await fetch(`${server.url}/Person`, { headers: { origin: APP } }),
+      await fetch(`${server.url}${personPath}`, { headers: { origin: APP } }),
+    ];
+
+    expect(answers.map(({ status }) => status)).toEqual([204, 200, 200]);
+    for (const answer of answers) expect(corsHeaders(answer)).toEqual([]);
+  });
+});
+
+describe('CORS with CORS_ORIGINS', () => {
+  let cors: ServerProcess;
+  beforeAll(async () => {
+    cors = await startServer({ env: { ENRICHMENT: 'off', CORS_ORIGINS: `${APP}, http://localhost:5173` } });
+  }, 90_000);
+  afterAll(async () => {
+    await cors?.stop();
+  });
+
+  it('answers a preflight from a listed origin with 204, that origin, the path’s methods and the headers', async () => {
+    const response = await preflight(cors.url, '/Person', APP, 'POST');
+
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(response.headers.get('access-control-allow-methods')).toBe('GET,HEAD,POST');
+    expect(response.headers.get('access-control-allow-headers')?.split(',')).toEqual([
+      ...CORS_ALLOWED_HEADERS,
+    ]);
+    expect(response.headers.get('access-control-max-age')).toBe('3600');
+    expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+    expect(response.headers.get('vary')).toContain('Origin');
+    expect(await response.text()).toBe('');
+  });
+
+  it('names the methods of the path it is asked about', async () => {
+    const response = await preflight(cors.url, personPath, 'http://localhost:5173', 'PATCH');
+
+    expect(response.status).toBe(204);
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(response.headers.get('access-control-allow-methods')).toBe('GET,HEAD,PATCH');
+  });
+
+  it('sends no CORS header to a preflight from an origin not listed', async () => {
+    const response = await preflight(cors.url, '/Person', OTHER, 'POST');
+
+    expect(corsHeaders(response)).toEqual([]);
+  });
+
+  it('lets a listed origin read the answers: Allow-Origin, ETag and Location exposed, Vary: Origin', async () => {
+    const created = await fetch(`${cors.url}/Person`, {
+      method: 'POST',
+      headers: { origin: APP, 'content-type': 'application/json', 'x-requester-person': '0' },
+      body: JSON.stringify(personBody('Cross', 'Origin', uniqueEmail('cors'))),
+    });
+    const location = created.headers.get('location') as string;
+    const answers = [
+      created,
+      await fetch(location, { headers: { origin: APP } }),
+      await fetch(`${cors.url}/Person`, { headers: { origin: APP } }),
+      await fetch(`${cors.url}/Person/999999999`, { headers: { origin: APP } }),
+      await fetch(`${cors.url}/openapi.json`, { headers: { origin: APP } }),
+    ];
+
+    expect(answers.map(({ status }) => status)).toEqual([201, 200, 200, 404, 200]);
+    for (const answer of answers) {
+      expect(answer.headers.get('access-control-allow-origin'), answer.url).toBe(APP);
+      expect(answer.headers.get('access-control-expose-headers'), answer.url).toBe('ETag,Location');
+      expect(answer.headers.get('vary'), answer.url).toContain('Origin');
+    }
+    expect(answers[1]?.headers.get('vary')).toBe('Origin, Accept');
+  });
+
+  it('sends no CORS header to a request from an origin not listed, the public documents’ * included', async () => {
+    const answers = [
+      await fetch(`${cors.url}/Person`, { headers: { origin: OTHER } }),
+      await fetch(`${cors.url}/openapi.json`, { headers: { origin: OTHER } }),
+      await fetch(`${cors.url}/problems/not-found`, { headers: { origin: OTHER } }),
+    ];
+
+    expect(answers.map(({ status }) => status)).toEqual([200, 200, 200]);
+    for (const answer of answers) expect(corsHeaders(answer), answer.url).toEqual([]);
+  });
+
+  it('sends an OPTIONS that is no preflight on to the router: 204 with Allow', async () => {
+    const response = await fetch(`${cors.url}/Person`, { method: 'OPTIONS', headers: { origin: APP } });
+
+    expect(response.status).toBe(204);
+    expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(corsHeaders(response)).toEqual([]);
   });
 });
