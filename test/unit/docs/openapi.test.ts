@@ -578,6 +578,60 @@ describe('the request body schemas say what zod accepts', () => {
   });
 });
 
+describe('primary in the Person schemas (API.md 5.2, 11.1)', () => {
+  type Node = { properties: Record<string, Node>; items: Node & { anyOf?: Node[] }; description?: string };
+  const components = document.components.schemas as Record<string, Node>;
+  /** The `primary` of a set's items: a response's items are a union with the tombstone. */
+  const primaryIn = (name: string, set: string) => {
+    const items = components[name]?.properties[set]?.properties['@set']?.items;
+    return (items?.anyOf?.[0] ?? items)?.properties.primary;
+  };
+  const create = schema('PersonCreate');
+  const name = { first_name: 'Ada', last_name: 'Lovelace' };
+  const bodyWith = (set: 'Names' | 'Emails', primary: unknown) => ({
+    Names: { '@set': [set === 'Names' ? { ...name, primary } : name] },
+    ...(set === 'Emails' ? { Emails: { '@set': [{ email: 'ada@example.org', primary }] } } : {}),
+  });
+
+  it.each<['Names' | 'Emails', unknown, boolean]>([
+    ['Emails', 1, true],
+    ['Emails', 0, true],
+    ['Emails', true, true],
+    ['Emails', 2, false],
+    ['Emails', 'yes', false],
+    ['Names', 1, true],
+    ['Names', 0, true],
+    ['Names', 2, true],
+    ['Names', 3, true],
+    ['Names', 5, false],
+    ['Names', 'yes', false],
+  ])('a request takes primary %s on %s: %s, as zod does', (set, primary, takes) => {
+    expect(create(bodyWith(set, primary))).toBe(takes);
+    expect(CreatePersonBody.safeParse(bodyWith(set, primary)).success).toBe(takes);
+  });
+
+  it.each(['Names', 'Emails', 'PhoneNumbers', 'PostalAddresses'])(
+    'the %s primary has one description in the response and both request bodies, naming 1 and 0',
+    (set) => {
+      const described = primaryIn('Person', set)?.description;
+
+      expect(described).toMatch(/Accepted also: GRC's `1` for `true` and `0` for `false`/);
+      expect(primaryIn('PersonCreate', set)?.description).toBe(described);
+      expect(primaryIn('PersonPatch', set)?.description).toBe(described);
+    },
+  );
+
+  it('answers only what GET answers: the response schema keeps 1 and 0 out', () => {
+    const person = {
+      ...stored,
+      Emails: { ...stored.Emails, '@set': [{ ...stored.Emails['@set'][0], primary: 1 }] },
+    };
+
+    expect(schema('Person')(stored)).toBe(true);
+    expect(schema('Person')(person)).toBe(false);
+  });
+});
+
 describe('the vocabulary body schemas say what zod accepts', () => {
   it.each(VOCABULARY_KINDS)('%s', (kind) => {
     const { term } = VOCABULARIES[kind];

@@ -3,7 +3,7 @@ import { buildHandler } from '../../../functions/get-person-schema';
 import { personSchemaAt, personSchemaBody } from '../../../lib/docs/person-schema';
 import { emptyPerson } from '../../../lib/domain/person';
 import { toPersonOut } from '../../../lib/domain/representation';
-import { MEMBERSHIP_SETS, PersonOut } from '../../../lib/domain/schemas';
+import { CreatePersonBody, MEMBERSHIP_SETS, PersonOut } from '../../../lib/domain/schemas';
 import { httpEvent, invoke } from '../../support/events';
 import { schemaValidator } from '../../support/json-schema';
 
@@ -81,6 +81,101 @@ describe('the JSON Schema of the Person', () => {
 
     expect(validate(person) ? [] : validate.errors).toEqual([]);
     expect(validate(withoutMemberships)).toBe(false);
+  });
+
+  describe('primary, as GET answers it and as a client sends it back (API.md 5.2, 11.1)', () => {
+    const validate = schemaValidator().compile(personSchemaAt(personSchemaBody(), 'https://api.example.org'));
+    const links = {
+      baseUrl: 'https://api.example.org',
+      contextUrl: 'https://api.example.org/context.jsonld',
+    };
+    const answered = toPersonOut(
+      {
+        ...emptyPerson(3),
+        fullname: 'Ada Lovelace',
+        Names: [
+          {
+            id: 4,
+            local_reference_id: null,
+            first_name: 'Ada',
+            last_name: 'Lovelace',
+            middle_initial: null,
+            freeform_name: null,
+            name_prefix_fk: null,
+            name_suffix_fk: null,
+            primary: true,
+          },
+        ],
+        Emails: [{ id: 5, local_reference_id: null, email: 'ada@example.org', primary: true }],
+        CoreMetaData: {
+          date_created: '2026-01-02T03:04:05.000Z',
+          date_modified: '2026-01-02T03:04:05.000Z',
+          created_by: 3,
+          modified_by: null,
+          version: 1,
+          created_audit_id: 6,
+          modified_audit_id: null,
+        },
+      },
+      links,
+    );
+    type Item = Record<string, unknown>;
+    const withPrimary = (set: 'Names' | 'Emails', primary: unknown) => ({
+      ...answered,
+      [set]: { ...answered[set], '@set': answered[set]['@set'].map((item: Item) => ({ ...item, primary })) },
+    });
+    const accepts = (person: unknown) => (validate(person) ? [] : validate.errors);
+
+    it('accepts what GET answers', () => {
+      expect(accepts(answered)).toEqual([]);
+    });
+
+    it.each([1, 0, true, false])('accepts primary %s on an Email and on a Name', (primary) => {
+      expect(accepts(withPrimary('Emails', primary))).toEqual([]);
+      expect(accepts(withPrimary('Names', primary))).toEqual([]);
+    });
+
+    it.each([2, 3])('accepts GRC’s alias type %s on a Name only', (primary) => {
+      expect(accepts(withPrimary('Names', primary))).toEqual([]);
+      expect(validate(withPrimary('Emails', primary))).toBe(false);
+    });
+
+    it.each([5, 'yes', -1, 1.5, '1'])('refuses primary %j on an Email and on a Name', (primary) => {
+      expect(validate(withPrimary('Emails', primary))).toBe(false);
+      expect(validate(withPrimary('Names', primary))).toBe(false);
+    });
+
+    it.each([true, false, 1, 0, 2, 3, 4, 5, -1, 1.5, 'yes', '1', null])(
+      'says of primary %j what a request body says',
+      (primary) => {
+        const name = { first_name: 'Ada', last_name: 'Lovelace', primary };
+        const email = { email: 'ada@example.org', primary };
+        const request = (set: 'Names' | 'Emails') =>
+          CreatePersonBody.safeParse({
+            Names: { '@set': [set === 'Names' ? name : { first_name: 'Ada', last_name: 'Lovelace' }] },
+            ...(set === 'Emails' ? { Emails: { '@set': [email] } } : {}),
+          }).success;
+
+        expect(validate(withPrimary('Names', primary)), 'Name').toBe(request('Names'));
+        expect(validate(withPrimary('Emails', primary)), 'Email').toBe(request('Emails'));
+      },
+    );
+
+    it('describes each primary: what is answered, and that 1 and 0 are accepted', () => {
+      type Node = { properties: Record<string, Node>; items: { anyOf: Node[] }; description?: string };
+      const { properties } = personSchemaBody() as unknown as Node;
+      const primaryOf = (set: string) =>
+        properties[set]?.properties['@set']?.items.anyOf[0]?.properties.primary;
+
+      for (const set of ['Names', 'Emails', 'PhoneNumbers', 'PostalAddresses']) {
+        expect(primaryOf(set)?.description, set).toMatch(/Answered: `true`.*`false`/);
+        expect(primaryOf(set)?.description, set).toMatch(
+          /Accepted also: GRC's `1` for `true` and `0` for `false`/,
+        );
+      }
+      expect(primaryOf('Names')?.description).toMatch(/alias type `2` .* or `3` .*kept as sent/);
+      expect(primaryOf('Emails')?.description).not.toMatch(/alias/);
+    });
   });
 
   it('is served as application/schema+json, public and cacheable', async () => {
