@@ -9,6 +9,7 @@ import { CreatePersonBody, PatchPersonBody, PersonOut } from '../domain/schemas'
 import { vocabularyBody } from '../domain/vocabulary';
 import { PROBLEM_TYPES, type ProblemType } from '../http/problems';
 import { ROUTES, type Route } from '../http/routes';
+import { responseExample } from './examples';
 import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
 import {
   OPERATIONS,
@@ -124,12 +125,19 @@ const problemResponses = (types: ProblemType[], instance: string) => {
   );
 };
 
-const successResponse = ({ description, json, content, headers = [] }: SuccessDoc) => {
+/** A response with its JSON body's schema and, beside it, an example of each schema it may be. */
+const successResponse = (operationId: string, { description, json, content, headers = [] }: SuccessDoc) => {
   const names = json === undefined ? [] : Array.isArray(json) ? json : [json];
   const jsonSchema = names.length === 1 ? ref(names[0] as string) : { oneOf: names.map(ref) };
+  const examples = Object.fromEntries(
+    names.flatMap((name) => {
+      const example = responseExample(operationId, name);
+      return example ? [[name, example]] : [];
+    }),
+  );
   const media = {
     ...(names.length > 0
-      ? Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, { schema: jsonSchema }]))
+      ? Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, { schema: jsonSchema, examples }]))
       : {}),
     ...Object.fromEntries(Object.entries(content ?? {}).map(([type, schema]) => [type, { schema }])),
   };
@@ -242,7 +250,9 @@ const operation = (route: Route, doc: OperationDoc): OpenApiOperation => {
         }
       : {}),
     responses: {
-      ...Object.fromEntries(doc.success.map((success) => [String(success.status), successResponse(success)])),
+      ...Object.fromEntries(
+        doc.success.map((success) => [String(success.status), successResponse(route.operation, success)]),
+      ),
       ...problemResponses(doc.problems, route.path.replace(/\{id\}/, '12')),
     },
     ...(route.public ? { security: [] } : {}),

@@ -206,8 +206,8 @@ const vocabularyOperations = (kind: VocabularyKind) => {
   const { term, view } = VOCABULARIES[kind];
   const example =
     kind === 'NamePrefix'
-      ? { text: 'Captain', abbreviation: 'Capt.' }
-      : { text: 'Doctor of Laws', abbreviation: 'LLD' };
+      ? { text: 'Captain', abbreviation: 'Capt.', changed: 'Cpt.' }
+      : { text: 'Doctor of Laws', abbreviation: 'LLD', changed: 'LL.D.' };
   const writeNote =
     `Needs \`x-requester-person\` (an existing person) and writes a ChangeHistory entry. The \`abbreviation\` ` +
     `is unique within the ${kind} vocabulary, compared without case and accents (409 ` +
@@ -276,7 +276,7 @@ const vocabularyOperations = (kind: VocabularyKind) => {
       body: {
         schema: `${kind}Patch`,
         description: `The ${kind} as GET returned it, with changes; everything optional`,
-        example: { abbreviation: example.abbreviation },
+        example: { abbreviation: example.changed },
       },
       requester: 'update',
       conditional: 'write',

@@ -50,6 +50,11 @@ const parameter = (method: string, path: string, name: string) =>
   (operation(method, path).parameters as Parameter[]).find((candidate) => candidate.name === name);
 const response = (method: string, path: string, status: number) =>
   operation(method, path).responses[String(status)] as Response;
+/** The media types of a response with their schemas alone (the examples beside them are checked apart). */
+const schemasOf = ({ content = {} }: Response) =>
+  Object.fromEntries(
+    Object.entries(content).map(([type, media]) => [type, { schema: (media as { schema: unknown }).schema }]),
+  );
 
 /** The component schemas compiled by ajv, `$ref`s resolved among them. */
 const compiled = (doc: OpenApiDocument) => {
@@ -372,11 +377,11 @@ describe('openApiDocument', () => {
   });
 
   it('answers JSON resources in application/json and application/ld+json, from the zod output schemas', () => {
-    expect(response('get', '/Person/{id}', 200).content).toEqual({
+    expect(schemasOf(response('get', '/Person/{id}', 200))).toEqual({
       'application/json': { schema: { $ref: '#/components/schemas/Person' } },
       'application/ld+json': { schema: { $ref: '#/components/schemas/Person' } },
     });
-    expect(response('get', '/Person', 200).content?.['application/json']).toEqual({
+    expect(schemasOf(response('get', '/Person', 200))['application/json']).toEqual({
       schema: {
         oneOf: [
           { $ref: '#/components/schemas/StubList' },
@@ -434,7 +439,7 @@ describe('openApiDocument', () => {
       'page',
       'perPage',
     ]);
-    expect(response('get', path, 200).content?.['application/json']).toEqual({
+    expect(schemasOf(response('get', path, 200))['application/json']).toEqual({
       schema: {
         oneOf: [
           { $ref: `#/components/schemas/${kind}List` },
@@ -458,7 +463,7 @@ describe('openApiDocument', () => {
         required: true,
         schema: { type: 'integer', minimum: 1 },
       });
-      expect(response(method, route, status).content?.['application/json']).toEqual({
+      expect(schemasOf(response(method, route, status))['application/json']).toEqual({
         schema: { $ref: `#/components/schemas/${kind}` },
       });
       expect(response(method, route, 409).content?.['application/problem+json']).toMatchObject({
@@ -468,7 +473,7 @@ describe('openApiDocument', () => {
     }
     expect(Object.keys(response('post', path, 201).headers ?? {})).toEqual(['ETag', 'Location']);
     expect(response('patch', `${path}/{id}`, 404)).toBeDefined();
-    expect(response('get', `${path}/{id}`, 200).content?.['application/json']).toEqual({
+    expect(schemasOf(response('get', `${path}/{id}`, 200))['application/json']).toEqual({
       schema: { $ref: `#/components/schemas/${kind}` },
     });
   });
@@ -486,7 +491,7 @@ describe('openApiDocument', () => {
       maximum: MAX_CHANGES_PER_PAGE,
     });
     expect(parameter('get', '/ChangeHistory', 'sort_dir')?.schema).toMatchObject({ default: '0' });
-    expect(response('get', '/ChangeHistory', 200).content?.['application/ld+json']).toEqual({
+    expect(schemasOf(response('get', '/ChangeHistory', 200))['application/ld+json']).toEqual({
       schema: {
         oneOf: [
           { $ref: '#/components/schemas/ChangeHistoryList' },
@@ -494,7 +499,7 @@ describe('openApiDocument', () => {
         ],
       },
     });
-    expect(response('get', '/ChangeHistory/{id}', 200).content?.['application/json']).toEqual({
+    expect(schemasOf(response('get', '/ChangeHistory/{id}', 200))['application/json']).toEqual({
       schema: { $ref: '#/components/schemas/ChangeHistory' },
     });
     const entry = document.components.schemas?.ChangeHistory as { properties: Record<string, unknown> };

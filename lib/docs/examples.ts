@@ -1,0 +1,308 @@
+/**
+ * The examples of the OpenAPI document's success responses, built by the service's own builders (the
+ * merge, the representation, the list envelopes, the link builder) from one sample: the person the
+ * create example of operations.ts makes, changed by its PATCH example, and the seeded vocabularies. So
+ * an example cannot show a field, a value or a link the service does not answer, and the request and
+ * response examples tell one story: the PATCH example changes the Email that GET shows.
+ */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { personChangeEntry } from '../db/person-items';
+import { type ChangeEntry, type ProviderData, toAuditEntry } from '../domain/change-history';
+import { offsetList, type PageRequest, paginatedList, toStub } from '../domain/listing';
+import { mergePerson } from '../domain/merge';
+import type { Abbreviations, Person } from '../domain/person';
+import {
+  auditEntryOut,
+  changeHistoryOut,
+  type Links,
+  referenceOut,
+  toPersonOut,
+  vocabularyOut,
+} from '../domain/representation';
+import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
+import {
+  mergeEntry,
+  SEEDED_VOCABULARY,
+  seededEntry,
+  VOCABULARIES,
+  type VocabularyEntry,
+  type VocabularyKind,
+  vocabularyBody,
+} from '../domain/vocabulary';
+import { pageUrlFor } from '../http/request';
+import type { OperationId } from '../http/routes';
+import { OPERATIONS } from './operations';
+import type { ResponseSchemaName } from './response-schemas';
+
+/** An OpenAPI Example Object. */
+export interface Example {
+  summary: string;
+  value: unknown;
+}
+
+/** Where the local server answers (API.md 3's links). */
+const LINKS: Links = {
+  baseUrl: 'http://127.0.0.1:3000',
+  contextUrl: 'http://127.0.0.1:3000/context.jsonld',
+};
+
+/** The times of the sample: the seed, the person's create and its PATCH, a new vocabulary entry. */
+const SEEDED_AT = '2026-11-20T08:00:00.000Z';
+const CREATED_AT = '2026-11-21T15:04:05.123Z';
+const CHANGED_AT = '2026-11-22T09:30:12.345Z';
+const ENTRY_CREATED_AT = '2026-11-23T10:15:00.000Z';
+const ENTRY_CHANGED_AT = '2026-11-23T10:20:00.000Z';
+
+/** The sample person's id (API.md 3); it registered itself and made its own change. */
+const PERSON_ID = 30863;
+
+/** Where a change came from, as an IAM-authorized request through API Gateway records it. */
+const provider = (requestId: string): ProviderData => ({
+  request_id: requestId,
+  user_agent: 'curl/8.5.0',
+  caller: 'arn:aws:iam::123456789012:user/records-steward',
+});
+
+/** Hands out these ids in order, as a reserved block does. */
+const idsOf = (ids: readonly number[]) => {
+  let next = 0;
+  return () => {
+    const id = ids[next++];
+    if (id === undefined) throw new Error(`The sample reserved only ${ids.length} ids`);
+    return id;
+  };
+};
+
+/** The page links of a list the handlers build: the request's path and query with page and perPage. */
+const pageUrl = (path: string, query = '') =>
+  pageUrlFor({ rawPath: path, rawQueryString: query, requestContext: {} } as APIGatewayProxyEventV2, LINKS);
+
+const FIRST_PAGE: PageRequest = { page: 1, perPage: 10 };
+
+/** The abbreviations of the seeded vocabularies, which the sample's Name points at. */
+const SEEDED_ABBREVIATIONS: Abbreviations = {
+  NamePrefix: new Map(SEEDED_VOCABULARY.NamePrefix.map(({ id, abbreviation }) => [id, abbreviation])),
+  NameSuffix: new Map(SEEDED_VOCABULARY.NameSuffix.map(({ id, abbreviation }) => [id, abbreviation])),
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The person: created, then changed
+// ---------------------------------------------------------------------------------------------------
+
+/**
+ * The create example of operations.ts, merged as POST /Person merges it. Its Name and Email get API.md
+ * 3's ids (689, 610), which the PATCH example names.
+ */
+const created = (() => {
+  const body = CreatePersonBody.parse(OPERATIONS.createPerson.body?.example);
+  const changeId = 30864;
+  const merge = mergePerson(null, body, {
+    requester: 0,
+    now: CREATED_AT,
+    nextId: idsOf([PERSON_ID, 689, 610]),
+    changeId,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  });
+  const entry = personChangeEntry(
+    merge,
+    changeId,
+    merge.person.CoreMetaData.created_by,
+    CREATED_AT,
+    provider('Q0dbpj2yIAMEbGw='),
+  );
+  return { person: merge.person, tombstones: merge.tombstones, entry };
+})();
+
+/** The PATCH example of operations.ts applied to the created person by the person itself. */
+const changed = (() => {
+  const body = PatchPersonBody.parse(OPERATIONS.updatePerson.body?.example);
+  const changeId = 30903;
+  const merge = mergePerson(created.person, body, {
+    requester: PERSON_ID,
+    now: CHANGED_AT,
+    nextId: idsOf([30901, 30902]),
+    changeId,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  });
+  const entry = personChangeEntry(merge, changeId, PERSON_ID, CHANGED_AT, provider('Q0kQ5hZKIAMEb7A='));
+  return { person: merge.person, tombstones: merge.tombstones, entry };
+})();
+
+const createdOut = toPersonOut(created.person, LINKS, created.tombstones);
+const changedOut = toPersonOut(changed.person, LINKS, changed.tombstones);
+
+/** The person's changes, newest first, with the object before and after each. */
+const PERSON_CHANGES: { entry: ChangeEntry; previous: Person | null; current: Person }[] = [
+  { entry: changed.entry, previous: created.person, current: changed.person },
+  { entry: created.entry, previous: null, current: created.person },
+];
+const changeEntries = PERSON_CHANGES.map(({ entry, previous, current }) =>
+  changeHistoryOut(entry, previous, current, LINKS),
+);
+const auditEntries = PERSON_CHANGES.map(({ entry }) => auditEntryOut(toAuditEntry(entry), LINKS.baseUrl));
+
+/** `GET /Person?last_name=smith`: the sample is the one match. */
+const STUB_QUERY = 'last_name=smith';
+const stubs = [changed.person].map((person) => toStub(person, LINKS.baseUrl, LINKS.contextUrl));
+
+// ---------------------------------------------------------------------------------------------------
+// The vocabularies: the seed, and an entry a person adds and changes
+// ---------------------------------------------------------------------------------------------------
+
+/** The seeded entries as the seed stores them: their change ids come from one block above the seeded ids. */
+const seeded = (kind: VocabularyKind): VocabularyEntry[] => {
+  const before = kind === 'NamePrefix' ? 0 : SEEDED_VOCABULARY.NamePrefix.length;
+  return SEEDED_VOCABULARY[kind].map(
+    (entry, index) => seededEntry(kind, entry, SEEDED_AT, 1001 + before + index).entry,
+  );
+};
+
+/** The entry the sample's Name points at (prefix 21 "Dr."), or GRC's suffix 19 "Esquire". */
+const SHOWN_SEEDED_ID: Record<VocabularyKind, number> = { NamePrefix: 21, NameSuffix: 19 };
+
+/** How many seeded entries a list example shows, so that it has a next page. */
+const LISTED = 3;
+
+const vocabularyExamples = (kind: VocabularyKind) => {
+  const { term, view } = VOCABULARIES[kind];
+  const entries = seeded(kind);
+  const shown = entries.find(({ id }) => id === SHOWN_SEEDED_ID[kind]) as VocabularyEntry;
+  const operations = OPERATIONS[`create${kind}`];
+  const [id, createId, changeId] = kind === 'NamePrefix' ? [30911, 30912, 30915] : [30913, 30914, 30916];
+  const added = mergeEntry(kind, null, id, vocabularyBody(kind, true).parse(operations.body?.example), {
+    requester: PERSON_ID,
+    now: ENTRY_CREATED_AT,
+    changeId: createId,
+  }).entry;
+  const patched = mergeEntry(
+    kind,
+    added,
+    id,
+    vocabularyBody(kind, false).parse(OPERATIONS[`update${kind}`].body?.example),
+    { requester: PERSON_ID, now: ENTRY_CHANGED_AT, changeId },
+  ).entry;
+  const listed = entries.slice(0, LISTED);
+  const page = <T>(itemType: string, path: string, items: T[]) =>
+    paginatedList({
+      itemType,
+      items,
+      total: entries.length,
+      request: { page: 1, perPage: LISTED },
+      pageUrl: pageUrl(path),
+      contextUrl: LINKS.contextUrl,
+    });
+  const out = (entry: VocabularyEntry) => vocabularyOut(kind, entry, LINKS);
+  const reference = (entry: VocabularyEntry) => referenceOut(kind, entry, LINKS);
+  return {
+    entry: { summary: `The seeded ${kind} ${shown.id}, "${shown.term}"`, value: out(shown) },
+    added: { summary: `The ${term} the request example adds`, value: out(added) },
+    patched: { summary: `The added ${term} after the request example`, value: out(patched) },
+    list: {
+      summary: `GRC's list (limit=${LISTED}): the first seeded entries`,
+      value: offsetList(LINKS.contextUrl, entries.length, 0, listed.map(out)),
+    },
+    paginated: {
+      summary: `PaginatedList (page=1, perPage=${LISTED})`,
+      value: page(kind, `/${kind}`, listed.map(out)),
+    },
+    view: { summary: `The ${kind} ${shown.id} in the /${view} view`, value: reference(shown) },
+    viewList: {
+      summary: `The first page (perPage=${LISTED})`,
+      value: page(view, `/${view}`, listed.map(reference)),
+    },
+  };
+};
+
+const prefixes = vocabularyExamples('NamePrefix');
+const suffixes = vocabularyExamples('NameSuffix');
+
+// ---------------------------------------------------------------------------------------------------
+// The examples by response schema and by operation
+// ---------------------------------------------------------------------------------------------------
+
+const CHANGE_QUERY = `endpoint=Person&object_id=${PERSON_ID}`;
+
+/** Schemas of list items only: no operation answers one alone. */
+type ItemOnly = 'Stub' | 'AuditEntry';
+
+/** The example of each response schema, wherever an operation answers with it. */
+const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
+  Person: { summary: 'The person the create example made', value: createdOut },
+  StubList: {
+    summary: `GRC's list (limit/offset): GET /Person?${STUB_QUERY}`,
+    value: offsetList(LINKS.contextUrl, stubs.length, 0, stubs),
+  },
+  PaginatedStubList: {
+    summary: `PaginatedList (page/perPage): GET /Person?${STUB_QUERY}&page=1&perPage=10`,
+    value: paginatedList({
+      itemType: 'Stub',
+      items: stubs,
+      total: stubs.length,
+      request: FIRST_PAGE,
+      pageUrl: pageUrl('/Person', STUB_QUERY),
+      contextUrl: LINKS.contextUrl,
+    }),
+  },
+  PaginatedAuditEntryList: {
+    summary: "The sample person's create and change, newest first",
+    value: paginatedList({
+      itemType: 'AuditEntry',
+      items: auditEntries,
+      total: auditEntries.length,
+      request: FIRST_PAGE,
+      pageUrl: pageUrl(`/Person/${PERSON_ID}/audit`),
+      contextUrl: LINKS.contextUrl,
+    }),
+  },
+  NamePrefix: prefixes.entry,
+  NamePrefixList: prefixes.list,
+  PaginatedNamePrefixList: prefixes.paginated,
+  NameSuffix: suffixes.entry,
+  NameSuffixList: suffixes.list,
+  PaginatedNameSuffixList: suffixes.paginated,
+  Prefix: prefixes.view,
+  PaginatedPrefixList: prefixes.viewList,
+  Suffix: suffixes.view,
+  PaginatedSuffixList: suffixes.viewList,
+  ChangeHistory: {
+    summary: 'The change the PATCH example makes, with the person before and after it',
+    value: changeEntries[0],
+  },
+  ChangeHistoryList: {
+    summary: `GRC's list (limit/offset): GET /ChangeHistory?${CHANGE_QUERY}`,
+    value: offsetList(LINKS.contextUrl, changeEntries.length, 0, changeEntries),
+  },
+  PaginatedChangeHistoryList: {
+    summary: `PaginatedList (page/perPage): GET /ChangeHistory?${CHANGE_QUERY}&page=1&perPage=10`,
+    value: paginatedList({
+      itemType: 'ChangeHistory',
+      items: changeEntries,
+      total: changeEntries.length,
+      request: FIRST_PAGE,
+      pageUrl: pageUrl('/ChangeHistory', CHANGE_QUERY),
+      contextUrl: LINKS.contextUrl,
+    }),
+  },
+};
+
+/** Where an operation answers another state than GET shows: the object it created or changed. */
+const BY_OPERATION: Partial<Record<OperationId, Partial<Record<ResponseSchemaName, Example>>>> = {
+  createPerson: { Person: { summary: 'The person the request example makes', value: createdOut } },
+  updatePerson: {
+    Person: {
+      summary:
+        'After the request example: the Email changed, a PhoneNumber and a PersonTeam added, and the ' +
+        'deleted PostalAddress that carried a local_reference_id echoed',
+      value: changedOut,
+    },
+  },
+  createNamePrefix: { NamePrefix: prefixes.added },
+  updateNamePrefix: { NamePrefix: prefixes.patched },
+  createNameSuffix: { NameSuffix: suffixes.added },
+  updateNameSuffix: { NameSuffix: suffixes.patched },
+};
+
+/** The example of a JSON body an operation answers, by the body's response schema. */
+export const responseExample = (operation: string, schema: ResponseSchemaName): Example | undefined =>
+  BY_OPERATION[operation as OperationId]?.[schema] ??
+  (schema in BY_SCHEMA ? BY_SCHEMA[schema as Exclude<ResponseSchemaName, ItemOnly>] : undefined);
