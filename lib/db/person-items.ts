@@ -3,7 +3,7 @@
  * and the write transaction of a create or a patch, built from the shared versioned write (with the
  * person's reference item, local-references.ts, and its postings, postings.ts).
  */
-import { type ChangeEntry, NO_PROVIDER_DATA, type ProviderData } from '../domain/change-history';
+import type { ChangeEntry } from '../domain/change-history';
 import { searchableForms } from '../domain/listing';
 import type { MergeResult } from '../domain/merge';
 import { fullnameOfPerson, type Person } from '../domain/person';
@@ -66,25 +66,6 @@ export const fromPersonItem = (item: Record<string, unknown>): Person =>
 /** The Person's version-conditioned Put (create: never overwrite; update: only over `previousVersion`). */
 export const personPut = (tableName: string, person: Person, previousVersion: number | null): Action =>
   objectPut(tableName, toPersonItem(person), previousVersion);
-
-/** The ChangeHistory entry of a create or a PATCH of a person. */
-export const personChangeEntry = (
-  merge: MergeResult,
-  changeId: number,
-  requester: number,
-  now: string,
-  provider: ProviderData = NO_PROVIDER_DATA,
-): ChangeEntry => ({
-  id: changeId,
-  endpoint: 'Person',
-  object_id: merge.person.id,
-  version: merge.person.CoreMetaData.version,
-  action: merge.person.CoreMetaData.version === 1 ? 'create' : 'update',
-  requester,
-  at: now,
-  changed: merge.changed,
-  provider_data: provider,
-});
 
 export interface WritePlan {
   tableName: string;

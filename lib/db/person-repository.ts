@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NO_PROVIDER_DATA } from '../domain/change-history';
+import { NO_PROVIDER_DATA, personChangeEntry } from '../domain/change-history';
 import { PersonNotFound, RequesterUnknown, ServiceUnavailable } from '../domain/errors';
 import { countNewIds, mergePerson, referencedVocabulary, type Tombstones } from '../domain/merge';
 import { NO_ABBREVIATIONS, type Person } from '../domain/person';
@@ -17,7 +17,7 @@ import { retryDeadline } from '../timeouts';
 import type { Storage } from './client';
 import { type IdAllocator, idAllocator } from './ids';
 import { personKey, postingsPendingKey } from './keys';
-import { buildPersonWrite, fromPersonItem, personChangeEntry, type WritePlan } from './person-items';
+import { buildPersonWrite, fromPersonItem, type WritePlan } from './person-items';
 import { NOTHING_BEFORE, tokenRelease } from './postings';
 import { storageCall } from './storage-errors';
 import {

@@ -6,8 +6,12 @@
  * response examples tell one story: the PATCH example changes the Email that GET shows.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { personChangeEntry } from '../db/person-items';
-import { type ChangeEntry, type ProviderData, toAuditEntry } from '../domain/change-history';
+import {
+  type ChangeEntry,
+  type ProviderData,
+  personChangeEntry,
+  toAuditEntry,
+} from '../domain/change-history';
 import { offsetList, type PageRequest, paginatedList, toStub } from '../domain/listing';
 import { mergePerson } from '../domain/merge';
 import type { Abbreviations, Person } from '../domain/person';
@@ -32,6 +36,7 @@ import {
 import { pageUrlFor } from '../http/request';
 import type { OperationId } from '../http/routes';
 import { OPERATIONS } from './operations';
+import { problemTypePage } from './problem-page';
 import type { ResponseSchemaName } from './response-schemas';
 
 /** An OpenAPI Example Object. */
@@ -306,3 +311,17 @@ const BY_OPERATION: Partial<Record<OperationId, Partial<Record<ResponseSchemaNam
 export const responseExample = (operation: string, schema: ResponseSchemaName): Example | undefined =>
   BY_OPERATION[operation as OperationId]?.[schema] ??
   (schema in BY_SCHEMA ? BY_SCHEMA[schema as Exclude<ResponseSchemaName, ItemOnly>] : undefined);
+
+/** Bodies of a fixed media type (`content` in operations.ts), by operation and media type. */
+const BY_MEDIA_TYPE: Partial<Record<OperationId, Record<string, Example>>> = {
+  getProblem: {
+    'application/json': {
+      summary: 'GET /problems/duplicate-email with Accept: application/json',
+      value: problemTypePage('duplicate-email'),
+    },
+  },
+};
+
+/** The example of a body of a fixed media type an operation answers, if it has one. */
+export const contentExample = (operation: string, mediaType: string): Example | undefined =>
+  BY_MEDIA_TYPE[operation as OperationId]?.[mediaType];

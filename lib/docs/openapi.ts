@@ -9,7 +9,7 @@ import { CreatePersonBody, PatchPersonBody, PersonOut } from '../domain/schemas'
 import { vocabularyBody } from '../domain/vocabulary';
 import { PROBLEM_TYPES, type ProblemType } from '../http/problems';
 import { ROUTES, type Route } from '../http/routes';
-import { responseExample } from './examples';
+import { contentExample, responseExample } from './examples';
 import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
 import {
   OPERATIONS,
@@ -139,7 +139,12 @@ const successResponse = (operationId: string, { description, json, content, head
     ...(names.length > 0
       ? Object.fromEntries(JSON_MEDIA_TYPES.map((type) => [type, { schema: jsonSchema, examples }]))
       : {}),
-    ...Object.fromEntries(Object.entries(content ?? {}).map(([type, schema]) => [type, { schema }])),
+    ...Object.fromEntries(
+      Object.entries(content ?? {}).map(([type, schema]) => {
+        const example = contentExample(operationId, type);
+        return [type, { schema, ...(example ? { examples: { example } } : {}) }];
+      }),
+    ),
   };
   return {
     description,

@@ -4,6 +4,7 @@
  * an entry never holds two copies of a large person (DynamoDB's 400 KB item limit).
  */
 import type { AuditAction, AuditEntry } from './audit';
+import type { MergeResult } from './merge';
 import type { VocabularyKind } from './vocabulary';
 
 export type Endpoint = 'Person' | VocabularyKind;
@@ -49,4 +50,23 @@ export const toAuditEntry = ({ id, object_id, action, requester, at, changed }: 
   requester,
   at,
   changed,
+});
+
+/** The ChangeHistory entry of a create or a PATCH of a person. */
+export const personChangeEntry = (
+  merge: MergeResult,
+  changeId: number,
+  requester: number,
+  now: string,
+  provider: ProviderData = NO_PROVIDER_DATA,
+): ChangeEntry => ({
+  id: changeId,
+  endpoint: 'Person',
+  object_id: merge.person.id,
+  version: merge.person.CoreMetaData.version,
+  action: merge.person.CoreMetaData.version === 1 ? 'create' : 'update',
+  requester,
+  at: now,
+  changed: merge.changed,
+  provider_data: provider,
 });

@@ -21,11 +21,12 @@ import {
   personKey,
 } from '../../lib/db/keys';
 import { MAX_QUERY_LIMIT } from '../../lib/db/list-reads';
-import { buildPersonWrite, fromPersonItem, personChangeEntry } from '../../lib/db/person-items';
+import { buildPersonWrite, fromPersonItem } from '../../lib/db/person-items';
 import { buildListQuery, countPersons, personList } from '../../lib/db/person-list';
 import { personRepository } from '../../lib/db/person-repository';
 import { buildProbeQuery, probeText, SAMPLE_PER_SHARD, searchPostings } from '../../lib/db/posting-search';
 import { NOTHING_BEFORE } from '../../lib/db/postings';
+import { personChangeEntry } from '../../lib/domain/change-history';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';

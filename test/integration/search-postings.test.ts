@@ -7,10 +7,11 @@
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { postingsPendingKey } from '../../lib/db/keys';
-import { buildPersonWrite, personChangeEntry } from '../../lib/db/person-items';
+import { buildPersonWrite } from '../../lib/db/person-items';
 import { postingItemsOf } from '../../lib/db/postings';
 import { sendChain, sendWrite } from '../../lib/db/versioned-write';
 import { vocabularyRepository } from '../../lib/db/vocabulary-repository';
+import { personChangeEntry } from '../../lib/domain/change-history';
 import { mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS, type Person } from '../../lib/domain/person';
 import { PatchPersonBody } from '../../lib/domain/schemas';

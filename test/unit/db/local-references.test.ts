@@ -8,9 +8,10 @@ import {
   localReferenceItemOf,
   localReferencePut,
 } from '../../../lib/db/local-references';
-import { buildPersonWrite, personChangeEntry } from '../../../lib/db/person-items';
+import { buildPersonWrite } from '../../../lib/db/person-items';
 import { NOTHING_BEFORE } from '../../../lib/db/postings';
 import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../lib/db/write-actions';
+import { personChangeEntry } from '../../../lib/domain/change-history';
 import { type MergeResult, mergePerson } from '../../../lib/domain/merge';
 import type { Person } from '../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../lib/domain/schemas';

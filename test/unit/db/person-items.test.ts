@@ -1,15 +1,9 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import {
-  buildPersonWrite,
-  fromPersonItem,
-  personChangeEntry,
-  personPut,
-  toPersonItem,
-} from '../../../lib/db/person-items';
+import { buildPersonWrite, fromPersonItem, personPut, toPersonItem } from '../../../lib/db/person-items';
 import { decodeSnapshot } from '../../../lib/db/snapshots';
 import type { ActionRole, WriteTransaction } from '../../../lib/db/write-actions';
-import { NO_PROVIDER_DATA, type ProviderData } from '../../../lib/domain/change-history';
+import { NO_PROVIDER_DATA, type ProviderData, personChangeEntry } from '../../../lib/domain/change-history';
 import { ValidationFailed } from '../../../lib/domain/errors';
 import { type MergeResult, mergePerson } from '../../../lib/domain/merge';
 import type { Person } from '../../../lib/domain/person';

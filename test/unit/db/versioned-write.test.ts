@@ -2,7 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { buildPersonWrite, personChangeEntry } from '../../../lib/db/person-items';
+import { buildPersonWrite } from '../../../lib/db/person-items';
 import { NOTHING_BEFORE } from '../../../lib/db/postings';
 import { decodeSnapshot, encodeSnapshot } from '../../../lib/db/snapshots';
 import { retrying, sendWrite } from '../../../lib/db/versioned-write';
@@ -18,7 +18,7 @@ import {
   type WriteTransaction,
   withinItemLimit,
 } from '../../../lib/db/write-actions';
-import { type ChangeEntry, NO_PROVIDER_DATA } from '../../../lib/domain/change-history';
+import { type ChangeEntry, NO_PROVIDER_DATA, personChangeEntry } from '../../../lib/domain/change-history';
 import { ServiceUnavailable, UniquenessConflict, ValidationFailed } from '../../../lib/domain/errors';
 import { type ClaimToTake, mergePerson } from '../../../lib/domain/merge';
 import type { Claim, Person } from '../../../lib/domain/person';

@@ -89,11 +89,16 @@ describe('the examples of the OpenAPI document', () => {
     expect(new Set(resources.map(({ operationId }) => operationId))).toEqual(
       new Set(withJson.map(([operationId]) => operationId)),
     );
-    // A JSON body described another way would have no example: only the documents describing the API are.
-    expect(jsonMedia.filter((entry) => !resources.includes(entry)).map(({ at }) => at)).toEqual([
+    // A JSON body described by a schema of its own (a problem type's page) has an example too; only the
+    // documents that describe the API itself have none.
+    const inline = jsonMedia.filter((entry) => !resources.includes(entry));
+    expect(inline.filter(({ media }) => !media.examples).map(({ at }) => at)).toEqual([
       'getOpenApi 200 application/json',
       'getContext 200 application/ld+json',
     ]);
+    for (const { at, media } of inline.filter(({ media }) => media.examples))
+      for (const example of Object.values(media.examples ?? {}))
+        expect(errorsOf(toUrn(media.schema), example.value), at).toEqual([]);
   });
 
   it('gives each example a summary that tells it from the others', () => {
