@@ -275,7 +275,19 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
     expect(refused.json().detail).toMatch(/version 2/);
   });
 
-  it('serves the self-description documents', () => {
+  it('answers HEAD with the headers of GET and no body', () => {
+    const head = answerOf('curl -I');
+    expect(head.status).toBe(200);
+    expect(head.headers.get('etag')).toBe('"2"');
+    expect(head.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(head.body).toBe('');
+  });
+
+  it('serves the self-description documents and the problem pages', () => {
+    expect(answerOf('problems/precondition-failed').json()).toMatchObject({
+      type: '/problems/precondition-failed',
+      status: 412,
+    });
     expect(answerOf('openapi.json').json().openapi).toMatch(/^3\.1/);
     expect(answerOf('schema/Person').json().$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(answerOf('context.jsonld').json()['@context']).toBeDefined();
