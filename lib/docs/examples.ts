@@ -82,7 +82,23 @@ const idsOf = (ids: readonly number[]) => {
 const pageUrl = (path: string, query = '') =>
   pageUrlFor({ rawPath: path, rawQueryString: query, requestContext: {} } as APIGatewayProxyEventV2, LINKS);
 
-const FIRST_PAGE: PageRequest = { page: 1, perPage: 10 };
+/** The first page of a PaginatedList of `items` (of `total` in all) at `path`, as the handlers build it. */
+const firstPage = <T>(
+  itemType: string,
+  items: T[],
+  path: string,
+  query = '',
+  total = items.length,
+  perPage = 10,
+) =>
+  paginatedList({
+    itemType,
+    items,
+    total,
+    request: { page: 1, perPage } satisfies PageRequest,
+    pageUrl: pageUrl(path, query),
+    contextUrl: LINKS.contextUrl,
+  });
 
 /** The abbreviations of the seeded vocabularies, which the sample's Name points at. */
 const SEEDED_ABBREVIATIONS: Abbreviations = {
@@ -188,14 +204,7 @@ const vocabularyExamples = (kind: VocabularyKind) => {
   ).entry;
   const listed = entries.slice(0, LISTED);
   const page = <T>(itemType: string, path: string, items: T[]) =>
-    paginatedList({
-      itemType,
-      items,
-      total: entries.length,
-      request: { page: 1, perPage: LISTED },
-      pageUrl: pageUrl(path),
-      contextUrl: LINKS.contextUrl,
-    });
+    firstPage(itemType, items, path, '', entries.length, LISTED);
   const out = (entry: VocabularyEntry) => vocabularyOut(kind, entry, LINKS);
   const reference = (entry: VocabularyEntry) => referenceOut(kind, entry, LINKS);
   return {
@@ -239,25 +248,11 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   },
   PaginatedStubList: {
     summary: `PaginatedList (page/perPage): GET /Person?${STUB_QUERY}&page=1&perPage=10`,
-    value: paginatedList({
-      itemType: 'Stub',
-      items: stubs,
-      total: stubs.length,
-      request: FIRST_PAGE,
-      pageUrl: pageUrl('/Person', STUB_QUERY),
-      contextUrl: LINKS.contextUrl,
-    }),
+    value: firstPage('Stub', stubs, '/Person', STUB_QUERY),
   },
   PaginatedAuditEntryList: {
     summary: "The sample person's create and change, newest first",
-    value: paginatedList({
-      itemType: 'AuditEntry',
-      items: auditEntries,
-      total: auditEntries.length,
-      request: FIRST_PAGE,
-      pageUrl: pageUrl(`/Person/${PERSON_ID}/audit`),
-      contextUrl: LINKS.contextUrl,
-    }),
+    value: firstPage('AuditEntry', auditEntries, `/Person/${PERSON_ID}/audit`),
   },
   NamePrefix: prefixes.entry,
   NamePrefixList: prefixes.list,
@@ -279,14 +274,7 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   },
   PaginatedChangeHistoryList: {
     summary: `PaginatedList (page/perPage): GET /ChangeHistory?${CHANGE_QUERY}&page=1&perPage=10`,
-    value: paginatedList({
-      itemType: 'ChangeHistory',
-      items: changeEntries,
-      total: changeEntries.length,
-      request: FIRST_PAGE,
-      pageUrl: pageUrl('/ChangeHistory', CHANGE_QUERY),
-      contextUrl: LINKS.contextUrl,
-    }),
+    value: firstPage('ChangeHistory', changeEntries, '/ChangeHistory', CHANGE_QUERY),
   },
 };
 
