@@ -1,6 +1,6 @@
 /**
  * The CDK table, built from the same `tableDefinition` that `npm start` and the tests create in
- * DynamoDB Local (lib/db/table.ts), so the deployed keys and indexes cannot drift from the code's.
+ * DynamoDB Local (lib/db/table/definition.ts), so the deployed keys and indexes cannot drift from the code's.
  * Anything in the definition this mapping does not understand is an error, not silently dropped.
  */
 import type {
@@ -20,7 +20,7 @@ import {
   Table,
 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { tableDefinition } from '../lib/db/table';
+import { tableDefinition } from '../lib/db/table/definition';
 
 const ATTRIBUTE_TYPES: Record<string, AttributeType> = {
   S: AttributeType.STRING,

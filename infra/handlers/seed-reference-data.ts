@@ -8,8 +8,8 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { documentClient } from '../../lib/db/client';
-import { seedVocabulary } from '../../lib/db/vocabulary-repository';
+import { documentClient } from '../../lib/db/table/client';
+import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
 
 export interface SeedResult {
   PhysicalResourceId: string;

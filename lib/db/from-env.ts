@@ -2,13 +2,13 @@
  * What a Lambda container builds once, outside the handler: one DynamoDB client for the table named
  * by `TABLE_NAME` (and `DYNAMODB_ENDPOINT` for DynamoDB Local), shared by every repository.
  */
-import { auditLog } from './audit-log';
-import { changeHistory } from './change-history';
-import { documentClient, type Storage, storageConfigFromEnv } from './client';
-import { personList } from './person-list';
-import { personRepository } from './person-repository';
-import { socialAddressWriter } from './social-address-writer';
-import { vocabularyRepository } from './vocabulary-repository';
+import { auditLog } from './history/audit-log';
+import { changeHistory } from './history/change-history';
+import { personList } from './person/person-list';
+import { personRepository } from './person/person-repository';
+import { socialAddressWriter } from './person/social-address-writer';
+import { documentClient, type Storage, storageConfigFromEnv } from './table/client';
+import { vocabularyRepository } from './vocabulary/vocabulary-repository';
 
 let storage: Storage | undefined;
 

@@ -6,7 +6,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { SocialAddressWriter } from '../db/social-address-writer';
+import type { SocialAddressWriter } from '../db/person/social-address-writer';
 import { type Person, primaryEmailOf } from '../domain/person';
 import type { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';

@@ -1,5 +1,5 @@
 /** Handlers of ChangeHistory (API.md 11.5): the list across objects and one entry by id. */
-import type { ChangeHistory, StoredChange } from '../db/change-history';
+import type { ChangeHistory, StoredChange } from '../db/history/change-history';
 import { ChangeHistoryQuery, listRequest } from '../domain/listing';
 import { changeHistoryOut, type Links } from '../domain/representation';
 import { readHandler } from './handler';

@@ -6,7 +6,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import type { WriteOptions } from '../db/versioned-write';
+import type { WriteOptions } from '../db/write/send';
 import type { Links } from '../domain/representation';
 import { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';

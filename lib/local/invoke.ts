@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { documentClient } from '../db/client';
+import { documentClient } from '../db/table/client';
 import { ensureTable, localClientConfig, startDynamoLocal, useLocalTable } from './dynamo-local';
 import { lambdaContext } from './lambda-context';
 import { functionLoader } from './server';

@@ -3,7 +3,7 @@
  * the stream consumers, started together and stopped together.
  */
 import type { AddressInfo } from 'node:net';
-import { documentClient } from '../db/client';
+import { documentClient } from '../db/table/client';
 import { corsOriginsFrom } from '../http/cors';
 import { STREAM_SUBSCRIPTIONS } from '../stream-subscriptions';
 import {

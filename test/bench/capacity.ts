@@ -105,7 +105,7 @@ export interface Capacity {
   rcu: number;
   /** Computed write capacity units. */
   wcu: number;
-  /** Of `wcu`, what the search postings and their `POSTINGS` item cost (lib/db/postings.ts). */
+  /** Of `wcu`, what the search postings and their `POSTINGS` item cost (lib/db/search/postings.ts). */
   postingsWcu: number;
   /** What DynamoDB Local said it consumed (ReturnConsumedCapacity), for comparison. */
   reported: number;

@@ -11,21 +11,26 @@ import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
-import type { Storage } from '../../lib/db/client';
-import { idAllocator } from '../../lib/db/ids';
+import { MAX_QUERY_LIMIT } from '../../lib/db/person/list-reads';
+import { buildPersonWrite, fromPersonItem } from '../../lib/db/person/person-items';
+import { buildListQuery, countPersons, personList } from '../../lib/db/person/person-list';
+import { personRepository } from '../../lib/db/person/person-repository';
+import {
+  buildProbeQuery,
+  probeText,
+  SAMPLE_PER_SHARD,
+  searchPostings,
+} from '../../lib/db/search/posting-search';
+import { NOTHING_BEFORE } from '../../lib/db/search/postings';
+import type { Storage } from '../../lib/db/table/client';
 import {
   idCounterKey,
   PERSON_COUNTER_KEYS,
   PERSON_LIST_PARTITIONS,
   PERSON_LIST_SHARDS,
   personKey,
-} from '../../lib/db/keys';
-import { MAX_QUERY_LIMIT } from '../../lib/db/list-reads';
-import { buildPersonWrite, fromPersonItem } from '../../lib/db/person-items';
-import { buildListQuery, countPersons, personList } from '../../lib/db/person-list';
-import { personRepository } from '../../lib/db/person-repository';
-import { buildProbeQuery, probeText, SAMPLE_PER_SHARD, searchPostings } from '../../lib/db/posting-search';
-import { NOTHING_BEFORE } from '../../lib/db/postings';
+} from '../../lib/db/table/keys';
+import { idAllocator } from '../../lib/db/write/ids';
 import { personChangeEntry } from '../../lib/domain/change-history';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
@@ -218,7 +223,7 @@ export const runOverhead = async (
   const listQueries = PERSON_LIST_PARTITIONS.map((partition) =>
     buildListQuery(tableName, partition, {}, false),
   );
-  // The filtered list reads postings (lib/db/posting-search.ts): of its probes, the one it reads whole
+  // The filtered list reads postings (lib/db/search/posting-search.ts): of its probes, the one it reads whole
   // (which, its own read says) and a first page of the other it samples, in every shard.
   const filteredPlan = planQuery(filteredRequest.filters);
   const { detail } = await searchPostings(storage, filteredPlan, filteredRequest);

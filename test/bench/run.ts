@@ -62,7 +62,7 @@ const dynamo = await startDynamoLocal();
 try {
   // Handler modules imported for their builders still build their own client from the environment.
   useLocalTable(dynamo.endpoint, 'bench-overhead');
-  const { documentClient } = await import('../../lib/db/client');
+  const { documentClient } = await import('../../lib/db/table/client');
   const { instrument } = await import('./capacity');
   const { createBenchTable } = await import('./tables');
   const client = documentClient(localClientConfig(dynamo.endpoint));
@@ -103,7 +103,7 @@ try {
   if (only.has('cold')) {
     await ensureTable(client, 'bench-cold');
     // events/ name the first person of a fresh table (ids start above the seeded vocabulary's).
-    const { personRepository } = await import('../../lib/db/person-repository');
+    const { personRepository } = await import('../../lib/db/person/person-repository');
     const { CreatePersonBody } = await import('../../lib/domain/schemas');
     const { person } = await personRepository(storage('bench-cold')).create(
       CreatePersonBody.parse({ Names: { '@set': [{ first_name: 'Ada', last_name: 'Lovelace' }] } }),

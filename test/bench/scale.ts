@@ -8,9 +8,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { buildHandler as buildList } from '../../functions/list-persons';
-import type { Storage } from '../../lib/db/client';
-import type { ListCost } from '../../lib/db/list-reads';
-import { personList } from '../../lib/db/person-list';
+import type { ListCost } from '../../lib/db/person/list-reads';
+import { personList } from '../../lib/db/person/person-list';
+import type { Storage } from '../../lib/db/table/client';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
 import { httpEvent } from '../support/events';

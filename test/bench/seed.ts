@@ -6,17 +6,17 @@
  * from the id counter, as a container's block would. No claims and no audit entries are written: listing reads neither.
  */
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Storage } from '../../lib/db/client';
+import { toPersonItem } from '../../lib/db/person/person-items';
+import { postingItemsOf } from '../../lib/db/search/postings';
+import type { Storage } from '../../lib/db/table/client';
 import {
   idCounterKey,
   type Key,
   PERSON_LIST_INDEX,
   PERSON_LIST_PARTITIONS,
   personCounterKey,
-} from '../../lib/db/keys';
-import { toPersonItem } from '../../lib/db/person-items';
-import { postingItemsOf } from '../../lib/db/postings';
-import { counterUpdate } from '../../lib/db/write-actions';
+} from '../../lib/db/table/keys';
+import { counterUpdate } from '../../lib/db/write/actions';
 import { countNewIds, mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody } from '../../lib/domain/schemas';

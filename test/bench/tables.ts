@@ -1,13 +1,13 @@
 /**
- * The benchmark's tables: the stack's table definition (lib/db/table.ts) without its stream. DynamoDB
- * Local keeps stream records in the same in-memory database and slows every write down the more it
- * holds (seeding 5 000 persons took 51 s with the stream, 3.5 s without); in AWS the stream costs a
+ * The benchmark's tables: the stack's table definition (lib/db/table/definition.ts) without its
+ * stream. DynamoDB Local keeps stream records in the same in-memory database and slows every write
+ * down the more it holds (seeding 5 000 persons took 51 s with the stream, 3.5 s without); in AWS the stream costs a
  * write nothing, so a floor measured with it would flatter the handlers.
  */
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { tableDefinition } from '../../lib/db/table';
-import { seedVocabulary } from '../../lib/db/vocabulary-repository';
+import { tableDefinition } from '../../lib/db/table/definition';
+import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
 
 export const createBenchTable = async (client: DynamoDBDocumentClient, tableName: string) => {
   const { StreamSpecification: _stream, ...definition } = tableDefinition(tableName);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildAudit } from '../../functions/list-person-audit';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
-import { auditLog } from '../../lib/db/audit-log';
+import { auditLog } from '../../lib/db/history/audit-log';
 import { PersonOut } from '../../lib/domain/schemas';
 import { personApi, personBody, uniqueEmail } from '../support/api';
 import { type TestTable, testRepository } from '../support/dynamo';

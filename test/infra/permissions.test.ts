@@ -21,7 +21,7 @@ import {
   personCounterKey,
   personKey,
   vocabularyKey,
-} from '../../lib/db/keys';
+} from '../../lib/db/table/keys';
 import {
   type Json,
   only,

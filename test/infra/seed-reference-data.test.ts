@@ -5,11 +5,11 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildHandler } from '../../infra/handlers/seed-reference-data';
-import { changeHistory } from '../../lib/db/change-history';
-import { documentClient } from '../../lib/db/client';
-import { idCounterKey } from '../../lib/db/keys';
-import { tableDefinition } from '../../lib/db/table';
-import { vocabularyReader } from '../../lib/db/vocabulary-repository';
+import { changeHistory } from '../../lib/db/history/change-history';
+import { documentClient } from '../../lib/db/table/client';
+import { tableDefinition } from '../../lib/db/table/definition';
+import { idCounterKey } from '../../lib/db/table/keys';
+import { vocabularyReader } from '../../lib/db/vocabulary/vocabulary-repository';
 import { SEEDED_ID_CEILING, SEEDED_VOCABULARY, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 

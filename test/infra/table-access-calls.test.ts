@@ -38,13 +38,13 @@ import {
   TABLE_ACCESS,
   type TableAccessRule,
 } from '../../infra/table-access';
-import { repairPostings } from '../../lib/db/backfill';
-import { changeHistory } from '../../lib/db/change-history';
-import { documentClient } from '../../lib/db/client';
-import { localReferenceKey, personKey, postingsPendingKey } from '../../lib/db/keys';
-import { fromPersonItem } from '../../lib/db/person-items';
-import { socialAddressWriter } from '../../lib/db/social-address-writer';
-import { PARTITION_KEY, tableDefinition } from '../../lib/db/table';
+import { changeHistory } from '../../lib/db/history/change-history';
+import { fromPersonItem } from '../../lib/db/person/person-items';
+import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
+import { repairPostings } from '../../lib/db/search/backfill';
+import { documentClient } from '../../lib/db/table/client';
+import { PARTITION_KEY, tableDefinition } from '../../lib/db/table/definition';
+import { localReferenceKey, personKey, postingsPendingKey } from '../../lib/db/table/keys';
 import { ENDPOINTS, type Endpoint } from '../../lib/domain/change-history';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { seedPersons } from '../bench/seed';

@@ -2,8 +2,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { PersonTable, tableShapeFrom } from '../../infra/table';
-import { CHANGE_ID_INDEX, CHANGE_LIST_INDEX, PERSON_LIST_INDEX } from '../../lib/db/keys';
-import { tableDefinition } from '../../lib/db/table';
+import { tableDefinition } from '../../lib/db/table/definition';
+import { CHANGE_ID_INDEX, CHANGE_LIST_INDEX, PERSON_LIST_INDEX } from '../../lib/db/table/keys';
 import { only, type Resource } from './support';
 
 const tableOf = (devStack: boolean, withholdIndexes?: string[]): Resource => {

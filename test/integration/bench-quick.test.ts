@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/keys';
-import { SAMPLE_PER_SHARD } from '../../lib/db/posting-search';
+import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
+import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import type { BenchResults } from '../bench/report';
 import { round } from '../bench/stats';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHandler as buildCreate } from '../../functions/create-person';
-import { type IdAllocator, idAllocator } from '../../lib/db/ids';
+import { type IdAllocator, idAllocator } from '../../lib/db/write/ids';
 import { ServiceUnavailable } from '../../lib/domain/errors';
 import { RESPONSE_RESERVE_MS } from '../../lib/timeouts';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';

@@ -6,8 +6,8 @@ import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dyn
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimKey, enrichmentKey, historyKey, personKey } from '../../lib/db/keys';
-import { socialAddressWriter } from '../../lib/db/social-address-writer';
+import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
+import { claimKey, enrichmentKey, historyKey, personKey } from '../../lib/db/table/keys';
 import { clearbitProvider } from '../../lib/enrichment/clearbit';
 import { enrichRecords } from '../../lib/enrichment/enrich-records';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';

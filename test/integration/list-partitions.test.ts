@@ -6,6 +6,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
+import { compareSortKeys } from '../../lib/db/person/list-reads';
+import { personList } from '../../lib/db/person/person-list';
 import {
   type Key,
   LEGACY_PERSON_COUNTER,
@@ -13,10 +15,8 @@ import {
   PERSON_LIST_INDEX,
   personCounterKey,
   personKey,
-} from '../../lib/db/keys';
-import { compareSortKeys } from '../../lib/db/list-reads';
-import { personList } from '../../lib/db/person-list';
-import { counterUpdate } from '../../lib/db/write-actions';
+} from '../../lib/db/table/keys';
+import { counterUpdate } from '../../lib/db/write/actions';
 import { personApi, personBody, uniqueEmail } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
 import { httpEvent, invoke } from '../support/events';

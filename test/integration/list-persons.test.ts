@@ -1,16 +1,16 @@
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
+import { toPersonItem } from '../../lib/db/person/person-items';
+import { personList } from '../../lib/db/person/person-list';
+import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
+import { postingItemsOf } from '../../lib/db/search/postings';
 import {
   LEGACY_PERSON_COUNTER,
   PERSON_COUNTER_KEYS,
   PERSON_LIST_PARTITIONS,
   PERSON_LIST_SHARDS,
-} from '../../lib/db/keys';
-import { toPersonItem } from '../../lib/db/person-items';
-import { personList } from '../../lib/db/person-list';
-import { SAMPLE_PER_SHARD } from '../../lib/db/posting-search';
-import { postingItemsOf } from '../../lib/db/postings';
+} from '../../lib/db/table/keys';
 import type { paginatedList } from '../../lib/domain/listing';
 import { mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';

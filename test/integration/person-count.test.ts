@@ -5,9 +5,14 @@
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
-import { keyString } from '../../lib/db/batch-get';
-import { type Key, LEGACY_PERSON_COUNTER, PERSON_COUNTER_KEYS, personCounterKey } from '../../lib/db/keys';
-import { personList } from '../../lib/db/person-list';
+import { personList } from '../../lib/db/person/person-list';
+import { keyString } from '../../lib/db/table/batch-get';
+import {
+  type Key,
+  LEGACY_PERSON_COUNTER,
+  PERSON_COUNTER_KEYS,
+  personCounterKey,
+} from '../../lib/db/table/keys';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
 import { httpEvent, invoke } from '../support/events';

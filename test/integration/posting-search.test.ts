@@ -12,11 +12,11 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PERSON_LIST_SHARDS, personListKey } from '../../lib/db/keys';
-import { compareSortKeys } from '../../lib/db/list-reads';
-import { personList } from '../../lib/db/person-list';
-import { SAMPLE_PER_SHARD } from '../../lib/db/posting-search';
-import { vocabularyRepository } from '../../lib/db/vocabulary-repository';
+import { compareSortKeys } from '../../lib/db/person/list-reads';
+import { personList } from '../../lib/db/person/person-list';
+import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
+import { PERSON_LIST_SHARDS, personListKey } from '../../lib/db/table/keys';
+import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import {
   ListPersonsQuery,
   type PersonFilters,

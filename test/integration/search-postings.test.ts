@@ -1,16 +1,17 @@
 /**
- * The search postings (lib/db/postings.ts, keys.ts) on every write path: written in the person's own
+ * The search postings (lib/db/search/postings.ts, keys.ts) on every write path: written in the person's own
  * transaction, or, when they do not fit, in a chain after it; a chain cut short is finished by the
  * person's next write; a later write takes a chain over. The invariant checker (run after the file)
  * checks that every person's postings are exactly what it implies.
  */
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { postingsPendingKey } from '../../lib/db/keys';
-import { buildPersonWrite } from '../../lib/db/person-items';
-import { postingItemsOf } from '../../lib/db/postings';
-import { sendChain, sendWrite } from '../../lib/db/versioned-write';
-import { vocabularyRepository } from '../../lib/db/vocabulary-repository';
+import { buildPersonWrite } from '../../lib/db/person/person-items';
+import { postingItemsOf } from '../../lib/db/search/postings';
+import { sendChain } from '../../lib/db/search/send-with-postings';
+import { postingsPendingKey } from '../../lib/db/table/keys';
+import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import { sendWrite } from '../../lib/db/write/send';
 import { personChangeEntry } from '../../lib/domain/change-history';
 import { mergePerson } from '../../lib/domain/merge';
 import { NO_ABBREVIATIONS, type Person } from '../../lib/domain/person';

@@ -25,10 +25,10 @@ import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes
 import { handler as routeNotFound } from '../../functions/route-not-found';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
-import { auditLog } from '../../lib/db/audit-log';
-import { changeHistory } from '../../lib/db/change-history';
-import { personList } from '../../lib/db/person-list';
-import { vocabularyRepository } from '../../lib/db/vocabulary-repository';
+import { auditLog } from '../../lib/db/history/audit-log';
+import { changeHistory } from '../../lib/db/history/change-history';
+import { personList } from '../../lib/db/person/person-list';
+import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { folderAssets } from '../../lib/docs/assets';
 import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';

@@ -16,7 +16,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
-import { fromPersonItem } from '../../lib/db/person-items';
+import { fromPersonItem } from '../../lib/db/person/person-items';
 import { toPersonOut } from '../../lib/domain/representation';
 import { checkInvariants, scanAll } from '../support/invariants';
 import { type ServerProcess, startServer } from '../support/server';

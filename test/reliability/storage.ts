@@ -1,7 +1,7 @@
 /**
  * The table a running `npm start` writes to, read directly (not through the API) by the checks.
  */
-import { documentClient } from '../../lib/db/client';
+import { documentClient } from '../../lib/db/table/client';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 import type { TestTable } from '../support/dynamo';
 import type { ServerProcess } from '../support/server';

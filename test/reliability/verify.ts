@@ -21,8 +21,9 @@
  * address is held twice; no two email-less persons share a folded name; the person counter equals the
  * persons stored; and the API (GET of every person, the list by every address) agrees with storage.
  */
-import { PERSON_COUNTER_KEYS } from '../../lib/db/keys';
-import { fromPersonItem } from '../../lib/db/person-items';
+
+import { fromPersonItem } from '../../lib/db/person/person-items';
+import { PERSON_COUNTER_KEYS } from '../../lib/db/table/keys';
 import { normaliseEmail } from '../../lib/domain/email';
 import { claimsOf, fullnameOfPerson, type Person } from '../../lib/domain/person';
 import { toPersonOut } from '../../lib/domain/representation';

@@ -4,7 +4,7 @@
  * write to someone else.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { auditLog } from '../../lib/db/audit-log';
+import { auditLog } from '../../lib/db/history/audit-log';
 import { PersonOut } from '../../lib/domain/schemas';
 import { type CallOptions, personBody, uniqueEmail } from '../support/api';
 import { snapshot } from '../support/invariants';

@@ -2,7 +2,7 @@
 import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
-import type { PersonRepository } from '../../lib/db/person-repository';
+import type { PersonRepository } from '../../lib/db/person/person-repository';
 import type { PersonOut } from '../../lib/domain/schemas';
 import { httpEvent, invoke } from './events';
 

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { documentClient } from '../../lib/db/client';
-import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person-repository';
-import { tableDefinition } from '../../lib/db/table';
-import { seedVocabulary } from '../../lib/db/vocabulary-repository';
+import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person/person-repository';
+import { documentClient } from '../../lib/db/table/client';
+import { tableDefinition } from '../../lib/db/table/definition';
+import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 
 export interface TestTable {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 /** The example object of each set, exactly as API.md 3 shows it in an empty set. */
 import type { Abbreviations } from '../../lib/domain/person';
 import { MEMBERSHIP_SETS, type PersonOut, type SetName } from '../../lib/domain/schemas';
-import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
+import { SEEDED_VOCABULARY, type VocabularyEntry } from '../../lib/domain/vocabulary';
 export const EXAMPLE_OBJECTS = {
   Names: {
     '@type': 'Name',
@@ -100,6 +100,23 @@ export const SEEDED_ABBREVIATIONS: Abbreviations = {
 
 /** The id of the ChangeHistory entry a merge in a unit test writes. */
 export const CHANGE_ID = 9_000;
+
+/** The NamePrefix entry Doctor/"Dr." (21) at its third version. */
+export const doctor: VocabularyEntry = {
+  id: 21,
+  term: 'Doctor',
+  abbreviation: 'Dr.',
+  local_reference_id: null,
+  CoreMetaData: {
+    date_created: '2026-01-02T03:04:05.000Z',
+    date_modified: '2026-01-02T03:04:05.000Z',
+    created_by: null,
+    modified_by: 5,
+    version: 3,
+    created_audit_id: 1_001,
+    modified_audit_id: CHANGE_ID,
+  },
+};
 
 const isMembership = (set: SetName) => (MEMBERSHIP_SETS as readonly SetName[]).includes(set);
 

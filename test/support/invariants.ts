@@ -4,10 +4,10 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { PERSON_COUNTER_KEYS } from '../../lib/db/keys';
-import { localReferenceItemOf } from '../../lib/db/local-references';
-import { fromPersonItem } from '../../lib/db/person-items';
-import { postingItemsOf } from '../../lib/db/postings';
+import { fromPersonItem } from '../../lib/db/person/person-items';
+import { localReferenceItemOf } from '../../lib/db/search/local-references';
+import { postingItemsOf } from '../../lib/db/search/postings';
+import { PERSON_COUNTER_KEYS } from '../../lib/db/table/keys';
 import { claimsOf, type Person } from '../../lib/domain/person';
 import { abbreviationClaim, type VocabularyKind } from '../../lib/domain/vocabulary';
 import type { TestTable } from './dynamo';
@@ -113,7 +113,7 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
 };
 
 /**
- * The search postings are exactly those the stored persons imply (lib/db/postings.ts), content and
+ * The search postings are exactly those the stored persons imply (lib/db/search/postings.ts), content and
  * all, and no write has left its postings unfinished.
  */
 export const postingProblems = (items: Item[], persons: ReadonlyMap<number, Person>): string[] => {
@@ -141,7 +141,7 @@ export const postingProblems = (items: Item[], persons: ReadonlyMap<number, Pers
 
 /**
  * Every person with a (non-empty) root `local_reference_id` has exactly its one reference item, stub
- * and all (lib/db/local-references.ts), and no other reference item is stored.
+ * and all (lib/db/search/local-references.ts), and no other reference item is stored.
  */
 export const localReferenceProblems = (items: Item[], persons: ReadonlyMap<number, Person>): string[] => {
   const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${item.pk} ${item.sk}`;

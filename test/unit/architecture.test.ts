@@ -70,7 +70,7 @@ const importing = (files: string[], forbidden: (target: string) => boolean) =>
 describe('the layers of lib/', () => {
   it('reads the imports (the check below would pass vacuously otherwise)', () => {
     expect(graph.get('functions/get-person.ts')).toContain('lib/db/from-env.ts');
-    expect(graph.get('lib/db/versioned-write.ts')).toContain('@aws-sdk/lib-dynamodb');
+    expect(graph.get('lib/db/write/send.ts')).toContain('@aws-sdk/lib-dynamodb');
   });
 
   it('have no import cycle, counting type-only imports', () => {
@@ -91,7 +91,7 @@ describe('the layers of lib/', () => {
 
   it('keep the timeouts out of the storage module: the edge, enrichment, local and infra take them from lib/timeouts', () => {
     const users = [...inLayer('lib/http'), ...inLayer('lib/enrichment'), ...inLayer('lib/local')];
-    expect(importing(users, (target) => target === 'lib/db/versioned-write.ts')).toEqual([]);
+    expect(importing(users, (target) => target === 'lib/db/write/send.ts')).toEqual([]);
     expect(importing(['lib/timeouts.ts'], () => true)).toEqual([]);
   });
 

@@ -44,7 +44,7 @@ describe("the README's Layout table", () => {
 });
 
 describe('the README', () => {
-  /** Code spans that name a file of the repository (`lib/db/keys.ts`, `test/support/`) or outside it. */
+  /** Code spans that name a file of the repository (`lib/db/table/keys.ts`, `test/support/`) or outside. */
   const filePaths = [
     ...readme.matchAll(/`((?:\.\.\/|(?:lib|test|functions|infra|events|docs|\.ci)\/)[^`\s]*)`/g),
   ]

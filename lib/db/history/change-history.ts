@@ -1,0 +1,262 @@
+/**
+ * Reading ChangeHistory (API.md 11.5). What each read costs is written in keys.ts. An entry holds the
+ * object as stored after its change; the object before it is read from the entry of the version before,
+ * which a window's Query or BatchGetItem fetches along with the window.
+ */
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type ChangeEntry, ENDPOINTS, type Endpoint, NO_PROVIDER_DATA } from '../../domain/change-history';
+import { NotFound } from '../../domain/errors';
+import type { Window } from '../../domain/listing';
+import { batchGet, type Item, keyString } from '../table/batch-get';
+import type { Storage } from '../table/client';
+import {
+  CHANGE_ID_INDEX,
+  CHANGE_LIST_INDEX,
+  CHANGE_SHARDS,
+  changeCounterKey,
+  changeListPartition,
+  historyKey,
+  historyPartition,
+  historySortKey,
+  type Key,
+  personKey,
+  versionOfHistoryKey,
+  vocabularyKey,
+} from '../table/keys';
+import { storageCall } from '../table/storage-errors';
+import { decodeSnapshot } from './snapshots';
+
+/** An entry with the object before and after its change, as stored (null before a create). */
+export interface StoredChange {
+  entry: ChangeEntry;
+  previous: unknown;
+  current: unknown;
+}
+
+export interface ChangeFilter {
+  endpoint?: Endpoint | undefined;
+  object_id?: number | undefined;
+}
+
+export interface ChangeQuery extends ChangeFilter {
+  /** Newest first (the default), or oldest first. */
+  descending: boolean;
+  window: Window;
+}
+
+export interface ChangePage<T> {
+  total: number;
+  changes: T[];
+}
+
+export interface ChangeHistory {
+  page(query: ChangeQuery): Promise<ChangePage<StoredChange>>;
+  get(id: number): Promise<StoredChange>;
+  /** One object's entries without the stored objects (the per-person audit view); undefined when no such object. */
+  entriesOf(
+    endpoint: Endpoint,
+    objectId: number,
+    window: Window,
+  ): Promise<ChangePage<ChangeEntry> | undefined>;
+}
+
+export const fromHistoryItem = (item: Item): ChangeEntry => ({
+  id: item.id as number,
+  endpoint: (item.endpoint as Endpoint | undefined) ?? 'Person',
+  object_id: (item.object_id ?? item.person_id) as number,
+  version: versionOfHistoryKey(item.sk as string),
+  action: item.action as ChangeEntry['action'],
+  requester: (item.requester as number | null | undefined) ?? null,
+  at: item.at as string,
+  changed: (item.changed as string[] | undefined) ?? [],
+  provider_data: (item.provider_data as ChangeEntry['provider_data'] | undefined) ?? NO_PROVIDER_DATA,
+});
+
+const objectKey = (endpoint: Endpoint, id: number): Key =>
+  endpoint === 'Person' ? personKey(id) : vocabularyKey(endpoint, id);
+
+const predecessorKey = ({ pk, sk }: Key): Key | undefined => {
+  const version = versionOfHistoryKey(sk);
+  return version > 1 ? { pk, sk: historySortKey(version - 1) } : undefined;
+};
+
+export const changeHistory = ({ client, tableName }: Storage): ChangeHistory => {
+  const read = (keys: Key[]) => batchGet({ client, tableName }, keys);
+
+  /** Entries of these keys, each with its predecessor's object, in the keys' order. */
+  const withObjects = async (keys: Key[]): Promise<StoredChange[]> => {
+    const items = await read([...keys, ...keys.flatMap((key) => predecessorKey(key) ?? [])]);
+    return keys.flatMap((key) => {
+      const item = items.get(keyString(key));
+      if (!item) return [];
+      const before = predecessorKey(key);
+      const previous = before ? items.get(keyString(before)) : undefined;
+      return [
+        {
+          entry: fromHistoryItem(item),
+          previous: decodeSnapshot(previous?.snapshot as Uint8Array | undefined),
+          current: decodeSnapshot(item.snapshot as Uint8Array | undefined),
+        },
+      ];
+    });
+  };
+
+  /** The object's version, which is how many entries it has; undefined when there is no such object. */
+  const versionOf = async (endpoint: Endpoint, id: number): Promise<number | undefined> => {
+    const { Item } = await storageCall(() =>
+      client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: objectKey(endpoint, id),
+          ProjectionExpression: 'CoreMetaData.version',
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return (Item?.CoreMetaData as { version: number } | undefined)?.version;
+  };
+
+  /** The versions a window covers in an object's history of `total` entries, newest first or not. */
+  const versionsOf = (total: number, { offset, limit }: Window, descending: boolean) => {
+    const count = Math.max(0, Math.min(limit, total - offset));
+    return Array.from({ length: count }, (_, index) =>
+      descending ? total - offset - index : offset + 1 + index,
+    );
+  };
+
+  /** One Query of the versions a window needs (and, with `previous`, the one before them). */
+  const readVersions = async (endpoint: Endpoint, id: number, versions: number[], previous: boolean) => {
+    if (versions.length === 0) return new Map<number, Item>();
+    const low = Math.max(1, Math.min(...versions) - (previous ? 1 : 0));
+    const high = Math.max(...versions);
+    const { Items = [] } = await storageCall(() =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :low AND :high',
+          ExpressionAttributeValues: {
+            ':pk': historyPartition(endpoint, id),
+            ':low': historyKey(endpoint, id, low).sk,
+            ':high': historyKey(endpoint, id, high).sk,
+          },
+          ...(previous
+            ? {}
+            : {
+                ProjectionExpression:
+                  'pk, sk, id, endpoint, object_id, person_id, #action, requester, #at, changed, provider_data',
+                ExpressionAttributeNames: { '#action': 'action', '#at': 'at' },
+              }),
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return new Map(Items.map((item) => [versionOfHistoryKey(item.sk as string), item]));
+  };
+
+  /** The endpoint holding an object id: ids are unique across every object (API.md 3). */
+  const endpointOf = async (id: number): Promise<Endpoint | undefined> => {
+    const items = await read(ENDPOINTS.map((endpoint) => objectKey(endpoint, id)));
+    return ENDPOINTS.find((endpoint) => items.has(keyString(objectKey(endpoint, id))));
+  };
+
+  const objectPage = async (endpoint: Endpoint, id: number, { descending, window }: ChangeQuery) => {
+    const total = (await versionOf(endpoint, id)) ?? 0;
+    const versions = versionsOf(total, window, descending);
+    const items = await readVersions(endpoint, id, versions, true);
+    const changes = versions.flatMap((version) => {
+      const item = items.get(version);
+      return item
+        ? [
+            {
+              entry: fromHistoryItem(item),
+              previous: decodeSnapshot(items.get(version - 1)?.snapshot as Uint8Array | undefined),
+              current: decodeSnapshot(item.snapshot as Uint8Array | undefined),
+            },
+          ]
+        : [];
+    });
+    return { total, changes };
+  };
+
+  /** Every shard of the endpoints' index partitions, merged in time order. */
+  const listPage = async ({ endpoint, descending, window }: ChangeQuery) => {
+    const partitions = (endpoint ? [endpoint] : ENDPOINTS).flatMap((name) =>
+      Array.from({ length: CHANGE_SHARDS[name] }, (_, shard) => ({ endpoint: name, shard })),
+    );
+    const wanted = window.offset + window.limit;
+    const readShard = async ({ endpoint: name, shard }: { endpoint: Endpoint; shard: number }) => {
+      const keys: Item[] = [];
+      let startKey: Item | undefined;
+      while (keys.length < wanted) {
+        const page = await storageCall(() =>
+          client.send(
+            new QueryCommand({
+              TableName: tableName,
+              IndexName: CHANGE_LIST_INDEX,
+              KeyConditionExpression: 'changePk = :pk',
+              ExpressionAttributeValues: { ':pk': changeListPartition(name, shard) },
+              ScanIndexForward: !descending,
+              Limit: wanted - keys.length,
+              ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+            }),
+          ),
+        );
+        keys.push(...(page.Items ?? []));
+        startKey = page.LastEvaluatedKey;
+        if (!startKey) break;
+      }
+      return keys;
+    };
+    const [counters, shards] = await Promise.all([
+      read(partitions.map(({ endpoint: name, shard }) => changeCounterKey(name, shard))),
+      wanted > 0 ? Promise.all(partitions.map(readShard)) : Promise.resolve([]),
+    ]);
+    const total = [...counters.values()].reduce((sum, item) => sum + (item.value as number), 0);
+    const order = descending ? -1 : 1;
+    const window_ = shards
+      .flat()
+      .sort((a, b) => order * String(a.changeSk).localeCompare(String(b.changeSk)))
+      .slice(window.offset, wanted)
+      .map(({ pk, sk }) => ({ pk, sk }) as Key);
+    return { total, changes: await withObjects(window_) };
+  };
+
+  return {
+    async page(query) {
+      if (query.object_id === undefined) return listPage(query);
+      const endpoint = query.endpoint ?? (await endpointOf(query.object_id));
+      return endpoint ? objectPage(endpoint, query.object_id, query) : { total: 0, changes: [] };
+    },
+
+    async get(id) {
+      const { Items = [] } = await storageCall(() =>
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            IndexName: CHANGE_ID_INDEX,
+            KeyConditionExpression: 'changeId = :id',
+            ExpressionAttributeValues: { ':id': id },
+          }),
+        ),
+      );
+      const [key] = Items;
+      const [change] = key ? await withObjects([{ pk: key.pk, sk: key.sk } as Key]) : [];
+      if (!change) throw new NotFound('ChangeHistory', id);
+      return change;
+    },
+
+    async entriesOf(endpoint, objectId, window) {
+      const total = await versionOf(endpoint, objectId);
+      if (total === undefined) return undefined;
+      const versions = versionsOf(total, window, true);
+      const items = await readVersions(endpoint, objectId, versions, false);
+      return {
+        total,
+        changes: versions.flatMap((version) => {
+          const item = items.get(version);
+          return item ? [fromHistoryItem(item)] : [];
+        }),
+      };
+    },
+  };
+};

@@ -1,0 +1,203 @@
+/**
+ * The list of persons (see the cost notes in keys.ts): unfiltered, the partitions of the `byName`
+ * index merged by sort key; by `local_reference_id`, that value's reference items, the other filters
+ * checked on them (local-reference-search.ts); otherwise filtered, the search postings
+ * (posting-search.ts), or, when every fragment is one code point and no posting narrows the list, the
+ * `byName` index read whole. The window of stubs, the count, and what it cost, logged for operators
+ * and benchmarks.
+ */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { PersonFilters, PersonListRequest, PersonSummary } from '../../domain/listing';
+import { planQuery } from '../../domain/search';
+import { logger as defaultLogger } from '../../logger';
+import { searchLocalReference } from '../search/local-reference-search';
+import { searchPostings } from '../search/posting-search';
+import { type BatchGetOptions, batchGet } from '../table/batch-get';
+import type { Storage } from '../table/client';
+import {
+  PERSON_COUNTER_KEYS,
+  PERSON_LIST_INDEX,
+  PERSON_LIST_PARTITIONS,
+  PERSON_LIST_SHARDS,
+} from '../table/keys';
+import { storageCall } from '../table/storage-errors';
+import {
+  compareSortKeys,
+  costRecorder,
+  MAX_QUERY_LIMIT,
+  type PersonListResult,
+  sortBySortKey,
+} from './list-reads';
+
+export interface PersonList {
+  list(request: PersonListRequest): Promise<PersonListResult>;
+}
+
+/** The index attributes each filter matches against (person-items.ts writes them). */
+const FILTER_ATTRIBUTES: Record<keyof PersonFilters, string[]> = {
+  first_name: ['search_first_name'],
+  last_name: ['search_last_name'],
+  email: ['search_email'],
+  search: ['search_rest', 'search_first_name', 'search_last_name', 'search_email'],
+};
+
+const filterCondition = (key: keyof PersonFilters) =>
+  `(${FILTER_ATTRIBUTES[key].map((attribute) => `contains(${attribute}, :${key})`).join(' OR ')})`;
+
+/** The Query input of one partition of the list: in the asked direction, filters as `contains`. */
+export const buildListQuery = (
+  tableName: string,
+  partition: string,
+  filters: PersonFilters,
+  descending: boolean,
+): QueryCommandInput => {
+  const active = Object.entries(filters).filter(([, value]) => value) as [keyof PersonFilters, string][];
+  return {
+    TableName: tableName,
+    IndexName: PERSON_LIST_INDEX,
+    KeyConditionExpression: 'listPk = :partition',
+    ProjectionExpression: 'id, fullname, listSk',
+    ScanIndexForward: !descending,
+    ReturnConsumedCapacity: 'TOTAL',
+    ...(active.length > 0
+      ? {
+          FilterExpression: active.map(([key]) => filterCondition(key)).join(' AND '),
+        }
+      : {}),
+    ExpressionAttributeValues: {
+      ':partition': partition,
+      ...Object.fromEntries(active.map(([key, value]) => [`:${key}`, value])),
+    },
+  };
+};
+
+/** The number of persons: the sum of the person counters, one BatchGetItem whatever the table holds. */
+export const countPersons = async (storage: Storage, onCall?: BatchGetOptions['onCall']) => {
+  const counters = await batchGet(storage, PERSON_COUNTER_KEYS, { consistent: false, onCall });
+  return [...counters.values()].reduce((sum, item) => sum + ((item.value as number | undefined) ?? 0), 0);
+};
+
+interface IndexEntry extends PersonSummary {
+  listSk: string;
+}
+
+/** A partition read in order, a chunk at a time. */
+interface Cursor {
+  partition: string;
+  entries: IndexEntry[];
+  next: number;
+  startKey?: Record<string, unknown>;
+  done: boolean;
+}
+
+export const personList = ({
+  client,
+  tableName,
+  logger = defaultLogger,
+}: Storage & { logger?: Pick<typeof defaultLogger, 'info'> }): PersonList => ({
+  async list({ filters, descending, window, localReferenceId }) {
+    const plan = planQuery(filters);
+    const logCost = (source: string, { cost, detail }: PersonListResult) =>
+      logger.info('list cost', { source, offset: window.offset, limit: window.limit, ...cost, ...detail });
+    if (localReferenceId !== undefined) {
+      const result = await searchLocalReference({ client, tableName }, localReferenceId, plan, {
+        descending,
+        window,
+      });
+      logCost('local reference', result);
+      return result;
+    }
+    if (plan.probes.length > 0) {
+      const result = await searchPostings({ client, tableName }, plan, { descending, window });
+      logCost('postings', result);
+      return result;
+    }
+    const { cost, record } = costRecorder();
+    const filtered = plan.filters.length > 0;
+    const wanted = window.offset + window.limit;
+
+    /** Reads the next `limit` entries of a partition (filtered: evaluates that many, any may match). */
+    const readMore = async (cursor: Cursor, limit: number) => {
+      const page = await storageCall(() =>
+        client.send(
+          new QueryCommand({
+            ...buildListQuery(tableName, cursor.partition, filters, descending),
+            ...(cursor.startKey ? { ExclusiveStartKey: cursor.startKey } : {}),
+            Limit: Math.min(limit, MAX_QUERY_LIMIT),
+          }),
+        ),
+      );
+      record(page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits ?? 0);
+      cursor.entries = [...cursor.entries.slice(cursor.next), ...((page.Items ?? []) as IndexEntry[])];
+      cursor.next = 0;
+      cursor.startKey = page.LastEvaluatedKey;
+      cursor.done = !page.LastEvaluatedKey;
+    };
+
+    const cursors = (): Cursor[] =>
+      PERSON_LIST_PARTITIONS.map((partition) => ({ partition, entries: [], next: 0, done: false }));
+    const order = (a: IndexEntry, b: IndexEntry) =>
+      descending ? compareSortKeys(b.listSk, a.listSk) : compareSortKeys(a.listSk, b.listSk);
+
+    /** Every match of the filters (one code point each), in order: each partition read to its end. */
+    const readAll = async () => {
+      const partitions = await Promise.all(
+        cursors().map(async (cursor) => {
+          const found: IndexEntry[] = [];
+          while (!cursor.done) {
+            await readMore(cursor, MAX_QUERY_LIMIT);
+            found.push(...cursor.entries);
+            cursor.entries = [];
+          }
+          return found;
+        }),
+      );
+      return sortBySortKey(partitions.flat(), (entry) => entry.listSk, descending);
+    };
+
+    /**
+     * The first `wanted` entries of the merged partitions. Each partition is read in chunks of about
+     * its share of the window and asked again only when the merge has used up what it read; a chunk
+     * never asks for more than the window still needs, so no partition gives more than `wanted`.
+     */
+    const readWindow = async () => {
+      const chunk = Math.ceil(wanted / PERSON_LIST_SHARDS) + 1;
+      const open = cursors();
+      const merged: IndexEntry[] = [];
+      while (merged.length < wanted) {
+        const spent = open.filter((cursor) => cursor.next >= cursor.entries.length && !cursor.done);
+        if (spent.length > 0)
+          await Promise.all(spent.map((cursor) => readMore(cursor, Math.min(chunk, wanted - merged.length))));
+        // Every partition not at its end now holds its next entry: the first of those comes next.
+        let head: Cursor | undefined;
+        for (const cursor of open) {
+          const entry = cursor.entries[cursor.next];
+          if (entry && (!head || order(entry, head.entries[head.next] as IndexEntry) < 0)) head = cursor;
+        }
+        if (!head) break;
+        merged.push(head.entries[head.next] as IndexEntry);
+        head.next += 1;
+      }
+      return merged;
+    };
+
+    let count: number;
+    let matches: IndexEntry[];
+    if (filtered) {
+      matches = await readAll();
+      count = matches.length;
+    } else {
+      [count, matches] = await Promise.all([
+        countPersons({ client, tableName }, record),
+        wanted > 0 ? readWindow() : Promise.resolve([]),
+      ]);
+    }
+    const result = {
+      count,
+      persons: matches.slice(window.offset, wanted).map(({ id, fullname }) => ({ id, fullname })),
+      cost,
+    };
+    logCost(filtered ? 'index, filtered' : 'index', result);
+    return result;
+  },
+});

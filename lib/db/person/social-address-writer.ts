@@ -1,0 +1,109 @@
+/**
+ * Writes what enrichment found: the still-empty SocialAddresses fields, a version bump, an `enrich`
+ * AuditEntry and the enrichment mark, in one transaction conditioned on the version it read, so a
+ * PATCH that lands meanwhile is re-read and kept, never lost.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { NO_PROVIDER_DATA } from '../../domain/change-history';
+import { fillSocialAddresses, type SocialProfiles } from '../../domain/enrichment';
+import type { Person } from '../../domain/person';
+import { retryDeadline } from '../../timeouts';
+import { historyActions } from '../history/history-actions';
+import type { Storage } from '../table/client';
+import { enrichmentKey, personKey } from '../table/keys';
+import { storageCall } from '../table/storage-errors';
+import { transactionOf } from '../write/actions';
+import { type IdAllocator, idAllocator } from '../write/ids';
+import { jitteredBackoff, type RetryOptions, retrying, sendWrite } from '../write/send';
+import { fromPersonItem, personPut } from './person-items';
+
+export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
+
+export interface EnrichmentState {
+  person?: Person;
+  enriched: boolean;
+}
+
+export interface SocialAddressWriter {
+  /** The person and whether it was enriched already, in one read of its partition. */
+  state(personId: number): Promise<EnrichmentState>;
+  /** `deadline`: until when a write that meets concurrent ones retries (`retryDeadline`). */
+  fill(personId: number, profiles: SocialProfiles, deadline?: number): Promise<FillOutcome>;
+}
+
+export const socialAddressWriter = ({
+  client,
+  tableName,
+  ids = idAllocator(client, tableName),
+  clock = () => new Date(),
+  backoff = jitteredBackoff,
+}: Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<
+    Pick<RetryOptions, 'backoff'>
+  >): SocialAddressWriter => {
+  const state = async (personId: number): Promise<EnrichmentState> => {
+    const { Items = [] } = await storageCall(() =>
+      client.send(
+        new QueryCommand({
+          TableName: tableName,
+          // ENRICHMENT and PERSON sort after every AUDIT# key: the two items, and no history.
+          KeyConditionExpression: 'pk = :pk AND sk >= :from',
+          ExpressionAttributeValues: { ':pk': personKey(personId).pk, ':from': enrichmentKey(personId).sk },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const item = Items.find((candidate) => candidate.sk === personKey(personId).sk);
+    return {
+      ...(item ? { person: fromPersonItem(item) } : {}),
+      enriched: Items.some((candidate) => candidate.sk === enrichmentKey(personId).sk),
+    };
+  };
+
+  return {
+    state,
+    fill: (personId, profiles, deadline = retryDeadline()) =>
+      // A version that moved (a PATCH landed) or another delivery that enriched first: read again.
+      retrying({ deadline, backoff }, async (): Promise<FillOutcome | undefined> => {
+        const { person, enriched } = await state(personId);
+        if (!person) return 'no-such-person';
+        if (enriched) return 'already-enriched';
+        const now = clock().toISOString();
+        const { person: filledPerson, filled } = fillSocialAddresses(person, profiles, now);
+        if (filled.length === 0) return 'nothing-to-fill';
+        const changeId = (await ids.reserve(1)).first;
+        const next = {
+          ...filledPerson,
+          CoreMetaData: { ...filledPerson.CoreMetaData, modified_audit_id: changeId },
+        };
+        const entry = {
+          id: changeId,
+          endpoint: 'Person' as const,
+          object_id: personId,
+          version: next.CoreMetaData.version,
+          action: 'enrich' as const,
+          requester: null,
+          at: now,
+          changed: ['/SocialAddresses'],
+          provider_data: { ...NO_PROVIDER_DATA, caller: 'enrichment' },
+        };
+        const landed = await sendWrite(
+          client,
+          transactionOf([
+            personPut(tableName, next, person.CoreMetaData.version),
+            ...historyActions(tableName, entry, next),
+            [
+              {
+                Put: {
+                  TableName: tableName,
+                  Item: { ...enrichmentKey(personId), type: 'EnrichmentMark', at: now, filled },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              { kind: 'mark' },
+            ],
+          ]),
+        );
+        return landed ? 'written' : undefined;
+      }),
+  };
+};

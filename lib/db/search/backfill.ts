@@ -1,0 +1,206 @@
+/**
+ * The backfill of the search postings (issue #25) and of the reference items (#32): makes every
+ * stored person's postings and reference item exactly what it implies, for a table that held persons
+ * before they existed, or after a write left some postings unfinished. Idempotent: a person whose
+ * items are right costs one BatchGetItem of them and writes nothing. Resumable: the table is scanned in segments, and each segment's position is kept in the
+ * table (`BACKFILL#postings`) after every page, so a run that stops is continued by the next.
+ *
+ * A one-off, so it scans the whole table (every item once; persons are picked out by a filter). Each
+ * person is written like a write's postings (postings.ts), with a check that the person is still at
+ * the version read: a write that lands meanwhile makes the backfill read the person again.
+ */
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { Person } from '../../domain/person';
+import type { SearchTerms } from '../../domain/search';
+import { fromPersonItem } from '../person/person-items';
+import { batchGet, keyString } from '../table/batch-get';
+import type { Storage } from '../table/client';
+import { backfillSegmentKey, personKey, postingsPendingKey } from '../table/keys';
+import { storageCall } from '../table/storage-errors';
+import { MAX_TRANSACTION_ACTIONS, transactionOf, versionCheck } from '../write/actions';
+import { jitteredBackoff, sendWrite } from '../write/send';
+import { localReferenceItemOf, localReferencePut } from './local-references';
+import { planPostings, postingChanges, postingItemsOf } from './postings';
+import { sendChain } from './send-with-postings';
+
+/** How far one segment of the scan has come. */
+export interface SegmentProgress {
+  segment: number;
+  /** Persons checked, persons with items to write, postings and reference items put or deleted. */
+  persons: number;
+  repaired: number;
+  written: number;
+  done: boolean;
+  /** Where the scan goes on (absent when done or not started). */
+  lastKey?: Record<string, unknown>;
+}
+
+/** Times a person is read again because writes kept landing while its postings were written. */
+const PERSON_ATTEMPTS = 10;
+
+/** Persons of a page repaired at once. */
+const PERSON_CONCURRENCY = 8;
+
+/**
+ * Makes one person's postings and reference item exactly what it implies; answers the items put or
+ * deleted. Reads the postings and reference item it should have (and the `POSTINGS` item of an
+ * unfinished write), writes only those missing or different and deletes the postings an unfinished
+ * write may have left.
+ */
+export const repairPostings = async (storage: Storage, first: Person): Promise<number> => {
+  const { client, tableName } = storage;
+  let person = first;
+  for (let attempt = 1; attempt <= PERSON_ATTEMPTS; attempt++) {
+    const expected = postingItemsOf(person);
+    const reference = localReferenceItemOf(person);
+    const found = await batchGet(storage, [
+      ...expected.map(({ pk, sk }) => ({ pk, sk })),
+      postingsPendingKey(person.id),
+      ...(reference ? [{ pk: reference.pk, sk: reference.sk }] : []),
+    ]);
+    const pending = (found.get(keyString(postingsPendingKey(person.id)))?.terms as SearchTerms) ?? null;
+    const before = { person: null, pending };
+    const changes = {
+      puts: expected.filter((item) => !isDeepStrictEqual(found.get(keyString(item)), item)),
+      deletes: postingChanges(before, person).deletes,
+    };
+    // The reference item, missing (a person stored before the items) or holding an older stub.
+    const referencePut =
+      reference && !isDeepStrictEqual(found.get(keyString(reference)), reference)
+        ? [localReferencePut(tableName, reference)]
+        : [];
+    if (!pending && changes.puts.length === 0 && referencePut.length === 0) return 0;
+    const guard = versionCheck(tableName, personKey(person.id), person.CoreMetaData.version);
+    const plan = planPostings({
+      tableName,
+      personId: person.id,
+      before,
+      changes,
+      room: MAX_TRANSACTION_ACTIONS - 1 - referencePut.length,
+      token: randomUUID(),
+      guard,
+    });
+    const landed = await sendWrite(client, transactionOf([guard, ...referencePut, ...plan.inWrite]));
+    const finished =
+      landed &&
+      (await sendChain(client, plan.chain, { deadline: Date.now() + 30_000, backoff: jitteredBackoff })) ===
+        'done';
+    if (finished) return changes.puts.length + changes.deletes.length + referencePut.length;
+    const { Item } = await storageCall(() =>
+      client.send(new GetCommand({ TableName: tableName, Key: personKey(person.id), ConsistentRead: true })),
+    );
+    person = fromPersonItem(Item ?? {});
+  }
+  throw new Error(`Person ${first.id} kept changing while its postings were written`);
+};
+
+/** Runs `work` over `items`, `concurrency` at a time. */
+const inParallel = async <T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) => {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await work(items[next++] as T);
+    }),
+  );
+};
+
+export interface BackfillOptions {
+  /** Names the run: its positions are its own (`npm run backfill` uses `manual`, the stack its version). */
+  run: string;
+  segment: number;
+  segments: number;
+  /** Epoch ms: the segment stops after the page it is on at that time (and goes on at the next run). */
+  deadline?: number;
+  /** Starts the segment from the beginning, whatever an earlier run recorded. */
+  restart?: boolean;
+  /** Items a scan page evaluates (persons and every other item alike). */
+  pageSize?: number;
+  /** Told after every page. */
+  onPage?: (progress: SegmentProgress) => void;
+}
+
+/** Backfills one segment of the table's scan, from where an earlier run stopped. */
+export const backfillSegment = async (
+  storage: Storage,
+  {
+    run,
+    segment,
+    segments,
+    deadline = Number.POSITIVE_INFINITY,
+    restart = false,
+    pageSize = 200,
+    onPage,
+  }: BackfillOptions,
+): Promise<SegmentProgress> => {
+  const { client, tableName } = storage;
+  const key = backfillSegmentKey(run, segment, segments);
+  const { Item } = restart
+    ? { Item: undefined }
+    : await storageCall(() =>
+        client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true })),
+      );
+  let progress: SegmentProgress = (Item?.progress as SegmentProgress) ?? {
+    segment,
+    persons: 0,
+    repaired: 0,
+    written: 0,
+    done: false,
+  };
+  while (!progress.done && Date.now() < deadline) {
+    const page = await storageCall(() =>
+      client.send(
+        new ScanCommand({
+          TableName: tableName,
+          Segment: segment,
+          TotalSegments: segments,
+          Limit: pageSize,
+          ConsistentRead: true,
+          FilterExpression: '#type = :person',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: { ':person': 'Person' },
+          ...(progress.lastKey ? { ExclusiveStartKey: progress.lastKey } : {}),
+        }),
+      ),
+    );
+    const persons = (page.Items ?? []).map(fromPersonItem);
+    let repaired = 0;
+    let written = 0;
+    await inParallel(persons, PERSON_CONCURRENCY, async (person) => {
+      const count = await repairPostings(storage, person);
+      if (count > 0) repaired++;
+      written += count;
+    });
+    const { lastKey: _previous, ...counted } = progress;
+    progress = {
+      ...counted,
+      persons: progress.persons + persons.length,
+      repaired: progress.repaired + repaired,
+      written: progress.written + written,
+      done: !page.LastEvaluatedKey,
+      ...(page.LastEvaluatedKey ? { lastKey: page.LastEvaluatedKey } : {}),
+    };
+    await storageCall(() =>
+      client.send(new PutCommand({ TableName: tableName, Item: { ...key, type: 'Backfill', progress } })),
+    );
+    onPage?.(progress);
+  }
+  return progress;
+};
+
+/** Backfills every segment at once; answers each segment's progress (all done unless the deadline came). */
+export const backfillPostings = (storage: Storage, options: Omit<BackfillOptions, 'segment'>) =>
+  Promise.all(
+    Array.from({ length: options.segments }, (_, segment) =>
+      backfillSegment(storage, { ...options, segment }),
+    ),
+  );
+
+/** What the segments of a run have done between them. */
+export const backfillTotals = (segments: readonly SegmentProgress[]) => ({
+  persons: segments.reduce((total, segment) => total + segment.persons, 0),
+  repaired: segments.reduce((total, segment) => total + segment.repaired, 0),
+  written: segments.reduce((total, segment) => total + segment.written, 0),
+  segmentsDone: segments.filter((segment) => segment.done).length,
+});

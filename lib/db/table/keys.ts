@@ -1,0 +1,370 @@
+/**
+ * The single-table key design: every key string is built here and nowhere else.
+ *
+ * | item              | pk                          | sk                      | attributes                                  |
+ * |-------------------|-----------------------------|-------------------------|---------------------------------------------|
+ * | Person            | `PERSON#<id>`               | `PERSON`                | the stored Person (lib/domain/person.ts)     |
+ * | ChangeHistory     | `PERSON#<id>`, `NAMEPREFIX#<id>`, `NAMESUFFIX#<id>` | `AUDIT#<version>` | the entry and its object as stored after the change (gzip JSON) |
+ * | enrichment mark   | `PERSON#<id>`               | `ENRICHMENT`            | at: when enrichment wrote (once per person)  |
+ * | email claim       | `EMAIL#<normalised>`        | `CLAIM`                 | personId, value                             |
+ * | long claim        | `HASHED#<partition>#<sha256>` | `CLAIM`               | as above, for a value over 1024 bytes       |
+ * | name claim        | `NAME#<folded fullname>`    | `CLAIM`                 | personId, value (held only by email-less persons) |
+ * | abbreviation claim| `ABBREVIATION#<kind>#<folded>` | `CLAIM`              | entryId, value                              |
+ * | NamePrefix/Suffix | `VOCABULARY#<kind>`         | `ENTRY#<id>`            | the stored entry (lib/domain/vocabulary.ts)  |
+ * | id counter        | `COUNTER#ids`               | `COUNTER`               | value: the last id handed out               |
+ * | person counters   | `COUNTER#persons#<hash(id) % 16>` | `COUNTER`               | value: persons of that shard (ADD 1 in the create's transaction); the count is their sum with `COUNTER#persons`, the one counter of tables written before the shards, which is read and never written |
+ * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
+ * | posting           | `GRAM#<gram's first 2 code points>#<hash(id) % 8>` | `<gram's 3rd code point><id, 16 digits>` | id, fullname, values: per field, the person's folded values that hold the gram |
+ * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
+ * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value (below) |
+ * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/search/backfill.ts) |
+ *
+ * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
+ * (8 partitions, the shard a hash of the id) and `listSk` = `<folded fullname>\u0001<id, 16 digits>`,
+ * so each partition is ordered by folded fullname with ties by id (`\u0001` sorts below every
+ * character a folded name holds, so "ann" comes before "ann b"); names that agree in their first 512
+ * bytes are ordered by id. A list merges the partitions by `listSk`. Persons written before the split
+ * sit in the one partition `PERSON` until their next write moves them; lists read it as a ninth. The
+ * index projects only `id`, `fullname` and the folded searchable forms (`search_first_name`,
+ * `search_last_name`, `search_email`, `search_rest`): a list reads small index entries, never Person
+ * documents. One index partition takes about 1 000 writes/s; 8 take the creates of 8 000/s.
+ *
+ * What a list request costs, for N persons in the table (P = 9 partitions, the legacy one included):
+ * - no filter, `limit` L at `offset` O: one BatchGetItem of the 17 person counters (the count: one
+ *   call whatever N is, 17 items of about 40 bytes, 8.5 read units), and the window merged from the P
+ *   partitions: each is read in chunks of ceil((O + L) / 8) + 1 entries, a partition asked again only
+ *   when the merge has used up what it read, never more than O + L entries from one partition, and
+ *   the merge stops at O + L. First page (O = 0, L = 50): P Queries at once and a few refills, about
+ *   50 + P * 8 entries of about 100 bytes. Offset O: about O + L + P * (O + L) / 8 entries at most,
+ *   in P calls and a refill or two each (one Query returns at most ~10 000 entries). All N when O is
+ *   past the end.
+ * - a filter of 2 or more code points (lib/db/search/posting-search.ts): the search postings below, never
+ *   the index, whatever N, O and L are. Of each filter its 2 rarest-looking probes (grams of a fragment
+ *   of 3+ code points, by letter frequency; the prefix of one of 2) may be sampled: 32 postings from
+ *   each of the 8 shards (8 Queries at once). The rarest-looking first: when that sample reaches the
+ *   end of every shard, it is all that probe holds and the read stops there. Otherwise the others are
+ *   sampled at once, with a GetItem of the id counter (which ranks a sample that did not reach the
+ *   end), and the one that shows fewest postings is read to its end: R postings, its sample included
+ *   (a shard's Query returns up to 5 000; it asks for the stub and the filter's values, so about half
+ *   of each posting comes back, but the read units are those of whole postings). Every other filter
+ *   is checked with one BatchGetItem per 100 candidates of their posting of one of its grams
+ *   (persons, for a fragment under 3 code points).
+ *   The stubs come from the postings, so the page costs nothing more; the cost line names the probe
+ *   read whole, R and the probes sampled. Items read: R + at most 256 per other probe sampled + one
+ *   per candidate and other filter. One fragment of 3+ code points: R ≤ 256 in 8 Queries, or
+ *   R + at most 256 (≤ 2 R) in 16 Queries, a GetItem and 8 more per 5 000 of R. R is the postings
+ *   of the probe picked, the fewest of those sampled: a fragment whose rarest gram looks common by its
+ *   letters (not among the 2 sampled) reads a commoner one.
+ *   A 2-code-point fragment reads every posting whose gram starts with it (`ma`: mar, mat, may, ...),
+ *   the persons holding those 2 code points before another: up to N for a pair as common as `an`.
+ * - every filter of one code point: no posting narrows the list (a letter is in most persons):
+ *   every partition of `byName` read whole, its `search_*` attributes matched with `contains`, N
+ *   entries. A filter of one code point beside a longer one is checked on the candidates' persons.
+ * - `local_reference_id`, alone or with filters (lib/db/search/local-reference-search.ts): the M reference
+ *   items of the value's partition (below), one strongly consistent Query paged to its end (items of
+ *   about 60 bytes: one read unit per 4 KB of them, 1 for up to about 60 matches), never the index or
+ *   the postings. Each other filter is checked on the candidates still in, strongly too: one
+ *   BatchGetItem per 100 of them, of their posting of one of its grams (of the persons, for a fragment
+ *   under 3 code points). Items read: M + at most M per other filter, whatever N is; 1 call for the
+ *   value alone, a value no one holds reads nothing more. The cost line's source is `local reference`,
+ *   with `references`: M.
+ * - `limit=0` without filters: the counters read only.
+ * ChangeHistory. An object's entries live in the object's own history partition, sort key its version
+ * (one entry per version, so two writes never collide and the object's version is the count). Each
+ * entry stores the object after the change; the object before it is the entry of the version before.
+ * Two indexes serve the other reads:
+ * - `byChange` (KEYS_ONLY): `changePk` = `CHANGES#<endpoint>#<shard>`, `changeSk` = `<timestamp>#<id>`.
+ *   Person entries spread over 8 shards by id (no index partition or counter that every write touches:
+ *   each takes about 1 000 writes/s); a vocabulary, written rarely, has one.
+ * - `byChangeId` (KEYS_ONLY): `changeId`, so `GET /ChangeHistory/{id}` finds an entry by its id.
+ * What a ChangeHistory read costs, for H entries in all:
+ * - one object (`endpoint` and `object_id`), L entries at offset O: one GetItem of the object (its
+ *   version is the count) and one Query of L + 1 entries (the one before the window is the first
+ *   entry's previous object), whatever H and the object's own history length are.
+ * - `object_id` alone: the same for each of the three endpoints.
+ * - unfiltered or `endpoint` alone, L at offset O: one Query of the index per shard (10, or 8 for
+ *   Person), O + L keys each at most; one BatchGetItem of the shard counters (the count); BatchGetItem
+ *   of the L entries and their predecessors. It grows with O + L, never with H.
+ * - one entry by id: one Query of `byChangeId` and one BatchGetItem (the entry and its predecessor).
+ * Vocabulary lists read their one partition (GRC's tables hold tens of entries, never persons).
+ *
+ * The search index (lib/domain/search.ts). A posting says "this person holds this gram", one per
+ * distinct gram of the person's searchable values (`first_name`, `last_name`, `email`, and the
+ * fullname and freeform names for `search`: API.md 4) and person, whichever fields hold it: a name's
+ * grams are mostly in the email and the fullname too, so one posting per field would store about
+ * twice as many. Its partition is the gram's first two code points and the person's shard (the same
+ * hash as its `byName` partition), so:
+ * - the postings of a gram are one Query per shard, `begins_with(sk, <3rd code point>)`; those of a
+ *   2-code-point fragment (every gram starting with it) are the shard's whole partition;
+ * - no partition is written by every create: `GRAM#co` (".com") is split over 8 like the list.
+ * The sort key orders a gram's postings by person id, not by name: a filtered list counts every match
+ * (`count`), so it reads every posting of its rarest gram whatever the order, and sorts the matches
+ * itself; a key that held the name would make every rename delete and re-put each posting instead of
+ * overwriting it. A posting carries the display `fullname` (the stub, and the order: its fold, then
+ * id) and, per field, the values holding the gram, so a candidate is checked on the posting alone.
+ * Postings are written in the transaction of the person's write, as the difference between the
+ * person's postings before and after it: a write changing no searchable value writes none, a create
+ * writes all of them (one name and a 30-character email: about 40), a rename puts each again (they
+ * carry the fullname), an email change those of the old and the new email.
+ * When they do not fit the transaction's 100 actions, the transaction also puts `POSTINGS` (a token,
+ * and the terms whose postings may still be stored) and the rest follow in transactions of up to 99
+ * postings, each checking that token, the last one deleting the item. A later write that finds the
+ * item puts every posting of its own and deletes those of both terms it does not hold, so a write that
+ * stopped half way (a crash) is finished by the person's next write, or by `npm run backfill`.
+ * What postings cost to write (`npm run bench`, section 2, computed from item sizes): a posting is one
+ * write unit, two in a transaction. A create of one name and a 40-character email wrote 10.1 units
+ * before the index and 109.7 with it (99.6 for its ~50 postings); a PATCH adding such an email 8 and
+ * 84 (the new email's grams, and every posting whose values now also hold it). Worth it: without the
+ * postings a filtered list reads every index entry (at 100 000 persons some 24 MB, ~2 950 read units
+ * a request), so one search costs about what the postings of six creates do.
+ *
+ * Local references (API.md 4, `local_reference_id=<value>`). A client finds its persons by its own key:
+ * the exact root `local_reference_id`, case and all, no substring (`ref-1` is not `ref-10`). Each
+ * person with a non-empty root value has one reference item, `LOCALREF#<value>` / `<id, 16 digits>`,
+ * carrying the stub (`id`, `fullname`; the order is its fold, then id, computed by the reader as for
+ * postings). It is written in the person's own transaction, as a claim is (never in a chain after
+ * it, as postings that do not fit are), so a list by value is as fresh as the write: a create with a
+ * value puts it, a PATCH that changes the value deletes the old item and puts the new one, one that
+ * clears it (null or "") deletes it, a rename puts it again (the stub), any other write leaves it.
+ * That is at most 2 of the write's 100 actions, counted before the postings get the room left (a
+ * write of claims that fills all 100 on its own is refused with 400, as it was). The version
+ * condition of the person's Put guards them, so they need no condition of their own, and a refused
+ * write leaves none. No pending state: the item is right whenever the person is. The value is at most 128 UTF-16
+ * units (API.md 5.2), so at most 384 bytes of UTF-8: no key needs hashing as long claims do. A
+ * value's partition is written only by the writes of persons holding it: a client's own key is
+ * usually one person's (a partition of one item); one shared by many is as hot as they are written.
+ * The sort key is the id, not the name: a read counts every match, so it reads the whole partition
+ * anyway, and a rename overwrites the item instead of moving it. Persons stored before the items are
+ * given theirs by `npm run backfill` (lib/db/search/backfill.ts), in the same scan as their postings. A
+ * stored value "" is never listed (an empty filter is no filter) and has no item.
+ *
+ * Claims are written in the same transaction as their owner with `attribute_not_exists(pk)`, and
+ * released with a condition that they still name that owner, so uniqueness holds under concurrency.
+ */
+import { createHash } from 'node:crypto';
+import type { Endpoint } from '../../domain/change-history';
+import type { Claim, ClaimField } from '../../domain/person';
+import type { VocabularyKind } from '../../domain/vocabulary';
+
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+/** DynamoDB allows 2048 bytes in a partition key; long claim values are hashed to stay well inside. */
+const MAX_KEY_VALUE_BYTES = 1024;
+
+const pad = (n: number) => String(n).padStart(10, '0');
+
+/** An id in a sort key: 16 digits, so ids sort as numbers. */
+const idDigits = (id: number) => String(id).padStart(16, '0');
+
+export const personKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'PERSON' });
+
+const HISTORY_PARTITIONS: Record<Endpoint, string> = {
+  Person: 'PERSON',
+  NamePrefix: 'NAMEPREFIX',
+  NameSuffix: 'NAMESUFFIX',
+};
+
+/** The partition holding an object's ChangeHistory (a Person's is the person's own partition). */
+export const historyPartition = (endpoint: Endpoint, objectId: number): string =>
+  `${HISTORY_PARTITIONS[endpoint]}#${objectId}`;
+
+/** The ChangeHistory entry of the write that made `version` of an object. */
+export const historyKey = (endpoint: Endpoint, objectId: number, version: number): Key => ({
+  pk: historyPartition(endpoint, objectId),
+  sk: historySortKey(version),
+});
+
+/** The sort key of an object's entry of `version`, within its history partition. */
+export const historySortKey = (version: number) => `AUDIT#${pad(version)}`;
+
+/** The version a history sort key names. */
+export const versionOfHistoryKey = (sk: string): number => Number(sk.slice('AUDIT#'.length));
+
+export const CHANGE_LIST_INDEX = 'byChange';
+export const CHANGE_ID_INDEX = 'byChangeId';
+
+/** Shards of the `byChange` index and of the change counters, per endpoint (see above). */
+export const CHANGE_SHARDS: Record<Endpoint, number> = { Person: 8, NamePrefix: 1, NameSuffix: 1 };
+
+const shardOf = (endpoint: Endpoint, id: number) => id % CHANGE_SHARDS[endpoint];
+
+export const changeListPartition = (endpoint: Endpoint, shard: number) => `CHANGES#${endpoint}#${shard}`;
+
+/** Where an entry stands in `byChange` and `byChangeId`: newest last by time, ties by id. */
+export const changeListKey = (endpoint: Endpoint, id: number, at: string) => ({
+  changePk: changeListPartition(endpoint, shardOf(endpoint, id)),
+  changeSk: `${at}#${idDigits(id)}`,
+  changeId: id,
+});
+
+export const changeCounterKey = (endpoint: Endpoint, shard: number): Key => ({
+  pk: `COUNTER#changes#${endpoint}#${shard}`,
+  sk: 'COUNTER',
+});
+
+/** The counter a new entry of this id adds one to. */
+export const changeCounterKeyOf = (endpoint: Endpoint, id: number): Key =>
+  changeCounterKey(endpoint, shardOf(endpoint, id));
+
+/** Written in the transaction that enriches a person, so a redelivered record never writes twice. */
+export const enrichmentKey = (personId: number): Key => ({ pk: `PERSON#${personId}`, sk: 'ENRICHMENT' });
+
+const CLAIM_PARTITIONS: Record<ClaimField, string> = {
+  email: 'EMAIL',
+  name: 'NAME',
+  NamePrefix: 'ABBREVIATION#NamePrefix',
+  NameSuffix: 'ABBREVIATION#NameSuffix',
+};
+
+/**
+ * A claim's key: `<partition>#<value>`, or for a value over 1024 bytes `HASHED#<partition>#<sha256>`.
+ * Hashed keys start with a prefix no claim partition has, so no literal value (not even one spelled
+ * like a hash) can equal one.
+ */
+export const claimKey = ({ field, value }: Claim): Key => {
+  const partition = CLAIM_PARTITIONS[field];
+  return {
+    pk:
+      Buffer.byteLength(value) <= MAX_KEY_VALUE_BYTES
+        ? `${partition}#${value}`
+        : `HASHED#${partition}#${createHash('sha256').update(value).digest('hex')}`,
+    sk: 'CLAIM',
+  };
+};
+
+/**
+ * The key prefixes a field's claims can have (for IAM patterns in infra/): the literal one, and the
+ * hashed one for fields whose values can pass 1024 bytes. An email cannot: its local part is at most
+ * 64 octets and its IDNA domain 253 (lib/domain/email.ts); folded names and abbreviations can, as
+ * NFKD expands some characters 18-fold.
+ */
+export const claimPartitionPrefixes = (field: ClaimField): string[] => {
+  const literal = `${CLAIM_PARTITIONS[field]}#`;
+  return field === 'email' ? [literal] : [literal, `HASHED#${literal}`];
+};
+
+export const idCounterKey: Key = { pk: 'COUNTER#ids', sk: 'COUNTER' };
+/** Shards of the person count (see above). */
+export const PERSON_COUNTER_SHARDS = 16;
+
+/** The count of a table written before the shards: read with them, never written again. */
+export const LEGACY_PERSON_COUNTER: Key = { pk: 'COUNTER#persons', sk: 'COUNTER' };
+
+/**
+ * A 32-bit mix of an id (murmur3's finaliser). Ids do not come one apart: a container's first create
+ * takes the first id of its block of 50, so `id % 16` would leave half the shards unused.
+ */
+const mixed = (id: number) => {
+  let h = Math.imul(id ^ (id >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+};
+
+const personCounterOfShard = (shard: number): Key => ({ pk: `COUNTER#persons#${shard}`, sk: 'COUNTER' });
+
+/** The counter the create of person `id` adds one to. */
+export const personCounterKey = (id: number): Key => personCounterOfShard(mixed(id) % PERSON_COUNTER_SHARDS);
+
+/** Every counter the person count is the sum of. */
+export const PERSON_COUNTER_KEYS: readonly Key[] = [
+  ...Array.from({ length: PERSON_COUNTER_SHARDS }, (_, shard) => personCounterOfShard(shard)),
+  LEGACY_PERSON_COUNTER,
+];
+
+export const PERSON_LIST_INDEX = 'byName';
+
+/** Partitions of the `byName` index (see above). */
+export const PERSON_LIST_SHARDS = 8;
+
+/** The one partition persons were listed in before the split: read as one more partition. */
+export const LEGACY_PERSON_LIST_PARTITION = 'PERSON';
+
+const personListPartition = (id: number) => `PERSONS#${mixed(id) % PERSON_LIST_SHARDS}`;
+
+/** Every partition of the `byName` index, the legacy one last. */
+export const PERSON_LIST_PARTITIONS: readonly string[] = [
+  ...Array.from({ length: PERSON_LIST_SHARDS }, (_, shard) => `PERSONS#${shard}`),
+  LEGACY_PERSON_LIST_PARTITION,
+];
+
+/** Keeps a posting partition's first code points, the third the start of its sort key. */
+const POSTING_PREFIX_POINTS = 2;
+
+/** The partition of the postings whose gram starts with `prefix`, in `shard`. */
+export const postingPartition = (prefix: string, shard: number) => `GRAM#${prefix}#${shard}`;
+
+/**
+ * Where the postings of a gram (3 code points) or of every gram starting with a prefix (2) are, in
+ * one shard: the partition, and what their sort keys begin with.
+ */
+export const postingRange = (gramOrPrefix: string, shard: number) => {
+  const points = Array.from(gramOrPrefix);
+  return {
+    pk: postingPartition(points.slice(0, POSTING_PREFIX_POINTS).join(''), shard),
+    skPrefix: points.slice(POSTING_PREFIX_POINTS).join(''),
+  };
+};
+
+/** Where the posting of `gram` and person `id` is stored. */
+export const postingKey = (gram: string, id: number): Key => {
+  const { pk, skPrefix } = postingRange(gram, mixed(id) % PERSON_LIST_SHARDS);
+  return { pk, sk: `${skPrefix}${idDigits(id)}` };
+};
+
+/** The partition of the persons whose root `local_reference_id` is `value` (see above). */
+export const localReferencePartition = (value: string) => `LOCALREF#${value}`;
+
+/** Where person `id`'s reference item for its root `local_reference_id` `value` is stored. */
+export const localReferenceKey = (value: string, id: number): Key => ({
+  pk: localReferencePartition(value),
+  sk: idDigits(id),
+});
+
+/** A person's postings that a write has not finished yet (see above). */
+export const postingsPendingKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'POSTINGS' });
+
+/** Where backfill `run` of the postings (backfill.ts) keeps how far segment `segment` of `segments` came. */
+export const backfillSegmentKey = (run: string, segment: number, segments: number): Key => ({
+  pk: `BACKFILL#postings#${run}#${segments}`,
+  sk: `SEGMENT#${segment}`,
+});
+
+/** The longest name part of an index sort key (DynamoDB allows 1024 bytes in all). */
+const MAX_SORT_NAME_BYTES = 512;
+
+/** Cuts a string to at most `bytes` of UTF-8, never inside a character. */
+const utf8Prefix = (text: string, bytes: number) => {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  let used = 0;
+  let end = 0;
+  for (const character of text) {
+    used += Buffer.byteLength(character);
+    if (used > bytes) break;
+    end += character.length;
+  }
+  return text.slice(0, end);
+};
+
+/**
+ * Where a person stands in the list: folded fullname (its first 512 bytes), then id. A filtered list
+ * orders its matches by it without the partition (whose hash it need not pay for each match).
+ */
+export const listSortKey = (foldedFullname: string, id: number) =>
+  `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${idDigits(id)}`;
+
+/** Where a person stands in the `byName` index: its partition and `listSortKey`. */
+export const personListKey = (foldedFullname: string, id: number) => ({
+  listPk: personListPartition(id),
+  listSk: listSortKey(foldedFullname, id),
+});
+
+/** A vocabulary is one small partition, read whole by its lists; entries sort by id. */
+export const vocabularyPartition = (kind: VocabularyKind) => `VOCABULARY#${kind}`;
+
+export const vocabularyKey = (kind: VocabularyKind, id: number): Key => ({
+  pk: vocabularyPartition(kind),
+  sk: `ENTRY#${pad(id)}`,
+});

@@ -1,0 +1,273 @@
+/**
+ * The NamePrefix and NameSuffix vocabularies in the table (API.md 11.4): reads, the abbreviations a
+ * person write needs, and versioned writes with their ChangeHistory entry, requester check and
+ * abbreviation claim, through the same versioned write as persons.
+ */
+import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type ChangeEntry, NO_PROVIDER_DATA, type ProviderData } from '../../domain/change-history';
+import { NotFound } from '../../domain/errors';
+import type { Abbreviations } from '../../domain/person';
+import {
+  mergeEntry,
+  SEEDED_ID_CEILING,
+  SEEDED_VOCABULARY,
+  seededEntry,
+  VOCABULARY_KINDS,
+  type VocabularyBody,
+  type VocabularyEntry,
+  type VocabularyKind,
+} from '../../domain/vocabulary';
+import { retryDeadline } from '../../timeouts';
+import { counterStep, historyActions, historyPut } from '../history/history-actions';
+import { batchGet } from '../table/batch-get';
+import type { Storage } from '../table/client';
+import { idCounterKey, personKey, vocabularyKey, vocabularyPartition } from '../table/keys';
+import { storageCall } from '../table/storage-errors';
+import { claimActions, existsCheck, objectPut, transactionOf } from '../write/actions';
+import { type IdAllocator, idAllocator } from '../write/ids';
+import {
+  checkPreconditions,
+  jitteredBackoff,
+  objectQueue,
+  type RetryOptions,
+  retrying,
+  sendWrite,
+  type UpdateOptions,
+  type WriteOptions,
+} from '../write/send';
+
+const ENTRY_FIELDS = ['id', 'term', 'abbreviation', 'local_reference_id', 'CoreMetaData'] as const;
+
+const toEntryItem = (kind: VocabularyKind, entry: VocabularyEntry) => ({
+  ...vocabularyKey(kind, entry.id),
+  type: kind,
+  ...entry,
+});
+
+const fromEntryItem = (item: Record<string, unknown>): VocabularyEntry =>
+  Object.fromEntries(ENTRY_FIELDS.map((field) => [field, item[field]])) as unknown as VocabularyEntry;
+
+export interface VocabularyReader {
+  list(kind: VocabularyKind): Promise<VocabularyEntry[]>;
+  get(kind: VocabularyKind, id: number): Promise<VocabularyEntry>;
+  /** The abbreviations of the entries with these ids; ids that name no entry are left out. */
+  abbreviations(ids: Record<VocabularyKind, number[]>): Promise<Abbreviations>;
+}
+
+export interface VocabularyRepository extends VocabularyReader {
+  create(
+    kind: VocabularyKind,
+    body: VocabularyBody,
+    requester: number,
+    options?: WriteOptions,
+  ): Promise<VocabularyEntry>;
+  update(
+    kind: VocabularyKind,
+    id: number,
+    body: VocabularyBody,
+    requester: number,
+    options?: UpdateOptions,
+  ): Promise<VocabularyEntry>;
+}
+
+export type VocabularyDeps = Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<
+    Pick<RetryOptions, 'backoff'>
+  >;
+
+export const vocabularyReader = ({ client, tableName }: Storage): VocabularyReader => ({
+  async list(kind) {
+    const entries: VocabularyEntry[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await storageCall(() =>
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': vocabularyPartition(kind) },
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        ),
+      );
+      entries.push(...(page.Items ?? []).map(fromEntryItem));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return entries;
+  },
+
+  async get(kind, id) {
+    const { Item } = await storageCall(() =>
+      client.send(
+        new GetCommand({ TableName: tableName, Key: vocabularyKey(kind, id), ConsistentRead: true }),
+      ),
+    );
+    if (!Item) throw new NotFound(kind, id);
+    return fromEntryItem(Item);
+  },
+
+  async abbreviations(ids) {
+    const found: Record<VocabularyKind, Map<number, string>> = {
+      NamePrefix: new Map(),
+      NameSuffix: new Map(),
+    };
+    const keys = VOCABULARY_KINDS.flatMap((kind) => ids[kind].map((id) => vocabularyKey(kind, id)));
+    for (const item of (await batchGet({ client, tableName }, keys, { consistent: false })).values())
+      found[item.type as VocabularyKind].set(item.id as number, item.abbreviation as string);
+    return found;
+  },
+});
+
+export const vocabularyRepository = ({
+  client,
+  tableName,
+  ids = idAllocator(client, tableName),
+  clock = () => new Date(),
+  backoff = jitteredBackoff,
+}: VocabularyDeps): VocabularyRepository => {
+  const reader = vocabularyReader({ client, tableName });
+  const queue = objectQueue();
+
+  /** One versioned write of an entry: the entry, its history, its claim, the requester checked. */
+  const write = (
+    kind: VocabularyKind,
+    stored: VocabularyEntry | null,
+    id: number,
+    body: VocabularyBody,
+    requester: number,
+    changeId: number,
+    provider: ProviderData,
+  ) => {
+    const now = clock().toISOString();
+    const merge = mergeEntry(kind, stored, id, body, { requester, now, changeId });
+    if (merge.changed.length === 0) return { merge, landed: Promise.resolve(true) };
+    const entry: ChangeEntry = {
+      id: changeId,
+      endpoint: kind,
+      object_id: id,
+      version: merge.entry.CoreMetaData.version,
+      action: stored ? 'update' : 'create',
+      requester,
+      at: now,
+      changed: merge.changed,
+      provider_data: provider,
+    };
+    const transaction = transactionOf([
+      objectPut(tableName, toEntryItem(kind, merge.entry), stored ? stored.CoreMetaData.version : null),
+      ...historyActions(tableName, entry, merge.entry),
+      ...claimActions(tableName, { endpoint: kind, id }, merge.take, merge.release),
+      existsCheck(tableName, personKey(requester), { kind: 'requester', requester }),
+    ]);
+    return { merge, landed: sendWrite(client, transaction) };
+  };
+
+  return {
+    ...reader,
+
+    async create(kind, body, requester, { provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {}) {
+      const reserved = await ids.reserve(2);
+      const next = reserved.sequence();
+      const [id, changeId] = [next(), next()];
+      return retrying({ deadline, backoff }, async () => {
+        const { merge, landed } = write(kind, null, id, body, requester, changeId, provider);
+        return (await landed) ? merge.entry : undefined;
+      });
+    },
+
+    async update(
+      kind,
+      id,
+      body,
+      requester,
+      { conditions = {}, provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
+    ) {
+      const changeId = (await ids.reserve(1)).first;
+      return queue(vocabularyKey(kind, id).sk, () =>
+        retrying({ deadline, backoff }, async () => {
+          const stored = await reader.get(kind, id);
+          checkPreconditions(conditions, stored.CoreMetaData.version, kind);
+          const { merge, landed } = write(kind, stored, id, body, requester, changeId, provider);
+          return (await landed) ? merge.entry : undefined;
+        }),
+      );
+    },
+  };
+};
+
+/** Raises the id counter to the seeded ids' ceiling, so allocated ids never repeat a seeded one. */
+const raiseIdFloor = async (client: DynamoDBDocumentClient, tableName: string) => {
+  try {
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: idCounterKey,
+        UpdateExpression: 'SET #value = :floor',
+        ConditionExpression: 'attribute_not_exists(#value) OR #value < :floor',
+        ExpressionAttributeNames: { '#value': 'value' },
+        ExpressionAttributeValues: { ':floor': SEEDED_ID_CEILING },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+};
+
+/** Entries a seed writes in one transaction: 3 actions each and the counter step stay within 100. */
+const SEED_ENTRIES_PER_WRITE = 30;
+
+/**
+ * Writes the seeded vocabulary entries that are not there yet, each with its ChangeHistory entry and
+ * claim, from the same builders as any other create, thirty entries to a transaction: tests,
+ * `npm start` and deploy all call this, and calling it again changes nothing.
+ */
+export const seedVocabulary = async (
+  { client, tableName }: Storage,
+  ids: IdAllocator = idAllocator(client, tableName),
+): Promise<void> => {
+  await raiseIdFloor(client, tableName);
+  const now = new Date().toISOString();
+  for (const kind of VOCABULARY_KINDS) {
+    const { Items = [] } = await client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': vocabularyPartition(kind) },
+        ProjectionExpression: 'id',
+        ConsistentRead: true,
+      }),
+    );
+    const present = new Set(Items.map((item) => item.id as number));
+    const missing = SEEDED_VOCABULARY[kind].filter(({ id }) => !present.has(id));
+    if (missing.length === 0) continue;
+    const reserved = await ids.reserve(missing.length);
+    const changeId = reserved.sequence();
+    // One transaction per chunk: three actions an entry and one step of the vocabulary's one counter,
+    // which concurrent transactions would cancel each other on.
+    for (let start = 0; start < missing.length; start += SEED_ENTRIES_PER_WRITE) {
+      const chunk = missing.slice(start, start + SEED_ENTRIES_PER_WRITE);
+      const actions = chunk.flatMap((seed) => {
+        const { entry, changed, take } = seededEntry(kind, seed, now, changeId());
+        const history: ChangeEntry = {
+          id: entry.CoreMetaData.created_audit_id as number,
+          endpoint: kind,
+          object_id: entry.id,
+          version: 1,
+          action: 'create',
+          requester: null,
+          at: now,
+          changed,
+          provider_data: { ...NO_PROVIDER_DATA, caller: 'seed' },
+        };
+        return [
+          objectPut(tableName, toEntryItem(kind, entry), null),
+          historyPut(tableName, history, entry),
+          ...claimActions(tableName, { endpoint: kind, id: entry.id }, take, []),
+        ];
+      });
+      // A write that meets another seed's (a second container starting) leaves that one standing.
+      await sendWrite(
+        client,
+        transactionOf([...actions, counterStep(tableName, kind, reserved.first, chunk.length)]),
+      );
+    }
+  }
+};

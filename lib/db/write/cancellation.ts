@@ -1,0 +1,101 @@
+/**
+ * Reads a `TransactionCanceledException` back into domain terms. `CancellationReasons` come in the
+ * order of the transaction's actions, so each reason is paired with the role its action had.
+ */
+import type { CancellationReason } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Endpoint } from '../../domain/change-history';
+import {
+  type DomainError,
+  type FieldError,
+  RequesterUnknown,
+  ServiceUnavailable,
+  type UniqueField,
+  UniquenessConflict,
+  ValidationFailed,
+} from '../../domain/errors';
+import type { ClaimField } from '../../domain/person';
+import type { ActionRole } from './actions';
+
+/** Either a verdict for the client, or "the stored state moved: read again and retry". */
+export type CancellationOutcome = { retry: true } | { retry: false; error: DomainError };
+
+const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
+
+/**
+ * Actions whose failed condition means the state the write was built on moved: the object's version,
+ * a claim that changed hands, the enrichment mark another delivery wrote.
+ */
+const STALE_ROLES: ReadonlySet<ActionRole['kind']> = new Set(['object', 'release', 'mark']);
+
+const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
+
+const UNIQUE_FIELDS: Record<ClaimField, UniqueField> = {
+  email: 'email',
+  name: 'name',
+  NamePrefix: 'abbreviation',
+  NameSuffix: 'abbreviation',
+};
+
+const CLASH_MESSAGES: Record<ClaimField, (value: string) => string> = {
+  email: (value) => `${value} is already used by another person`,
+  name: () => 'Another person without an email has this name',
+  NamePrefix: () => 'Another NamePrefix has this abbreviation',
+  NameSuffix: () => 'Another NameSuffix has this abbreviation',
+};
+
+/** The object that holds the claim, from the claim item DynamoDB handed back. */
+const existingOf = (field: ClaimField, item: Record<string, unknown> | undefined) => {
+  const endpoint: Endpoint = field === 'email' || field === 'name' ? 'Person' : field;
+  const id = item?.personId ?? item?.entryId;
+  return typeof id === 'number' ? { existing: { type: endpoint, id } } : {};
+};
+
+export const decodeCancellation = (
+  reasons: CancellationReason[],
+  roles: ActionRole[],
+): CancellationOutcome | undefined => {
+  const paired = roles.map((role, index) => ({ role, reason: reasons[index] }));
+
+  const requester = paired.find(({ role, reason }) => role.kind === 'requester' && failed(reason));
+  if (requester?.role.kind === 'requester')
+    return { retry: false, error: new RequesterUnknown(requester.role.requester) };
+
+  const missing = paired.flatMap(({ role, reason }) =>
+    role.kind === 'vocabulary' && failed(reason) ? [role.reference] : [],
+  );
+  if (missing.length > 0)
+    return {
+      retry: false,
+      error: new ValidationFailed(
+        missing.map(({ kind, id, path }) => ({ path, message: `No ${kind} with id ${id}` })),
+      ),
+    };
+
+  // A moved version or a claim that changed hands means what we merged onto is stale: any claim
+  // failure seen alongside may be stale too, so re-read before judging.
+  const stale = paired.some(({ role, reason }) => STALE_ROLES.has(role.kind) && failed(reason));
+  if (stale) return { retry: true };
+
+  const clashes = paired.flatMap(({ role, reason }) =>
+    role.kind === 'take' && failed(reason)
+      ? [{ claim: role.claim, item: reason?.Item ? unmarshall(reason.Item) : undefined }]
+      : [],
+  );
+  if (clashes.length > 0) {
+    const fields = clashes.map(({ claim }) => UNIQUE_FIELDS[claim.field]);
+    const field = fields.includes('email') ? 'email' : (fields[0] as UniqueField);
+    const errors: FieldError[] = clashes.map(({ claim, item }) => ({
+      path: claim.path,
+      message: CLASH_MESSAGES[claim.field](claim.value),
+      ...existingOf(claim.field, item),
+    }));
+    return { retry: false, error: new UniquenessConflict(field, errors) };
+  }
+
+  if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { retry: true };
+  // Throttled inside a transaction: the SDK does not retry a cancellation, and more load won't help.
+  if (reasons.some((reason) => reason.Code && THROTTLED.has(reason.Code)))
+    return { retry: false, error: new ServiceUnavailable('Storage is throttled', 1) };
+  return undefined;
+};
