@@ -37,6 +37,8 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
+import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../lib/api/routes';
+import { STREAM_SUBSCRIPTIONS } from '../lib/api/stream-subscriptions';
 import { SEEDED_VOCABULARY } from '../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
 import {
@@ -45,8 +47,6 @@ import {
   CORS_MAX_AGE_SECONDS,
   CORS_METHODS,
 } from '../lib/http/cors';
-import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../lib/http/routes';
-import { STREAM_SUBSCRIPTIONS } from '../lib/stream-subscriptions';
 import { entryOf } from './bundling';
 import type { StackConfig } from './config';
 import { LOG_RETENTION, ServiceFunction } from './service-function';

@@ -5,14 +5,14 @@
  * an example cannot show a field, a value or a link the service does not answer, and the request and
  * response examples tell one story: the PATCH example changes the Email that GET shows.
  */
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { OperationId } from '../api/routes';
 import {
   type ChangeEntry,
   type ProviderData,
   personChangeEntry,
   toAuditEntry,
 } from '../domain/change-history';
-import { offsetList, type PageRequest, paginatedList, toStub } from '../domain/listing';
+import { listPageUrl, offsetList, type PageRequest, paginatedList, toStub } from '../domain/listing';
 import { mergePerson } from '../domain/merge';
 import type { Abbreviations, Person } from '../domain/person';
 import {
@@ -33,8 +33,6 @@ import {
   type VocabularyKind,
   vocabularyBody,
 } from '../domain/vocabulary';
-import { pageUrlFor } from '../http/request';
-import type { OperationId } from '../http/routes';
 import { OPERATIONS } from './operations';
 import { problemTypePage } from './problem-page';
 import type { ResponseSchemaName } from './response-schemas';
@@ -79,8 +77,7 @@ const idsOf = (ids: readonly number[]) => {
 };
 
 /** The page links of a list the handlers build: the request's path and query with page and perPage. */
-const pageUrl = (path: string, query = '') =>
-  pageUrlFor({ rawPath: path, rawQueryString: query, requestContext: {} } as APIGatewayProxyEventV2, LINKS);
+const pageUrl = (path: string, query = '') => listPageUrl(LINKS.baseUrl, path, query);
 
 /** The first page of a PaginatedList of `items` (of `total` in all) at `path`, as the handlers build it. */
 const firstPage = <T>(

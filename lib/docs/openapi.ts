@@ -1,14 +1,14 @@
 /**
- * The OpenAPI 3.1 document of the API, built by walking the route table (lib/http/routes.ts) and
+ * The OpenAPI 3.1 document of the API, built by walking the route table (lib/api/routes.ts) and
  * generating every schema from zod, so a route, a parameter bound or a field cannot be documented
  * differently from how the service behaves, nor be left out.
  */
 import type { z } from 'zod';
+import { PROBLEM_TYPE_NAMES, PROBLEM_TYPES, type ProblemType, problemTypeUri } from '../api/problems';
+import { ROUTES, type Route } from '../api/routes';
 import { checksumDigits, recordChecksum } from '../domain/checksum';
 import { CreatePersonBody, PatchPersonBody, PersonOut } from '../domain/schemas';
 import { vocabularyBody } from '../domain/vocabulary';
-import { PROBLEM_TYPES, type ProblemType } from '../http/problems';
-import { ROUTES, type Route } from '../http/routes';
 import { contentExample, responseExample } from './examples';
 import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
 import {
@@ -21,7 +21,7 @@ import {
   type SuccessDoc,
   TAGS,
 } from './operations';
-import { PROBLEM_TYPE_NAMES, problemTypeUri, RESPONSE_SCHEMAS } from './response-schemas';
+import { RESPONSE_SCHEMAS } from './response-schemas';
 
 export type OpenApiDocument = Record<string, unknown> & {
   openapi: string;

@@ -1,10 +1,14 @@
 /**
- * What the OpenAPI document says about each route of lib/http/routes.ts, by the route's operationId: the prose, and which of the
+ * What the OpenAPI document says about each route of lib/api/routes.ts, by the route's operationId: the prose, and which of the
  * zod schemas, headers and problem types apply. Schemas themselves are never written here; they come
  * from lib/domain (and lib/docs/response-schemas.ts) through zod's JSON Schema output, and the query
  * parameters from the very zod schemas the handlers read the query with.
  */
 import type { z } from 'zod';
+import type { ProblemType } from '../api/problems';
+import { PROBLEM_TYPE_NAMES, problemTypeUri } from '../api/problems';
+import type { RequesterRule } from '../api/requester';
+import type { OperationId } from '../api/routes';
 import {
   ChangeHistoryQuery,
   LIST_DEFAULTS,
@@ -16,14 +20,9 @@ import {
 } from '../domain/listing';
 import { LIMITS } from '../domain/schemas';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
-
-import type { ProblemType } from '../http/problems';
-import type { RequesterRule } from '../http/request';
-import type { OperationId } from '../http/routes';
-
 import { DOCS_ASSET_NAMES } from './docs-page';
 import type { JsonSchema } from './json-schema';
-import { PROBLEM_TYPE_NAMES, problemTypeUri, type ResponseSchemaName } from './response-schemas';
+import type { ResponseSchemaName } from './response-schemas';
 
 export type { ResponseSchemaName } from './response-schemas';
 

@@ -1,13 +1,10 @@
 /**
  * The page a problem's `type` resolves to (API.md 2.1): `GET /problems/<name>` says what the problem
- * means and what a client should do, from the one catalogue in lib/http/problems.ts. HTML for people
- * following the link, JSON for programs that ask for it.
+ * means and what a client should do, from the one catalogue in lib/api/problems.ts: its JSON, and its
+ * HTML for people following the link (lib/http/document-responses.ts answers either).
  */
-import Negotiator from 'negotiator';
+import { PROBLEM_TYPES, type ProblemType, problemTypeUri } from '../api/problems';
 import { NotFound } from '../domain/errors';
-import { PROBLEM_TYPES, type ProblemType } from '../http/problems';
-import { type ApiResponse, rawOk } from '../http/responses';
-import { problemTypeUri } from './response-schemas';
 
 /** What `GET /problems/{name}` answers in JSON. */
 export interface ProblemTypePage {
@@ -16,25 +13,6 @@ export interface ProblemTypePage {
   status: number;
   description: string;
 }
-
-/**
- * The same for everyone and changed only by a deploy: caches may keep it an hour. Public, and fetched
- * by tools on any origin, as the other self-description documents are.
- */
-const PAGE_HEADERS = {
-  'Cache-Control': 'public, max-age=3600',
-  Vary: 'Accept',
-  'Access-Control-Allow-Origin': '*',
-  'X-Content-Type-Options': 'nosniff',
-};
-
-/** The page may style itself inline and load nothing: it has no script, image or form. */
-const HTML_HEADERS = {
-  ...PAGE_HEADERS,
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'Referrer-Policy': 'no-referrer',
-};
 
 const isProblemType = (name: string): name is ProblemType => Object.hasOwn(PROBLEM_TYPES, name);
 
@@ -87,23 +65,3 @@ See the <a href="${escapeHtml(`${baseUrl}/docs`)}">API reference</a>.</p>
 </body>
 </html>
 `;
-
-const JSON_TYPES = ['application/json', 'application/problem+json'];
-
-/** JSON when `Accept` prefers `application/json` or `application/problem+json` to HTML, else HTML. */
-export const problemPageResponse = (
-  name: string,
-  accept: string | undefined,
-  baseUrl: string,
-): ApiResponse => {
-  const page = problemTypePage(name);
-  const preferred = accept
-    ? new Negotiator({ headers: { accept } }).mediaType(['text/html', ...JSON_TYPES])
-    : undefined;
-  return preferred && JSON_TYPES.includes(preferred)
-    ? rawOk({ contentType: 'application/json; charset=utf-8', content: JSON.stringify(page) }, PAGE_HEADERS)
-    : rawOk(
-        { contentType: 'text/html; charset=utf-8', content: problemTypeHtml(page, baseUrl) },
-        HTML_HEADERS,
-      );
-};

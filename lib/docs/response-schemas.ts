@@ -6,6 +6,7 @@
  * `tsc` here until the schema follows.
  */
 import * as z from 'zod';
+import { PROBLEM_TYPE_NAMES, type ProblemBody, problemTypeUri } from '../api/problems';
 import type { AuditEntry } from '../domain/audit';
 import { CHANGE_TYPES, type ChangeEntry, ENDPOINTS, type ProviderData } from '../domain/change-history';
 import {
@@ -19,7 +20,6 @@ import {
 import type { auditEntryOut, changeHistoryOut, referenceOut, vocabularyOut } from '../domain/representation';
 import { CoreMetaDataOut, localReferenceId, PersonOut } from '../domain/schemas';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
-import { PROBLEM_TYPES, type ProblemBody, type ProblemType } from '../http/problems';
 
 const context = PersonOut.shape['@context'];
 const id = PersonOut.shape.id;
@@ -157,11 +157,6 @@ export const ChangeHistoryOut = z.object({
     .describe('Where the change came from; never cookies, tokens or authorization headers'),
   timestamp: z.iso.datetime(),
 });
-
-export const PROBLEM_TYPE_NAMES = Object.keys(PROBLEM_TYPES) as ProblemType[];
-
-/** The `type` of a problem: a URI reference relative to the API's base (API.md 7). */
-export const problemTypeUri = (type: ProblemType) => `/problems/${type}`;
 
 /** RFC 9457 problem+json as lib/http/problems.ts writes it. */
 export const ProblemOut = z.object({

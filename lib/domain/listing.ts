@@ -238,6 +238,19 @@ export const toStub = ({ id, fullname }: PersonSummary, baseUrl: string, context
 export type Stub = ReturnType<typeof toStub>;
 
 /**
+ * The absolute URL of any page of a list at `path` (below `baseUrl`): its query kept, `page` and
+ * `perPage` set (API.md 6: links keep the other query parameters).
+ */
+export const listPageUrl =
+  (baseUrl: string, path: string, query: string) =>
+  (page: number, perPage: number): string => {
+    const parameters = new URLSearchParams(query);
+    parameters.set('page', String(page));
+    parameters.set('perPage', String(perPage));
+    return `${baseUrl}${path}?${parameters}`;
+  };
+
+/**
  * The PaginatedList envelope (API.md 6). `pageUrl` builds the absolute URL of any page of the same
  * list, keeping the request's other query parameters.
  */

@@ -3,9 +3,11 @@
  * provider and write what it knows into the still-empty SocialAddresses fields. Failures are
  * reported per record (`batchItemFailures`) so only those are delivered again.
  */
+
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { isPersonInsert } from '../api/stream-subscriptions';
 import type { SocialAddressWriter } from '../db/person/social-address-writer';
 import { type Person, primaryEmailOf } from '../domain/person';
 import type { logger as defaultLogger } from '../logger';
@@ -24,10 +26,6 @@ export interface EnrichDeps {
   maxDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
-
-/** Which records enrichment wants: new Person items (the stack's event filter says the same). */
-export const isPersonInsert = (record: DynamoDBRecord): boolean =>
-  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === 'Person';
 
 const personOf = (record: DynamoDBRecord): Person =>
   unmarshall(record.dynamodb?.NewImage as Record<string, AttributeValue>) as Person;

@@ -5,7 +5,7 @@
  * `CORS_ORIGINS`). Both take these lists, so a browser app that works against one works against the
  * other.
  */
-import { ROUTES, servedMethods } from './routes';
+import { ROUTES, servedMethods } from '../api/routes';
 
 /** The request headers a browser may send: the body's type, the requester, conditions, idempotency, auth. */
 export const CORS_ALLOWED_HEADERS = [

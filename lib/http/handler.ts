@@ -6,13 +6,15 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { PROBLEM_TYPES } from '../api/problems';
+import type { RequesterRule } from '../api/requester';
 import type { WriteOptions } from '../db/write/send';
 import type { Links } from '../domain/representation';
 import { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';
 import { type HttpConfig, httpConfigFromEnv } from './config';
-import { PROBLEM_TYPES, problemBody, problemOf } from './problems';
-import { bodyOf, linksFor, providerDataOf, type RequesterRule, requesterOf } from './request';
+import { problemBody, problemOf } from './problems';
+import { bodyOf, linksFor, providerDataOf, requesterOf } from './request';
 import { type ApiResponse, negotiatedType, toHttpResult } from './responses';
 
 type Event = APIGatewayProxyEventV2;

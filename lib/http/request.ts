@@ -4,8 +4,10 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
+import type { RequesterRule } from '../api/requester';
 import type { ProviderData } from '../domain/change-history';
 import { type FieldError, NotFound, PersonNotFound } from '../domain/errors';
+import { listPageUrl } from '../domain/listing';
 import type { Links } from '../domain/representation';
 import { LIMITS, wireErrors } from '../domain/schemas';
 import type { HttpConfig } from './config';
@@ -31,9 +33,6 @@ export const linksFor = (event: APIGatewayProxyEventV2, config: HttpConfig): Lin
   const baseUrl = config.publicBaseUrl ?? `${scheme}://${host}${stagePath}`;
   return { baseUrl, contextUrl: config.schemaContextUrl ?? `${baseUrl}/context.jsonld` };
 };
-
-/** `create` accepts 0 (self-registration); `update` needs an existing person's id (API.md 5.1). */
-export type RequesterRule = 'create' | 'update';
 
 export const requesterOf = (event: APIGatewayProxyEventV2, rule: RequesterRule): number => {
   const raw = headerOf(event, 'x-requester-person');
@@ -225,11 +224,5 @@ export const routePath = (event: APIGatewayProxyEventV2) => {
  * The absolute URL of another page of the same list: this request's path and query, with `page` and
  * `perPage` set (API.md 6: links keep the other query parameters).
  */
-export const pageUrlFor =
-  (event: APIGatewayProxyEventV2, links: Links) =>
-  (page: number, perPage: number): string => {
-    const query = new URLSearchParams(event.rawQueryString ?? '');
-    query.set('page', String(page));
-    query.set('perPage', String(perPage));
-    return `${links.baseUrl}${withoutTrailingSlash(routePath(event))}?${query}`;
-  };
+export const pageUrlFor = (event: APIGatewayProxyEventV2, links: Links) =>
+  listPageUrl(links.baseUrl, withoutTrailingSlash(routePath(event)), event.rawQueryString ?? '');

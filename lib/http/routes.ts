@@ -1,74 +1,8 @@
 /**
- * The route table: every HTTP route of the API and the function (a file in functions/) that serves
- * it. The local server and the CDK stack both route from this table, so they cannot drift.
+ * Matching a request against the route table of lib/api/routes.ts: which route serves it, or why none
+ * does (404, 405 with the methods allowed, OPTIONS).
  */
-
-export type Method = 'GET' | 'POST' | 'PATCH';
-
-/** A method a route answers: its own, and HEAD beside every GET (RFC 9110 9.3.2, API.md 2.1). */
-export type ServedMethod = Method | 'HEAD';
-
-export interface Route {
-  method: Method;
-  /** API Gateway path pattern: `{name}` is a path parameter that matches one segment. */
-  path: string;
-  /** The handler module: `functions/<handler>.ts`, exporting `handler`. */
-  handler: string;
-  /**
-   * The OpenAPI operationId, which names the route's description in lib/docs/operations.ts: the
-   * compiler holds that table to exactly one description per route.
-   */
-  operation: string;
-  /** Self-description routes stay public when deployed (API.md 9); the rest need authorization. */
-  public?: boolean;
-}
-
-const ROUTE_TABLE = [
-  { method: 'GET', path: '/Person', handler: 'list-persons', operation: 'listPersons' },
-  { method: 'POST', path: '/Person', handler: 'create-person', operation: 'createPerson' },
-  { method: 'GET', path: '/Person/{id}', handler: 'get-person', operation: 'getPerson' },
-  { method: 'PATCH', path: '/Person/{id}', handler: 'update-person', operation: 'updatePerson' },
-  { method: 'GET', path: '/Person/{id}/audit', handler: 'list-person-audit', operation: 'listPersonAudit' },
-  { method: 'GET', path: '/Prefix', handler: 'list-prefixes', operation: 'listPrefixes' },
-  { method: 'GET', path: '/Prefix/{id}', handler: 'get-prefix', operation: 'getPrefix' },
-  { method: 'GET', path: '/Suffix', handler: 'list-suffixes', operation: 'listSuffixes' },
-  { method: 'GET', path: '/Suffix/{id}', handler: 'get-suffix', operation: 'getSuffix' },
-  { method: 'GET', path: '/NamePrefix', handler: 'list-name-prefixes', operation: 'listNamePrefixes' },
-  { method: 'POST', path: '/NamePrefix', handler: 'create-name-prefix', operation: 'createNamePrefix' },
-  { method: 'GET', path: '/NamePrefix/{id}', handler: 'get-name-prefix', operation: 'getNamePrefix' },
-  { method: 'PATCH', path: '/NamePrefix/{id}', handler: 'update-name-prefix', operation: 'updateNamePrefix' },
-  { method: 'GET', path: '/NameSuffix', handler: 'list-name-suffixes', operation: 'listNameSuffixes' },
-  { method: 'POST', path: '/NameSuffix', handler: 'create-name-suffix', operation: 'createNameSuffix' },
-  { method: 'GET', path: '/NameSuffix/{id}', handler: 'get-name-suffix', operation: 'getNameSuffix' },
-  { method: 'PATCH', path: '/NameSuffix/{id}', handler: 'update-name-suffix', operation: 'updateNameSuffix' },
-  { method: 'GET', path: '/ChangeHistory', handler: 'list-change-history', operation: 'listChangeHistory' },
-  {
-    method: 'GET',
-    path: '/ChangeHistory/{id}',
-    handler: 'get-change-history',
-    operation: 'getChangeHistory',
-  },
-  { method: 'GET', path: '/openapi.json', handler: 'get-openapi', operation: 'getOpenApi', public: true },
-  {
-    method: 'GET',
-    path: '/schema/Person',
-    handler: 'get-person-schema',
-    operation: 'getPersonSchema',
-    public: true,
-  },
-  { method: 'GET', path: '/context.jsonld', handler: 'get-context', operation: 'getContext', public: true },
-  { method: 'GET', path: '/docs', handler: 'get-docs', operation: 'getDocs', public: true },
-  { method: 'GET', path: '/docs/{asset}', handler: 'get-docs', operation: 'getDocsAsset', public: true },
-  { method: 'GET', path: '/problems/{name}', handler: 'get-problem', operation: 'getProblem', public: true },
-] as const satisfies readonly Route[];
-
-export const ROUTES: readonly Route[] = ROUTE_TABLE;
-
-/** The operationIds of the route table. */
-export type OperationId = (typeof ROUTE_TABLE)[number]['operation'];
-
-/** Serves every request no route matches (API Gateway's `$default` route): 404, or 405 with `Allow`. */
-export const FALLBACK_HANDLER = 'route-not-found';
+import { ROUTES, type Route, type ServedMethod, servedMethods } from '../api/routes';
 
 const segments = (path: string) => path.split('/').slice(1);
 
@@ -98,10 +32,6 @@ export const matchPath = (pattern: string, path: string): Record<string, string>
   }
   return parameters;
 };
-
-/** The methods a route answers: HEAD wherever GET, with the same handler, authorizer and answer. */
-export const servedMethods = (route: Route): ServedMethod[] =>
-  route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
 
 export type RouteMatch =
   | {

@@ -8,8 +8,12 @@ import { jsonLdContext, termBaseOf } from '../docs/context';
 import type { JsonSchema } from '../docs/json-schema';
 import { type OpenApiDocument, withServer } from '../docs/openapi';
 import { personSchemaAt } from '../docs/person-schema';
-import { problemPageResponse } from '../docs/problem-page';
-import { docsAssetResponse, docsPageResponse, documentResponse } from '../docs/serve';
+import {
+  docsAssetResponse,
+  docsPageResponse,
+  documentResponse,
+  problemPageResponse,
+} from './document-responses';
 import { readHandler } from './handler';
 import { headerOf, routePath } from './request';
 

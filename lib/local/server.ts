@@ -21,9 +21,11 @@ import type {
   Context,
 } from 'aws-lambda';
 import cors from 'cors';
+import { PROBLEM_TYPES, type ProblemType } from '../api/problems';
+import { FALLBACK_HANDLER, ROUTES, type Route } from '../api/routes';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../http/cors';
-import { PROBLEM_TYPES, type ProblemType, problemBody, problemOf } from '../http/problems';
-import { FALLBACK_HANDLER, matchRoute, ROUTES, type Route } from '../http/routes';
+import { problemBody, problemOf } from '../http/problems';
+import { matchRoute } from '../http/routes';
 import { toApiGatewayEvent, writeResult } from './http-events';
 import { lambdaContext } from './lambda-context';
 

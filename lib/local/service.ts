@@ -3,9 +3,9 @@
  * the stream consumers, started together and stopped together.
  */
 import type { AddressInfo } from 'node:net';
+import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
 import { documentClient } from '../db/table/client';
 import { corsOriginsFrom } from '../http/cors';
-import { STREAM_SUBSCRIPTIONS } from '../stream-subscriptions';
 import {
   type DynamoLocal,
   ensureTable,

@@ -9,7 +9,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { z } from 'zod';
-import { PROBLEM_TYPES } from '../../lib/http/problems';
+import { PROBLEM_TYPES } from '../../lib/api/problems';
 import { createTestTable, type TestTable } from '../support/dynamo';
 import { lambdaContext } from '../support/events';
 import { checkInvariants, type Item, snapshot } from '../support/invariants';

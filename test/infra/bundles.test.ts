@@ -14,9 +14,9 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FILE, BUNDLE_SETTINGS, entryOf, esbuildOptions } from '../../infra/bundling';
 import { ENTRY_METADATA, PROJECT_ROOT } from '../../infra/service-function';
+import { FALLBACK_HANDLER, ROUTES } from '../../lib/api/routes';
+import { STREAM_SUBSCRIPTIONS } from '../../lib/api/stream-subscriptions';
 import { SWAGGER_UI_FILES } from '../../lib/docs/docs-page';
-import { FALLBACK_HANDLER, ROUTES } from '../../lib/http/routes';
-import { STREAM_SUBSCRIPTIONS } from '../../lib/stream-subscriptions';
 import { serviceFunctions, synthesize } from './support';
 
 const MAX_BUNDLE_BYTES = 1024 * 1024;

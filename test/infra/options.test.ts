@@ -3,9 +3,9 @@ import { App } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stackConfigFromContext } from '../../infra/config';
+import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../../lib/http/cors';
-import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/http/routes';
 import {
   only,
   permissionsOf,

@@ -1,9 +1,9 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
+import { STREAM_SUBSCRIPTIONS } from '../../lib/api/stream-subscriptions';
 import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
-import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/http/routes';
-import { STREAM_SUBSCRIPTIONS } from '../../lib/stream-subscriptions';
 import { type Json, only, type Resource, resourcesOf, serviceFunctions, synthesize } from './support';
 
 let template: Template;

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { FALLBACK_HANDLER, ROUTES } from '../../lib/http/routes';
+import { FALLBACK_HANDLER, ROUTES } from '../../lib/api/routes';
 import { useLocalTable } from '../../lib/local/dynamo-local';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import { createTestTable } from '../support/dynamo';

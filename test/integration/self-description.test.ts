@@ -25,6 +25,7 @@ import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes
 import { handler as routeNotFound } from '../../functions/route-not-found';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
+import { ROUTES } from '../../lib/api/routes';
 import { auditLog } from '../../lib/db/history/audit-log';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { personList } from '../../lib/db/person/person-list';
@@ -33,7 +34,6 @@ import { folderAssets } from '../../lib/docs/assets';
 import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';
 import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
-import { ROUTES } from '../../lib/http/routes';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, lambdaContext } from '../support/events';
 import { schemaValidator } from '../support/json-schema';

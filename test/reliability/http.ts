@@ -2,8 +2,9 @@
  * A recording HTTP client for the reliability runs: every request and its answer (status, media type,
  * `Retry-After`, parsed body, timing) is kept, so the checks afterwards reason over the whole history.
  */
+
+import type { ProblemBody } from '../../lib/api/problems';
 import type { PersonOut } from '../../lib/domain/schemas';
-import type { ProblemBody } from '../../lib/http/problems';
 
 /** What a request was for: the kinds the figures are broken down by. */
 export type RequestKind =

@@ -85,6 +85,25 @@ describe('the layers of lib/', () => {
     ).toEqual([]);
   });
 
+  it("keep the API's catalogues as data: lib/api loads nothing and names only lib/domain and itself", () => {
+    expect(importing(inLayer('lib/api'), () => true)).toEqual([]);
+    const named = inLayer('lib/api').flatMap((file) =>
+      (typeGraph.get(file) ?? [])
+        .filter((target) => target.startsWith('lib/') && !/^lib\/(api|domain)\//.test(target))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(named).toEqual([]);
+  });
+
+  it('keep the documents apart from the HTTP edge: lib/docs names nothing of lib/http, types included', () => {
+    const named = inLayer('lib/docs').flatMap((file) =>
+      (typeGraph.get(file) ?? [])
+        .filter((target) => target.startsWith('lib/http/'))
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(named).toEqual([]);
+  });
+
   it('keep storage below the HTTP edge: lib/db imports nothing of lib/http, lib/docs or lib/local', () => {
     expect(importing(inLayer('lib/db'), (target) => /^lib\/(http|docs|local)\//.test(target))).toEqual([]);
   });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { PROBLEM_TYPES } from '../../../lib/api/problems';
+import { type OperationId, ROUTES } from '../../../lib/api/routes';
 import { type OpenApiDocument, openApiDocument, withServer } from '../../../lib/docs/openapi';
 import { OPERATIONS, type OperationDoc } from '../../../lib/docs/operations';
 import { RESPONSE_SCHEMAS } from '../../../lib/docs/response-schemas';
@@ -30,8 +32,7 @@ import {
   type VocabularyKind,
   vocabularyBody,
 } from '../../../lib/domain/vocabulary';
-import { PROBLEM_TYPES } from '../../../lib/http/problems';
-import { matchRoute, type OperationId, ROUTES } from '../../../lib/http/routes';
+import { matchRoute } from '../../../lib/http/routes';
 import { schemaValidator } from '../../support/json-schema';
 
 const document = openApiDocument();

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/get-problem';
+import { PROBLEM_TYPES, type ProblemType } from '../../../lib/api/problems';
 import { escapeHtml, problemTypeHtml } from '../../../lib/docs/problem-page';
-import { PROBLEM_TYPES, type ProblemType } from '../../../lib/http/problems';
 import { httpEvent, lambdaContext } from '../../support/events';
 
 const NAMES = Object.keys(PROBLEM_TYPES) as ProblemType[];

@@ -3,7 +3,8 @@
  * OPTIONS on a path that has routes answered with its methods rather than refused (RFC 9110 9.3.7).
  */
 import { describe, expect, it } from 'vitest';
-import { matchRoute, ROUTES, type Route, servedMethods } from '../../../lib/http/routes';
+import { ROUTES, type Route, servedMethods } from '../../../lib/api/routes';
+import { matchRoute } from '../../../lib/http/routes';
 
 const concrete = (path: string) => path.replace(/\{\w+\}/g, '12');
 

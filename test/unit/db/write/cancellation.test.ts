@@ -1,5 +1,6 @@
 import type { AttributeValue, CancellationReason } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { PROBLEM_TYPES } from '../../../../lib/api/problems';
 import type { ActionRole } from '../../../../lib/db/write/actions';
 import { type CancellationOutcome, decodeCancellation } from '../../../../lib/db/write/cancellation';
 import {
@@ -10,7 +11,7 @@ import {
   ValidationFailed,
 } from '../../../../lib/domain/errors';
 import type { VocabularyKind } from '../../../../lib/domain/vocabulary';
-import { PROBLEM_TYPES, problemOf } from '../../../../lib/http/problems';
+import { problemOf } from '../../../../lib/http/problems';
 
 const none: CancellationReason = { Code: 'None' };
 const conflict: CancellationReason = {

@@ -4,7 +4,10 @@
  * Local's stream.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
-import { isPersonInsert } from './enrichment/enrich-records';
+
+/** Which records enrichment wants: new Person items (the filter pattern below says the same). */
+export const isPersonInsert = (record: DynamoDBRecord): boolean =>
+  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === 'Person';
 
 export interface StreamSubscription {
   /** The handler module: `functions/<handler>.ts`, exporting `handler`. */

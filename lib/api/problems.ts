@@ -1,0 +1,125 @@
+/**
+ * The problem types of the API (API.md 7): each one's status, title and description, and the shape of a
+ * problem+json body. Data only: lib/http maps errors onto these, lib/docs describes them and serves
+ * their pages, and neither owns them.
+ */
+
+/** Each problem type's status and title: the catalogue of API.md 7. */
+const STATUS_AND_TITLE = {
+  'validation-error': { status: 400, title: 'The request is not valid' },
+  'missing-requester': { status: 400, title: 'The x-requester-person header is required' },
+  'invalid-requester': { status: 400, title: 'The x-requester-person header is not a valid person id' },
+  'unknown-requester': { status: 403, title: 'The requester is not a person' },
+  'not-found': { status: 404, title: 'Not found' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
+  'request-timeout': { status: 408, title: 'The request did not arrive in time' },
+  'duplicate-email': { status: 409, title: 'Email address already in use' },
+  'duplicate-name': { status: 409, title: 'A person with this name and no email already exists' },
+  'duplicate-abbreviation': { status: 409, title: 'Another entry has this abbreviation' },
+  'precondition-failed': {
+    status: 412,
+    title: "The object is not in the state the request's precondition requires",
+  },
+  'payload-too-large': { status: 413, title: 'The request body is too large' },
+  'unsupported-media-type': { status: 415, title: 'The request body must be JSON' },
+  'headers-too-large': { status: 431, title: 'The request line and headers are too large' },
+  unavailable: { status: 503, title: 'The service is temporarily unavailable' },
+  'internal-error': { status: 500, title: 'Internal error' },
+} as const;
+
+/**
+ * What each problem type means and what a client should do about it: the page that its `type`
+ * (`/problems/<name>`) resolves to. Kept beside the catalogue, one entry per type: the compiler refuses
+ * a type without one. `code spans` are set as code on the HTML page.
+ */
+const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
+  'validation-error':
+    'The body or the query string breaks a rule of the API: JSON that does not parse, a body that is ' +
+    'empty or not valid UTF-8, a value of the wrong type or past a limit, a Person without a Name, a ' +
+    'property or query parameter the operation does not know. `detail` says what is wrong and each entry ' +
+    'of `errors` points at the offending value with a JSON Pointer (`path`). Correct the request; sending ' +
+    'it again unchanged gets the same answer.',
+  'missing-requester':
+    'A POST or PATCH came without the `x-requester-person` header, which names the person making the ' +
+    'change (every write is attributed to someone). Send it with the id of that person, or `0` on a ' +
+    'POST /Person by which a person registers themselves.',
+  'invalid-requester':
+    'The `x-requester-person` header is not a non-negative whole number, or it is `0` where only an ' +
+    'existing person may write (`0` is for a person registering themselves with POST /Person). Send ' +
+    'the id of the person making the change.',
+  'unknown-requester':
+    'The `x-requester-person` header names no person, and no write is attributed to nobody. Send the ' +
+    'id of an existing person; a new person can register themselves with POST /Person and `0`.',
+  'not-found':
+    'Nothing is at this URL: no person, vocabulary entry or change with that id, or no route at that ' +
+    'path. Check the id and the path; the ids in `@id` links and `existing` are the ones to use.',
+  'method-not-allowed':
+    'The resource exists but does not take this method. The `Allow` header lists the methods it takes.',
+  'request-timeout':
+    'The request line, headers or body did not arrive within the time the server waits for them. Send ' +
+    'the request again, whole.',
+  'duplicate-email':
+    'An email address of the request is already used by another person, or twice in this one: email ' +
+    'addresses are unique across the service, compared trimmed and without regard to case. Each entry ' +
+    'of `errors` points at the address and, for another person, links that person in `existing`: use ' +
+    'or update that record instead of creating a duplicate, or send another address. Nothing was written.',
+  'duplicate-name':
+    'Another person without an email address already has this primary name (compared without regard to ' +
+    'case and accents), and a person without an email is told apart by name alone. `existing` links that ' +
+    'person: use or update that record, or give the new person an email address. Nothing was written.',
+  'duplicate-abbreviation':
+    'Another entry of this vocabulary (NamePrefix or NameSuffix) already has this abbreviation, compared ' +
+    'without regard to case and accents. Use that entry, whose link is in `existing`, or choose another ' +
+    'abbreviation. Nothing was written.',
+  'precondition-failed':
+    'A condition of the request does not hold, so nothing was changed: `If-Match` names another version ' +
+    'than the current one (someone changed the object since you read it), or a weak or malformed tag, ' +
+    'which never matches a write; or `If-None-Match` names a version of an object that exists. The ' +
+    '`ETag` header of the answer is the current version: read the object again, apply your change to it ' +
+    'and send it with that tag.',
+  'payload-too-large':
+    'The request body is larger than the API takes (256 KiB for a Person or vocabulary entry). Send a ' +
+    'smaller body; a person with very many items can be built up over several PATCH requests.',
+  'unsupported-media-type':
+    'The body of a POST or PATCH is not sent as JSON. Send it with `Content-Type: application/json` (or ' +
+    '`application/ld+json`); other formats, JSON Patch and JSON Merge Patch included, are not taken.',
+  'headers-too-large':
+    'The request line and headers together are larger than the server reads. Send fewer or shorter ' +
+    'headers, or a shorter query string.',
+  unavailable:
+    'The storage behind the service is busy or out of reach for a moment. Wait the seconds the ' +
+    '`Retry-After` header names and send the request again.',
+  'internal-error':
+    'Something failed inside the service. The error is logged with the request id; the answer says ' +
+    'nothing more on purpose. Sending the request again may work; if it keeps failing, report the time ' +
+    'and the request.',
+};
+
+const withDescriptions = <T extends Record<string, { status: number; title: string }>>(
+  types: T,
+  descriptions: Record<keyof T, string>,
+) =>
+  Object.fromEntries(
+    Object.entries(types).map(([name, type]) => [name, { ...type, description: descriptions[name] }]),
+  ) as { [K in keyof T]: T[K] & { description: string } };
+
+/** The problem types of API.md 7: status, title and description of each. */
+export const PROBLEM_TYPES = withDescriptions(STATUS_AND_TITLE, DESCRIPTIONS);
+
+export type ProblemType = keyof typeof PROBLEM_TYPES;
+
+/** Every problem type, in the catalogue's order. */
+export const PROBLEM_TYPE_NAMES = Object.keys(PROBLEM_TYPES) as ProblemType[];
+
+/** The `type` of a problem: a URI reference relative to the API's base (API.md 2.1 and 7). */
+export const problemTypeUri = (type: ProblemType) => `/problems/${type}`;
+
+/** An RFC 9457 problem+json body as the API answers it. */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  errors?: { path: string; message: string; existing?: string }[];
+}
