@@ -4,4 +4,4 @@ import { createPersonHandler } from '../lib/http/person-handlers';
 /** POST /Person */
 export const buildHandler = createPersonHandler;
 
-export const handler = buildHandler({ people: personRepositoryFromEnv() });
+export const handler = buildHandler({ persons: personRepositoryFromEnv() });

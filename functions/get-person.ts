@@ -4,4 +4,4 @@ import { getPersonHandler } from '../lib/http/person-handlers';
 /** GET /Person/{id} */
 export const buildHandler = getPersonHandler;
 
-export const handler = buildHandler({ people: personRepositoryFromEnv() });
+export const handler = buildHandler({ persons: personRepositoryFromEnv() });

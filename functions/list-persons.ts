@@ -4,4 +4,4 @@ import { listPersonsHandler } from '../lib/http/person-handlers';
 /** GET /Person */
 export const buildHandler = listPersonsHandler;
 
-export const handler = buildHandler({ persons: personListFromEnv() });
+export const handler = buildHandler({ personList: personListFromEnv() });

@@ -4,4 +4,4 @@ import { updatePersonHandler } from '../lib/http/person-handlers';
 /** PATCH /Person/{id} */
 export const buildHandler = updatePersonHandler;
 
-export const handler = buildHandler({ people: personRepositoryFromEnv() });
+export const handler = buildHandler({ persons: personRepositoryFromEnv() });

@@ -19,7 +19,7 @@ export const BUNDLE_SETTINGS = {
   format: 'esm',
   /**
    * White space and syntax minified, identifiers kept: a stack trace in the logs names the real
-   * functions (`sendWrite`, `mergePerson`) without `--enable-source-maps`, which cost every cold start
+   * functions (`sendWrite`, `applyPatch`) without `--enable-source-maps`, which cost every cold start
    * about 20 ms (parsing a 2 MB map: `npm run bench -- --only cold` measures it). Kept names cost the
    * import nothing measurable (create-person: 128 ms either way, medians of 21).
    */

@@ -27,7 +27,7 @@ import {
   postingKey,
   vocabularyPartition,
 } from '../lib/db/table/keys';
-import type { Endpoint } from '../lib/domain/change-history';
+import type { ResourceType } from '../lib/domain/change-history';
 import type { ClaimField } from '../lib/domain/person';
 import type { VocabularyKind } from '../lib/domain/vocabulary';
 
@@ -66,18 +66,18 @@ export const claimsOf = (field: ClaimField, { literalOnly = false } = {}): strin
 /** A vocabulary's one partition, exactly (`VOCABULARY#NamePrefix`): never the other kind's. */
 export const vocabularyOf = (kind: VocabularyKind): string => vocabularyPartition(kind);
 
-/** The change counters of an endpoint, each shard's by name (never the id or person counter). */
+/** The change counters of a resource type, each shard's by name (never the id or person counter). */
 /** The person counters a create adds to (the legacy `COUNTER#persons` is only read). */
 export const PERSON_COUNTER_SHARDS: readonly string[] = PERSON_COUNTER_KEYS.filter(
   (key) => key !== LEGACY_PERSON_COUNTER,
 ).map(({ pk }) => pk);
 
-export const changeCountersOf = (endpoint: Endpoint): string[] =>
+export const changeCountersOf = (endpoint: ResourceType): string[] =>
   Array.from({ length: CHANGE_SHARDS[endpoint] }, (_, shard) => changeCounterKey(endpoint, shard).pk);
 
 const PERSONS = partitionsLike(personKey(0));
 /** History partitions: a Person's is the person's own (`PERSON#*`), a vocabulary entry's its own. */
-const HISTORY: Record<Endpoint, string> = {
+const HISTORY: Record<ResourceType, string> = {
   Person: partitionsLike(historyKey('Person', 0, 1)),
   NamePrefix: partitionsLike(historyKey('NamePrefix', 0, 1)),
   NameSuffix: partitionsLike(historyKey('NameSuffix', 0, 1)),

@@ -1,6 +1,6 @@
 /**
  * The examples of the OpenAPI document's success responses, built by the service's own builders (the
- * merge, the representation, the list envelopes, the link builder) from one sample: the person the
+ * patch, the representation, the list envelopes, the link builder) from one sample: the person the
  * create example of operations.ts makes, changed by its PATCH example, and the seeded vocabularies. So
  * an example cannot show a field, a value or a link the service does not answer, and the request and
  * response examples tell one story: the PATCH example changes the Email that GET shows.
@@ -8,12 +8,12 @@
 import type { OperationId } from '../api/routes';
 import {
   type ChangeEntry,
-  type ProviderData,
   personChangeEntry,
+  type RequestOrigin,
   toAuditEntry,
 } from '../domain/change-history';
 import { listPageUrl, offsetList, type PageRequest, paginatedList, toStub } from '../domain/listing';
-import { mergePerson } from '../domain/merge';
+import { applyPatch } from '../domain/patch';
 import type { Abbreviations, Person } from '../domain/person';
 import {
   auditEntryOut,
@@ -25,7 +25,7 @@ import {
 } from '../domain/representation';
 import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
 import {
-  mergeEntry,
+  applyEntryPatch,
   SEEDED_VOCABULARY,
   seededEntry,
   VOCABULARIES,
@@ -60,7 +60,7 @@ const ENTRY_CHANGED_AT = '2026-11-23T10:20:00.000Z';
 const PERSON_ID = 30863;
 
 /** Where a change came from, as an IAM-authorized request through API Gateway records it. */
-const provider = (requestId: string): ProviderData => ({
+const origin = (requestId: string): RequestOrigin => ({
   request_id: requestId,
   user_agent: 'curl/8.5.0',
   caller: 'arn:aws:iam::123456789012:user/records-steward',
@@ -108,13 +108,13 @@ const SEEDED_ABBREVIATIONS: Abbreviations = {
 // ---------------------------------------------------------------------------------------------------
 
 /**
- * The create example of operations.ts, merged as POST /Person merges it. Its Name and Email get API.md
+ * The create example of operations.ts, applied as POST /Person applies it. Its Name and Email get API.md
  * 3's ids (689, 610), which the PATCH example names.
  */
 const created = (() => {
   const body = CreatePersonBody.parse(OPERATIONS.createPerson.body?.example);
   const changeId = 30864;
-  const merge = mergePerson(null, body, {
+  const patched = applyPatch(null, body, {
     requester: 0,
     now: CREATED_AT,
     nextId: idsOf([PERSON_ID, 689, 610]),
@@ -122,28 +122,28 @@ const created = (() => {
     abbreviations: SEEDED_ABBREVIATIONS,
   });
   const entry = personChangeEntry(
-    merge,
+    patched,
     changeId,
-    merge.person.CoreMetaData.created_by,
+    patched.person.CoreMetaData.created_by,
     CREATED_AT,
-    provider('Q0dbpj2yIAMEbGw='),
+    origin('Q0dbpj2yIAMEbGw='),
   );
-  return { person: merge.person, tombstones: merge.tombstones, entry };
+  return { person: patched.person, tombstones: patched.tombstones, entry };
 })();
 
 /** The PATCH example of operations.ts applied to the created person by the person itself. */
 const changed = (() => {
   const body = PatchPersonBody.parse(OPERATIONS.updatePerson.body?.example);
   const changeId = 30903;
-  const merge = mergePerson(created.person, body, {
+  const patched = applyPatch(created.person, body, {
     requester: PERSON_ID,
     now: CHANGED_AT,
     nextId: idsOf([30901, 30902]),
     changeId,
     abbreviations: SEEDED_ABBREVIATIONS,
   });
-  const entry = personChangeEntry(merge, changeId, PERSON_ID, CHANGED_AT, provider('Q0kQ5hZKIAMEb7A='));
-  return { person: merge.person, tombstones: merge.tombstones, entry };
+  const entry = personChangeEntry(patched, changeId, PERSON_ID, CHANGED_AT, origin('Q0kQ5hZKIAMEb7A='));
+  return { person: patched.person, tombstones: patched.tombstones, entry };
 })();
 
 const createdOut = toPersonOut(created.person, LINKS, created.tombstones);
@@ -187,12 +187,12 @@ const vocabularyExamples = (kind: VocabularyKind) => {
   const shown = entries.find(({ id }) => id === SHOWN_SEEDED_ID[kind]) as VocabularyEntry;
   const operations = OPERATIONS[`create${kind}`];
   const [id, createId, changeId] = kind === 'NamePrefix' ? [30911, 30912, 30915] : [30913, 30914, 30916];
-  const added = mergeEntry(kind, null, id, vocabularyBody(kind, true).parse(operations.body?.example), {
+  const added = applyEntryPatch(kind, null, id, vocabularyBody(kind, true).parse(operations.body?.example), {
     requester: PERSON_ID,
     now: ENTRY_CREATED_AT,
     changeId: createId,
   }).entry;
-  const patched = mergeEntry(
+  const patched = applyEntryPatch(
     kind,
     added,
     id,

@@ -8,7 +8,7 @@
 import * as z from 'zod';
 import { PROBLEM_TYPE_NAMES, type ProblemBody, problemTypeUri } from '../api/problems';
 import type { AuditEntry } from '../domain/audit';
-import { CHANGE_TYPES, type ChangeEntry, ENDPOINTS, type ProviderData } from '../domain/change-history';
+import { CHANGE_TYPES, type ChangeEntry, RESOURCE_TYPES, type RequestOrigin } from '../domain/change-history';
 import {
   LIST_DEFAULTS,
   MAX_CHANGES_PER_PAGE,
@@ -134,7 +134,7 @@ export const ChangeHistoryOut = z.object({
   '@type': z.literal('ChangeHistory'),
   '@id': z.url(),
   id: id.describe('Named by the CoreMetaData `created_audit_id`/`modified_audit_id` of the object'),
-  endpoint: z.enum(ENDPOINTS).describe('The kind of object that changed'),
+  endpoint: z.enum(RESOURCE_TYPES).describe('The kind of object that changed'),
   object_id: id.describe('The id of the object that changed'),
   person_fk: id.nullable().describe('The person who asked; null for the service (seed, enrichment)'),
   organization_fk: z.null(),
@@ -153,7 +153,7 @@ export const ChangeHistoryOut = z.object({
         .string()
         .nullable()
         .describe('The authenticated caller: an IAM principal ARN or a JWT subject'),
-    } satisfies Record<keyof ProviderData, z.ZodType>)
+    } satisfies Record<keyof RequestOrigin, z.ZodType>)
     .describe('Where the change came from; never cookies, tokens or authorization headers'),
   timestamp: z.iso.datetime(),
 });

@@ -4,11 +4,16 @@
  * an entry never holds two copies of a large person (DynamoDB's 400 KB item limit).
  */
 import type { AuditAction, AuditEntry } from './audit';
-import type { MergeResult } from './merge';
+import type { PatchResult } from './patch';
 import type { VocabularyKind } from './vocabulary';
 
-export type Endpoint = 'Person' | VocabularyKind;
-export const ENDPOINTS = ['Person', 'NamePrefix', 'NameSuffix'] as const satisfies readonly Endpoint[];
+/** The kind of object an entry records a change of: its `endpoint` on the wire and in queries. */
+export type ResourceType = 'Person' | VocabularyKind;
+export const RESOURCE_TYPES = [
+  'Person',
+  'NamePrefix',
+  'NameSuffix',
+] as const satisfies readonly ResourceType[];
 
 /** GRC's `type` of an entry: the HTTP method of the change, or ENRICH for the service's own. */
 export const CHANGE_TYPES = { create: 'POST', update: 'PATCH', enrich: 'ENRICH' } as const satisfies Record<
@@ -18,19 +23,20 @@ export const CHANGE_TYPES = { create: 'POST', update: 'PATCH', enrich: 'ENRICH' 
 
 /**
  * Where a change came from: the request id, the user agent and the authenticated caller (an IAM
- * principal ARN or a JWT subject). Never cookies, tokens or authorization headers.
+ * principal ARN or a JWT subject). Never cookies, tokens or authorization headers. On the wire it is the
+ * entry's `provider_data`, GRC's name for it.
  */
-export interface ProviderData {
+export interface RequestOrigin {
   request_id: string | null;
   user_agent: string | null;
   caller: string | null;
 }
 
-export const NO_PROVIDER_DATA: ProviderData = { request_id: null, user_agent: null, caller: null };
+export const NO_ORIGIN: RequestOrigin = { request_id: null, user_agent: null, caller: null };
 
 export interface ChangeEntry {
   id: number;
-  endpoint: Endpoint;
+  endpoint: ResourceType;
   object_id: number;
   /** The object's version this change made: entries of one object are numbered 1, 2, 3, ... */
   version: number;
@@ -39,7 +45,7 @@ export interface ChangeEntry {
   requester: number | null;
   at: string;
   changed: string[];
-  provider_data: ProviderData;
+  provider_data: RequestOrigin;
 }
 
 /** The older per-person view of the same entry (`GET /Person/{id}/audit`, API.md 6). */
@@ -54,19 +60,19 @@ export const toAuditEntry = ({ id, object_id, action, requester, at, changed }: 
 
 /** The ChangeHistory entry of a create or a PATCH of a person. */
 export const personChangeEntry = (
-  merge: MergeResult,
+  patched: PatchResult,
   changeId: number,
   requester: number,
   now: string,
-  provider: ProviderData = NO_PROVIDER_DATA,
+  origin: RequestOrigin = NO_ORIGIN,
 ): ChangeEntry => ({
   id: changeId,
   endpoint: 'Person',
-  object_id: merge.person.id,
-  version: merge.person.CoreMetaData.version,
-  action: merge.person.CoreMetaData.version === 1 ? 'create' : 'update',
+  object_id: patched.person.id,
+  version: patched.person.CoreMetaData.version,
+  action: patched.person.CoreMetaData.version === 1 ? 'create' : 'update',
   requester,
   at: now,
-  changed: merge.changed,
-  provider_data: provider,
+  changed: patched.changed,
+  provider_data: origin,
 });

@@ -3,7 +3,7 @@
  * Person, and the PaginatedList envelope every paged endpoint answers with.
  */
 import * as z from 'zod';
-import { ENDPOINTS } from './change-history';
+import { RESOURCE_TYPES } from './change-history';
 import { fullnameOfPerson, type Person } from './person';
 import { personUrl } from './representation';
 import { LIMITS, wellFormed } from './schemas';
@@ -168,7 +168,7 @@ export const MAX_CHANGES_PER_PAGE = 100;
 
 /** `GET /ChangeHistory`: GRC's `endpoint` and `object_id` filters, newest first unless `sort_dir=1`. */
 export const ChangeHistoryQuery = listQuery(
-  { endpoint: z.enum(ENDPOINTS).optional(), object_id: integer(1, 999_999_999).optional() },
+  { endpoint: z.enum(RESOURCE_TYPES).optional(), object_id: integer(1, 999_999_999).optional() },
   MAX_CHANGES_PER_PAGE,
 );
 

@@ -52,7 +52,7 @@ export type Person = {
   CoreMetaData: CoreMetaData;
 } & { [N in SetName]: Item<N>[] };
 
-/** A Person with nothing in it yet: what a create merges its body onto. */
+/** A Person with nothing in it yet: what a create applies its body to. */
 export const emptyPerson = (id: number): Person => ({
   id,
   fullname: '',

@@ -3,9 +3,9 @@
  * `email`, example objects in empty sets, and the echo of deleted elements' `local_reference_id`s.
  */
 import type { AuditEntry } from './audit';
-import { CHANGE_TYPES, type ChangeEntry, type Endpoint } from './change-history';
+import { CHANGE_TYPES, type ChangeEntry, type ResourceType } from './change-history';
 import { recordChecksum } from './checksum';
-import type { Tombstone, Tombstones } from './merge';
+import type { Tombstone, Tombstones } from './patch';
 import { fullnameOfPerson, type Person, primaryEmailOf } from './person';
 import { strongTag } from './preconditions';
 import {
@@ -85,7 +85,7 @@ export const referenceOut = (kind: VocabularyKind, entry: VocabularyEntry, links
 };
 
 /** A stored object (a ChangeHistory snapshot) as its GET shows it; null stays null. */
-const objectOut = (endpoint: Endpoint, object: unknown, links: Links) => {
+const objectOut = (endpoint: ResourceType, object: unknown, links: Links) => {
   if (object == null) return null;
   return endpoint === 'Person'
     ? toPersonOut(object as Person, links)

@@ -1,6 +1,6 @@
 /**
  * The wire format as zod schemas: the single source for request validation and, later, for the
- * OpenAPI and JSON Schema documents. Field lists of the sub-object sets live here too, so the merge,
+ * OpenAPI and JSON Schema documents. Field lists of the sub-object sets live here too, so the patch,
  * the representation and the schemas cannot disagree on what a Name or an Email holds.
  */
 import * as z from 'zod';
@@ -106,7 +106,7 @@ export const wireErrors: z.core.$ZodErrorMap = (issue) => {
   }
 };
 
-/** A Person's one requirement beyond types (API.md 5.2), said the same by the schema and the merge. */
+/** A Person's one requirement beyond types (API.md 5.2), said the same by the schema and the patch. */
 export const NAME_REQUIRED =
   'A Person needs at least one Name: first_name and last_name, or freeform_name, as in {"Names": {"@set": [{"first_name": "Ada", "last_name": "Lovelace"}]}}';
 
@@ -386,7 +386,7 @@ const personBodyShape = {
 /** PATCH /Person/{id}: the object from GET with changes; everything optional. */
 export const PatchPersonBody = closedObject(personBodyShape);
 
-/** POST /Person: like PATCH, but a Name is required (the merge checks that one is more than an example). */
+/** POST /Person: like PATCH, but a Name is required (the patch checks that one is more than an example). */
 export const CreatePersonBody = closedObject({ ...personBodyShape, Names: inputSet('Names', NAME_REQUIRED) });
 
 export type PersonBody = z.output<typeof PatchPersonBody>;

@@ -1,5 +1,5 @@
 /**
- * Small text rules shared by validation, the merge, uniqueness and (later) listing.
+ * Small text rules shared by validation, the patch, uniqueness and (later) listing.
  * Pure: no I/O, no AWS.
  */
 

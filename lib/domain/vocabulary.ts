@@ -122,7 +122,7 @@ export interface EntryWriteContext {
   changeId: number;
 }
 
-export interface EntryMerge {
+export interface EntryPatchResult {
   entry: VocabularyEntry;
   changed: string[];
   take: (Claim & { path: string })[];
@@ -136,13 +136,13 @@ export const abbreviationClaim = (kind: VocabularyKind, abbreviation: string): C
 });
 
 /** Applies a POST (stored null, with the new id) or PATCH body to an entry. */
-export const mergeEntry = (
+export const applyEntryPatch = (
   kind: VocabularyKind,
   stored: VocabularyEntry | null,
   id: number,
   body: VocabularyBody,
   context: EntryWriteContext,
-): EntryMerge => {
+): EntryPatchResult => {
   const term = body[VOCABULARIES[kind].term];
   const next: VocabularyEntry = {
     id,
@@ -193,7 +193,7 @@ export const mergeEntry = (
 
 /** A seeded entry as stored: created by nobody, at the time of the seed. */
 export const seededEntry = (kind: VocabularyKind, entry: SeedEntry, now: string, changeId: number) =>
-  mergeEntry(
+  applyEntryPatch(
     kind,
     null,
     entry.id,

@@ -14,7 +14,7 @@ import { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';
 import { type HttpConfig, httpConfigFromEnv } from './config';
 import { problemBody, problemOf } from './problems';
-import { bodyOf, linksFor, providerDataOf, requesterOf } from './request';
+import { bodyOf, linksFor, originOf, requesterOf } from './request';
 import { type ApiResponse, negotiatedType, toHttpResult } from './responses';
 
 type Event = APIGatewayProxyEventV2;
@@ -134,7 +134,7 @@ export const writeHandler = <S extends z.ZodType>(
           requester: requesterOf(event, requester),
           body: bodyOf(event, body),
           write: {
-            provider: providerDataOf(event),
+            origin: originOf(event),
             deadline: retryDeadline(context.getRemainingTimeInMillis()),
           },
         }),

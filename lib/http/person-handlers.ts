@@ -16,35 +16,35 @@ import { personIdOf, queryOf } from './request';
 import { notModified, personCreated, personOk } from './responses';
 
 /** GET /Person: stubs, filtered and sorted, by limit/offset or in the PaginatedList envelope. */
-export const listPersonsHandler = ({ persons }: { persons: PersonList }) =>
+export const listPersonsHandler = ({ personList }: { personList: PersonList }) =>
   readHandler().handler(async ({ event, links }) => {
     const request = personListRequest(queryOf(event, ListPersonsQuery));
-    const { count, persons: found } = await persons.list(request);
+    const { count, persons: found } = await personList.list(request);
     const items = found.map((person) => toStub(person, links.baseUrl, links.contextUrl));
     return listResponse(event, links, 'Stub', request, { total: count, items });
   });
 
 /** GET /Person/{id}: 304 when If-None-Match names the current version. */
-export const getPersonHandler = ({ people }: { people: PersonRepository }) =>
+export const getPersonHandler = ({ persons }: { persons: PersonRepository }) =>
   readHandler().handler(async ({ event, links }) => {
     const ifNoneMatch = ifNoneMatchOf(event);
-    const person = await people.get(personIdOf(event));
+    const person = await persons.get(personIdOf(event));
     return namesVersion(ifNoneMatch, person.CoreMetaData.version)
       ? notModified(etagOf(person))
       : personOk({ person, tombstones: {} }, links);
   });
 
 /** POST /Person */
-export const createPersonHandler = ({ people }: { people: PersonRepository }) =>
+export const createPersonHandler = ({ persons }: { persons: PersonRepository }) =>
   writeHandler(CreatePersonBody, 'create').handler(async ({ body, requester, write, links }) =>
-    personCreated(await people.create(body, requester, write), links),
+    personCreated(await persons.create(body, requester, write), links),
   );
 
 /** PATCH /Person/{id}: If-Match and If-None-Match, when sent, must hold for the version it lands on. */
-export const updatePersonHandler = ({ people }: { people: PersonRepository }) =>
+export const updatePersonHandler = ({ persons }: { persons: PersonRepository }) =>
   writeHandler(PatchPersonBody, 'update').handler(async ({ event, body, requester, write, links }) =>
     personOk(
-      await people.update(personIdOf(event), body, requester, {
+      await persons.update(personIdOf(event), body, requester, {
         ...write,
         conditions: preconditionsOf(event),
       }),

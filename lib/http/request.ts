@@ -5,7 +5,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { RequesterRule } from '../api/requester';
-import type { ProviderData } from '../domain/change-history';
+import type { RequestOrigin } from '../domain/change-history';
 import { type FieldError, NotFound, PersonNotFound } from '../domain/errors';
 import { listPageUrl } from '../domain/listing';
 import type { Links } from '../domain/representation';
@@ -62,7 +62,7 @@ interface AuthorizerContext {
  * user agent, and the caller its authorizer authenticated (the IAM principal's ARN or the JWT's `sub`).
  * Read from the request context only: never cookies, tokens or authorization headers.
  */
-export const providerDataOf = (event: APIGatewayProxyEventV2): ProviderData => {
+export const originOf = (event: APIGatewayProxyEventV2): RequestOrigin => {
   const { requestId, http, authorizer } = event.requestContext as typeof event.requestContext & {
     authorizer?: AuthorizerContext;
   };

@@ -33,7 +33,7 @@ import {
 import { idAllocator } from '../../lib/db/write/ids';
 import { personChangeEntry } from '../../lib/domain/change-history';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
-import { countNewIds, mergePerson } from '../../lib/domain/merge';
+import { applyPatch, countNewIds } from '../../lib/domain/patch';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../lib/domain/schemas';
 import { planQuery, probesToSample, valuesMatch } from '../../lib/domain/search';
@@ -152,12 +152,12 @@ export const runOverhead = async (
   // builds. The server's and the direct calls' are built apart, like two containers: each has its own
   // id block, so each pays its own share of id allocation.
   const buildHandlers = (): Record<string, HttpFunction> => {
-    const people = personRepository(storage);
+    const persons = personRepository(storage);
     return {
-      'create-person': buildCreate({ people }) as HttpFunction,
-      'get-person': buildGet({ people }) as HttpFunction,
-      'update-person': buildUpdate({ people }) as HttpFunction,
-      'list-persons': buildList({ persons: personList(storage) }) as HttpFunction,
+      'create-person': buildCreate({ persons }) as HttpFunction,
+      'get-person': buildGet({ persons }) as HttpFunction,
+      'update-person': buildUpdate({ persons }) as HttpFunction,
+      'list-persons': buildList({ personList: personList(storage) }) as HttpFunction,
     };
   };
   const handlers = buildHandlers();
@@ -302,7 +302,7 @@ export const runOverhead = async (
           const now = new Date().toISOString();
           const nextId = reserved.sequence();
           const changeId = reserved.first + reserved.count - 1;
-          const merge = mergePerson(null, body, {
+          const patched = applyPatch(null, body, {
             requester,
             now,
             nextId,
@@ -311,9 +311,9 @@ export const runOverhead = async (
           });
           const { input } = buildPersonWrite({
             tableName,
-            merge,
+            patched,
             previousVersion: null,
-            entry: personChangeEntry(merge, changeId, merge.person.CoreMetaData.created_by, now),
+            entry: personChangeEntry(patched, changeId, patched.person.CoreMetaData.created_by, now),
             requesterToCheck: requester,
             postings: NOTHING_BEFORE,
             token: 'bench',
@@ -415,7 +415,7 @@ export const runOverhead = async (
           const now = new Date().toISOString();
           const nextId = reserved.sequence();
           const changeId = reserved.first + reserved.count - 1;
-          const merge = mergePerson(stored, body, {
+          const patched = applyPatch(stored, body, {
             requester,
             now,
             nextId,
@@ -424,9 +424,9 @@ export const runOverhead = async (
           });
           const { input } = buildPersonWrite({
             tableName,
-            merge,
+            patched,
             previousVersion: stored.CoreMetaData.version,
-            entry: personChangeEntry(merge, changeId, requester, now),
+            entry: personChangeEntry(patched, changeId, requester, now),
             requesterToCheck: null,
             postings: { person: stored, pending: null },
             token: 'bench',

@@ -87,7 +87,7 @@ export const runScale = async (
       cost = details;
     },
   } as unknown as Parameters<typeof personList>[0]['logger'];
-  const handler = buildList({ persons: personList({ ...storage, logger: costLogger }) }) as HttpFunction;
+  const handler = buildList({ personList: personList({ ...storage, logger: costLogger }) }) as HttpFunction;
   const queries: { query: string; parameters: Record<string, string> }[] = [
     { query: 'first page', parameters: {} },
     { query: `offset ${config.scale.deepOffset}`, parameters: { offset: String(config.scale.deepOffset) } },

@@ -1,6 +1,6 @@
 /**
  * Persons straight into a table through BatchWriteItem, built by the same code a create uses
- * (`mergePerson`, then `toPersonItem` with its `byName` index attributes and `postingItemsOf`, the
+ * (`applyPatch`, then `toPersonItem` with its `byName` index attributes and `postingItemsOf`, the
  * search postings a create writes in its transaction), and counted in the
  * person counters (each person in its id's shard, as a create counts it) that the list sums. Ids come
  * from the id counter, as a container's block would. No claims and no audit entries are written: listing reads neither.
@@ -17,7 +17,7 @@ import {
   personCounterKey,
 } from '../../lib/db/table/keys';
 import { counterUpdate } from '../../lib/db/write/actions';
-import { countNewIds, mergePerson } from '../../lib/domain/merge';
+import { applyPatch, countNewIds } from '../../lib/domain/patch';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { fold } from '../../lib/domain/text';
@@ -145,7 +145,7 @@ export const seedPersons = async (
         const first = nextId;
         nextId += idsEach;
         let id = first;
-        const { person } = mergePerson(null, body, {
+        const { person } = applyPatch(null, body, {
           requester: 0,
           now,
           nextId: () => id++,

@@ -88,7 +88,7 @@ const setup = async (table: TestTable) => {
   }
   await api.patch(ids[0] as number, { local_reference_id: 'changed' });
   return {
-    list: buildList({ persons: personList(table) }),
+    list: buildList({ personList: personList(table) }),
     audit: buildAudit({ audit: auditLog(table) }),
     ids,
   };

@@ -40,23 +40,23 @@ const RUNS = 300;
 const RUNS_PER_TARGET = 30;
 
 /** Every person made in any table: a write may only be attributed to one of them. */
-const persons = new Set<number>();
+const personIds = new Set<number>();
 let runs = 0;
 
 const newPerson = async (api: ReturnType<typeof personApi>, first: string) => {
   const { body } = await api.post(personBody(first, `N${runs}`, uniqueEmail(first.toLowerCase())));
-  persons.add(body.id);
+  personIds.add(body.id);
   return body;
 };
 
 /** The handler, the person being patched, another person, and the id of one of its Names. */
 const setup = async (table: TestTable) => {
-  const people = testRepository(table);
-  const api = personApi(people);
+  const persons = testRepository(table);
+  const api = personApi(persons);
   const other = await newPerson(api, 'Other');
   const target = await newPerson(api, 'Target');
   return {
-    update: buildUpdate({ people }),
+    update: buildUpdate({ persons }),
     api,
     target: target.id,
     other: other.id,
@@ -189,7 +189,7 @@ const patch = async (text: string, headers: Record<string, string>) => {
     expect(person.id).toBe(target);
     const { modified_by } = person.CoreMetaData;
     if (modified_by !== null)
-      expect(persons.has(modified_by), `modified_by ${modified_by} is no person`).toBe(true);
+      expect(personIds.has(modified_by), `modified_by ${modified_by} is no person`).toBe(true);
   }
   return response;
 };

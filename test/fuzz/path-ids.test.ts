@@ -31,13 +31,13 @@ const RUNS = 300;
 
 /** The three handlers over a table with one person, whose id and Name id the fuzzer may pick. */
 const setup = async (table: TestTable) => {
-  const people = testRepository(table);
-  const { body } = await personApi(people).post(personBody('Path', 'Finder', uniqueEmail('path')));
+  const persons = testRepository(table);
+  const { body } = await personApi(persons).post(personBody('Path', 'Finder', uniqueEmail('path')));
   return {
     handlers: {
-      get: buildGet({ people }),
+      get: buildGet({ persons }),
       audit: buildAudit({ audit: auditLog(table) }),
-      patch: buildUpdate({ people }),
+      patch: buildUpdate({ persons }),
     } as Record<'get' | 'audit' | 'patch', Handler>,
     person: body.id,
     nameId: (body.Names['@set'][0] as { id: number }).id,

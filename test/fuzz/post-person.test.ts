@@ -28,16 +28,16 @@ const RUNS = 300;
 
 /** The handler, two persons that exist before the run, and an id that is real but names a Name. */
 const setup = async (table: TestTable) => {
-  const people = testRepository(table);
-  const api = personApi(people);
-  const persons: number[] = [];
+  const persons = testRepository(table);
+  const api = personApi(persons);
+  const personIds: number[] = [];
   let nameId = 0;
   for (const first of ['Ada', 'Grace']) {
     const { body } = await api.post(personBody(first, 'Fuzzer', uniqueEmail(first)));
-    persons.push(body.id);
+    personIds.push(body.id);
     nameId = (body.Names['@set'][0] as { id: number }).id;
   }
-  return { create: buildCreate({ people }), persons, nameId };
+  return { create: buildCreate({ persons }), personIds, nameId };
 };
 
 let bench: Workbench<Awaited<ReturnType<typeof setup>>>;
@@ -123,8 +123,8 @@ describe('fuzzing POST /Person', () => {
         'POST /Person headers',
         fc.record({ body, type: contentType, requester, base64: fc.boolean() }),
         async ({ body: text, type, requester: who, base64 }) => {
-          const { persons, nameId } = bench.current;
-          const named: Record<string, number | undefined> = { person: persons[0], nameId };
+          const { personIds, nameId } = bench.current;
+          const named: Record<string, number | undefined> = { person: personIds[0], nameId };
           const headers: Record<string, string> = {};
           if (type !== undefined) headers['content-type'] = type;
           if (who !== undefined)

@@ -45,7 +45,7 @@ import { repairPostings } from '../../lib/db/search/backfill';
 import { documentClient } from '../../lib/db/table/client';
 import { PARTITION_KEY, tableDefinition } from '../../lib/db/table/definition';
 import { localReferenceKey, personKey, postingsPendingKey } from '../../lib/db/table/keys';
-import { ENDPOINTS, type Endpoint } from '../../lib/domain/change-history';
+import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { seedPersons } from '../bench/seed';
 import { createTestTable } from '../support/dynamo';
@@ -124,7 +124,7 @@ const allows = (rule: TableAccessRule, request: Request) =>
  * every shard so that any may be written.
  */
 const SHARD_GROUPS = new Map<string, string>([
-  ...ENDPOINTS.flatMap((endpoint: Endpoint) =>
+  ...RESOURCE_TYPES.flatMap((endpoint: ResourceType) =>
     changeCountersOf(endpoint).map((pk): [string, string] => [pk, `change counters of ${endpoint}`]),
   ),
   ...PERSON_COUNTER_SHARDS.map((pk): [string, string] => [pk, 'person counters']),
@@ -445,7 +445,7 @@ beforeAll(async () => {
   }
 
   // Vocabulary entries: created, then their abbreviation moved (claims taken and released).
-  const entries: Partial<Record<Endpoint, number>> = { Person: grace.id };
+  const entries: Partial<Record<ResourceType, number>> = { Person: grace.id };
   const vocabularies = [
     {
       kind: 'NamePrefix',
@@ -516,7 +516,7 @@ beforeAll(async () => {
     200,
   );
   const history = changeHistory({ client, tableName: table.tableName });
-  for (const endpoint of ENDPOINTS) {
+  for (const endpoint of RESOURCE_TYPES) {
     const id = entries[endpoint] as number;
     await invoke(
       'list-change-history',

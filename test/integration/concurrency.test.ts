@@ -109,7 +109,7 @@ describe('transaction conflicts are retried inside the service', () => {
     );
     removeFault = injectFaults(suite.table.client, fault);
     const before = await snapshot(suite.table);
-    const create = buildCreate({ people: testRepository(suite.table, { backoff: () => 5 }) });
+    const create = buildCreate({ persons: testRepository(suite.table, { backoff: () => 5 }) });
     // An invocation with 300 ms left beyond what the response needs.
     const context = { ...lambdaContext(), getRemainingTimeInMillis: () => RESPONSE_RESERVE_MS + 300 };
     const started = Date.now();
@@ -137,7 +137,7 @@ describe('transaction conflicts are retried inside the service', () => {
 
 describe('PATCH storms: many concurrent PATCHes of one person', () => {
   // The service's own backoff, not the suite's fixed 5 ms.
-  const people = () => personApi(testRepository(suite.table));
+  const container = () => personApi(testRepository(suite.table));
   // Half add a phone number, half a role: 100 additions within the sets' limits of 50.
   const stormChanges = () =>
     Array.from({ length: 100 }, (_, i) =>
@@ -149,7 +149,7 @@ describe('PATCH storms: many concurrent PATCHes of one person', () => {
     [...body.PhoneNumbers['@set'], ...body.PersonRoles['@set']].map((item) => item.local_reference_id).sort();
 
   it('100 concurrent PATCHes without If-Match all answer 200, and every change is kept', async () => {
-    const api = people();
+    const api = container();
     const person = (await api.post(personBody('Storm', uniqueTag('Target'), uniqueEmail('storm')))).body;
     const changes = stormChanges();
 
@@ -171,14 +171,15 @@ describe('PATCH storms: many concurrent PATCHes of one person', () => {
   it('20 concurrent PATCHes from 20 containers (no shared queue) all answer 200, and every change is kept', {
     timeout: 60_000,
   }, async () => {
-    const person = (await people().post(personBody('Fleet', uniqueTag('Target'), uniqueEmail('fleet')))).body;
+    const person = (await container().post(personBody('Fleet', uniqueTag('Target'), uniqueEmail('fleet'))))
+      .body;
     const changes = stormChanges().slice(0, 20);
-    const containers = changes.map(() => people());
+    const containers = changes.map(() => container());
 
     const responses = await Promise.all(containers.map((api, i) => api.patch(person.id, changes[i])));
 
     expect(statuses(responses)).toEqual({ 200: 20 });
-    const { body } = await people().get(person.id);
+    const { body } = await container().get(person.id);
     expect(keptOf(body)).toEqual(changes.map((_, i) => `storm-${i}`).sort());
     expect(body.CoreMetaData.version).toBe(21);
   });

@@ -49,7 +49,7 @@ const lister = (table?: TestTable) => {
   };
   const list = <T = StubList>(query: Query) =>
     invoke<T>(
-      buildListPersons({ persons: personList({ ...(table ?? suite.table), logger }) }),
+      buildListPersons({ personList: personList({ ...(table ?? suite.table), logger }) }),
       httpEvent({ method: 'GET', route: '/Person', query }),
     );
   return { list, lastCost: () => costs.at(-1) as Cost };

@@ -51,7 +51,7 @@ let reads: Map<string, number>;
 const list = async <T = StubList>(query: Record<string, string>) => {
   reads = new Map();
   const { status, body } = await invoke<T>(
-    buildListPersons({ persons: personList(table) }),
+    buildListPersons({ personList: personList(table) }),
     httpEvent({ method: 'GET', route: '/Person', query }),
   );
   expect(status).toBe(200);

@@ -12,7 +12,7 @@ import {
   PERSON_LIST_SHARDS,
 } from '../../lib/db/table/keys';
 import type { paginatedList } from '../../lib/domain/listing';
-import { mergePerson } from '../../lib/domain/merge';
+import { applyPatch } from '../../lib/domain/patch';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { personApi, personBody, uniqueEmail } from '../support/api';
@@ -85,7 +85,7 @@ const listOn =
   <T = StubList>(query: Query = {}) =>
     invoke<T>(
       buildListPersons({
-        persons: personList({
+        personList: personList({
           client: table.client,
           tableName: table.tableName,
           ...(logger ? { logger } : {}),
@@ -286,7 +286,7 @@ describe('GET /Person: absolute URLs (API.md 1)', () => {
     event.requestContext.stage = 'prod';
     const { body } = await invoke<PaginatedList<Stub>>(
       buildListPersons({
-        persons: personList({ client: suite.table.client, tableName: suite.table.tableName }),
+        personList: personList({ client: suite.table.client, tableName: suite.table.tableName }),
       }),
       event,
     );
@@ -801,7 +801,7 @@ const seedBigTable = async (): Promise<{ table: TestTable; expected: BigPerson[]
       ),
     );
     let next = 1_000_000 + slot * 2;
-    const { person } = mergePerson(null, body, {
+    const { person } = applyPatch(null, body, {
       requester: 0,
       now,
       nextId: () => next++,

@@ -20,7 +20,7 @@ import { checkInvariants } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const countOn = async (table: TestTable) => {
-  const list = buildListPersons({ persons: personList(table) });
+  const list = buildListPersons({ personList: personList(table) });
   const { status, body } = await invoke<{ Pagination: { count: number } }>(
     list,
     httpEvent({ method: 'GET', route: '/Person', query: { limit: '0' } }),

@@ -13,7 +13,7 @@ import { postingsPendingKey } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { sendWrite } from '../../lib/db/write/send';
 import { personChangeEntry } from '../../lib/domain/change-history';
-import { mergePerson } from '../../lib/domain/merge';
+import { applyPatch } from '../../lib/domain/patch';
 import { NO_ABBREVIATIONS, type Person } from '../../lib/domain/person';
 import { PatchPersonBody } from '../../lib/domain/schemas';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
@@ -190,7 +190,7 @@ describe('postings that do not fit the transaction', () => {
   it('a later write takes a chain over: the chain stops, and the postings are the later write’s', async () => {
     const { body } = await suite.api.post(personBody('Old', uniqueTag('Chain'), uniqueEmail()));
     const before = await stored(body.id);
-    const merge = mergePerson(before, PatchPersonBody.parse({ Emails: { '@set': distinctEmails(20) } }), {
+    const patched = applyPatch(before, PatchPersonBody.parse({ Emails: { '@set': distinctEmails(20) } }), {
       requester: body.id,
       now: new Date().toISOString(),
       nextId: (() => {
@@ -202,9 +202,9 @@ describe('postings that do not fit the transaction', () => {
     });
     const plan = buildPersonWrite({
       tableName: suite.table.tableName,
-      merge,
+      patched,
       previousVersion: before.CoreMetaData.version,
-      entry: personChangeEntry(merge, 8_000_000 + body.id, body.id, new Date().toISOString()),
+      entry: personChangeEntry(patched, 8_000_000 + body.id, body.id, new Date().toISOString()),
       requesterToCheck: null,
       postings: { person: before, pending: null },
       token: 'the-first-write',

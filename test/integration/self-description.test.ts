@@ -245,7 +245,7 @@ describe('real responses match the schemas the document declares', () => {
     const vocabulary = vocabularyRepository(suite.table);
     const history = changeHistory(suite.table);
     Object.assign(handlers, {
-      listPersons: buildListPersons({ persons: personList(suite.table) }),
+      listPersons: buildListPersons({ personList: personList(suite.table) }),
       audit: buildListPersonAudit({ audit: auditLog(suite.table) }),
       listPrefixes: buildListPrefixes({ vocabulary }),
       getPrefix: buildGetPrefix({ vocabulary }),

@@ -18,9 +18,9 @@ const handlers = {} as Record<'POST' | 'PATCH', Handler>;
 let target = 0;
 
 beforeAll(async () => {
-  const people = testRepository(suite.table);
-  handlers.POST = buildCreate({ people });
-  handlers.PATCH = buildUpdate({ people });
+  const persons = testRepository(suite.table);
+  handlers.POST = buildCreate({ persons });
+  handlers.PATCH = buildUpdate({ persons });
   target = (await suite.api.post(personBody('Limit', 'Target', uniqueEmail('limit')))).body.id;
 });
 

@@ -29,14 +29,14 @@ const requests = {} as Record<string, { handler: Handler; event: () => APIGatewa
 
 beforeAll(async () => {
   // Conflicts retried without waiting, so "conflicts forever" ends quickly in 503.
-  const people = testRepository(suite.table, { backoff: () => 0 });
+  const persons = testRepository(suite.table, { backoff: () => 0 });
   const created = await suite.api.post(personBody('Fault', 'Target', uniqueEmail('fault')));
   person.id = created.body.id;
   const id = String(person.id);
   const personRoute = { path: `/Person/${id}`, pathParameters: { id } };
   Object.assign(requests, {
     'POST /Person': {
-      handler: buildCreate({ people }),
+      handler: buildCreate({ persons }),
       event: () =>
         httpEvent({
           method: 'POST',
@@ -46,7 +46,7 @@ beforeAll(async () => {
         }),
     },
     'PATCH /Person/{id}': {
-      handler: buildUpdate({ people }),
+      handler: buildUpdate({ persons }),
       event: () =>
         httpEvent({
           method: 'PATCH',
@@ -57,11 +57,11 @@ beforeAll(async () => {
         }),
     },
     'GET /Person/{id}': {
-      handler: buildGet({ people }),
+      handler: buildGet({ persons }),
       event: () => httpEvent({ method: 'GET', route: '/Person/{id}', ...personRoute }),
     },
     'GET /Person': {
-      handler: buildList({ persons: personList(suite.table) }),
+      handler: buildList({ personList: personList(suite.table) }),
       event: () => httpEvent({ method: 'GET', route: '/Person', query: { search: 'fault' } }),
     },
     'GET /Person/{id}/audit': {

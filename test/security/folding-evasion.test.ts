@@ -28,7 +28,7 @@ const refused = async (body: unknown) => {
 const list = (query: Record<string, string>) =>
   invoke<{ Pagination: { count: number }; '@set': { id: number }[] }>(
     buildListPersons({
-      persons: personList({ client: suite.table.client, tableName: suite.table.tableName }),
+      personList: personList({ client: suite.table.client, tableName: suite.table.tableName }),
     }),
     httpEvent({ method: 'GET', route: '/Person', query }),
   );

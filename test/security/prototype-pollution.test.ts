@@ -108,7 +108,7 @@ describe('prototype keys in query strings', () => {
     'constructor[prototype][polluted]',
     'prototype',
   ])('refuses the query parameter %s on GET /Person with 400 and pollutes nothing', async (name) => {
-    const list = buildList({ persons: personList(suite.table) });
+    const list = buildList({ personList: personList(suite.table) });
     const query = Object.fromEntries([[name, 'yes']]) as Record<string, string>;
 
     const response = await call(list, httpEvent({ method: 'GET', route: '/Person', query }));

@@ -16,10 +16,10 @@ export interface CallOptions {
 
 const requesterHeader = (requester: number | string | null) => (requester === null ? {} : { requester });
 
-export const personApi = (people: PersonRepository) => {
-  const create = buildCreate({ people });
-  const get = buildGet({ people });
-  const update = buildUpdate({ people });
+export const personApi = (persons: PersonRepository) => {
+  const create = buildCreate({ persons });
+  const get = buildGet({ persons });
+  const update = buildUpdate({ persons });
   return {
     post: (body: unknown, { requester = 0, headers }: CallOptions = {}) =>
       invoke<PersonOut & Json>(

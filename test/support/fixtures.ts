@@ -98,7 +98,7 @@ export const SEEDED_ABBREVIATIONS: Abbreviations = {
   NameSuffix: new Map(SEEDED_VOCABULARY.NameSuffix.map(({ id, abbreviation }) => [id, abbreviation])),
 };
 
-/** The id of the ChangeHistory entry a merge in a unit test writes. */
+/** The id of the ChangeHistory entry a patch in a unit test writes. */
 export const CHANGE_ID = 9_000;
 
 /** The NamePrefix entry Doctor/"Dr." (21) at its third version. */

@@ -4,7 +4,7 @@
  * which a window's Query or BatchGetItem fetches along with the window.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { type ChangeEntry, ENDPOINTS, type Endpoint, NO_PROVIDER_DATA } from '../../domain/change-history';
+import { type ChangeEntry, NO_ORIGIN, RESOURCE_TYPES, type ResourceType } from '../../domain/change-history';
 import { NotFound } from '../../domain/errors';
 import type { Window } from '../../domain/listing';
 import { batchGet, type Item, keyString } from '../table/batch-get';
@@ -34,7 +34,7 @@ export interface StoredChange {
 }
 
 export interface ChangeFilter {
-  endpoint?: Endpoint | undefined;
+  endpoint?: ResourceType | undefined;
   object_id?: number | undefined;
 }
 
@@ -54,7 +54,7 @@ export interface ChangeHistory {
   get(id: number): Promise<StoredChange>;
   /** One object's entries without the stored objects (the per-person audit view); undefined when no such object. */
   entriesOf(
-    endpoint: Endpoint,
+    endpoint: ResourceType,
     objectId: number,
     window: Window,
   ): Promise<ChangePage<ChangeEntry> | undefined>;
@@ -62,17 +62,17 @@ export interface ChangeHistory {
 
 export const fromHistoryItem = (item: Item): ChangeEntry => ({
   id: item.id as number,
-  endpoint: (item.endpoint as Endpoint | undefined) ?? 'Person',
+  endpoint: (item.endpoint as ResourceType | undefined) ?? 'Person',
   object_id: (item.object_id ?? item.person_id) as number,
   version: versionOfHistoryKey(item.sk as string),
   action: item.action as ChangeEntry['action'],
   requester: (item.requester as number | null | undefined) ?? null,
   at: item.at as string,
   changed: (item.changed as string[] | undefined) ?? [],
-  provider_data: (item.provider_data as ChangeEntry['provider_data'] | undefined) ?? NO_PROVIDER_DATA,
+  provider_data: (item.provider_data as ChangeEntry['provider_data'] | undefined) ?? NO_ORIGIN,
 });
 
-const objectKey = (endpoint: Endpoint, id: number): Key =>
+const objectKey = (endpoint: ResourceType, id: number): Key =>
   endpoint === 'Person' ? personKey(id) : vocabularyKey(endpoint, id);
 
 const predecessorKey = ({ pk, sk }: Key): Key | undefined => {
@@ -102,7 +102,7 @@ export const changeHistory = ({ client, tableName }: Storage): ChangeHistory => 
   };
 
   /** The object's version, which is how many entries it has; undefined when there is no such object. */
-  const versionOf = async (endpoint: Endpoint, id: number): Promise<number | undefined> => {
+  const versionOf = async (endpoint: ResourceType, id: number): Promise<number | undefined> => {
     const { Item } = await storageCall(() =>
       client.send(
         new GetCommand({
@@ -125,7 +125,7 @@ export const changeHistory = ({ client, tableName }: Storage): ChangeHistory => 
   };
 
   /** One Query of the versions a window needs (and, with `previous`, the one before them). */
-  const readVersions = async (endpoint: Endpoint, id: number, versions: number[], previous: boolean) => {
+  const readVersions = async (endpoint: ResourceType, id: number, versions: number[], previous: boolean) => {
     if (versions.length === 0) return new Map<number, Item>();
     const low = Math.max(1, Math.min(...versions) - (previous ? 1 : 0));
     const high = Math.max(...versions);
@@ -153,13 +153,13 @@ export const changeHistory = ({ client, tableName }: Storage): ChangeHistory => 
     return new Map(Items.map((item) => [versionOfHistoryKey(item.sk as string), item]));
   };
 
-  /** The endpoint holding an object id: ids are unique across every object (API.md 3). */
-  const endpointOf = async (id: number): Promise<Endpoint | undefined> => {
-    const items = await read(ENDPOINTS.map((endpoint) => objectKey(endpoint, id)));
-    return ENDPOINTS.find((endpoint) => items.has(keyString(objectKey(endpoint, id))));
+  /** The resource type of an object id: ids are unique across every object (API.md 3). */
+  const endpointOf = async (id: number): Promise<ResourceType | undefined> => {
+    const items = await read(RESOURCE_TYPES.map((endpoint) => objectKey(endpoint, id)));
+    return RESOURCE_TYPES.find((endpoint) => items.has(keyString(objectKey(endpoint, id))));
   };
 
-  const objectPage = async (endpoint: Endpoint, id: number, { descending, window }: ChangeQuery) => {
+  const objectPage = async (endpoint: ResourceType, id: number, { descending, window }: ChangeQuery) => {
     const total = (await versionOf(endpoint, id)) ?? 0;
     const versions = versionsOf(total, window, descending);
     const items = await readVersions(endpoint, id, versions, true);
@@ -178,13 +178,13 @@ export const changeHistory = ({ client, tableName }: Storage): ChangeHistory => 
     return { total, changes };
   };
 
-  /** Every shard of the endpoints' index partitions, merged in time order. */
+  /** Every shard of the resource types' index partitions, merged in time order. */
   const listPage = async ({ endpoint, descending, window }: ChangeQuery) => {
-    const partitions = (endpoint ? [endpoint] : ENDPOINTS).flatMap((name) =>
+    const partitions = (endpoint ? [endpoint] : RESOURCE_TYPES).flatMap((name) =>
       Array.from({ length: CHANGE_SHARDS[name] }, (_, shard) => ({ endpoint: name, shard })),
     );
     const wanted = window.offset + window.limit;
-    const readShard = async ({ endpoint: name, shard }: { endpoint: Endpoint; shard: number }) => {
+    const readShard = async ({ endpoint: name, shard }: { endpoint: ResourceType; shard: number }) => {
       const keys: Item[] = [];
       let startKey: Item | undefined;
       while (keys.length < wanted) {

@@ -1,9 +1,9 @@
 /**
  * The actions that write a ChangeHistory entry, as pure builders beside the write's own
  * (`write/actions.ts`): the entry with its compressed snapshot (`snapshots.ts`), one per version and
- * never overwritten, and the step of its endpoint's change counter. `change-history.ts` reads them.
+ * never overwritten, and the step of its resource type's change counter. `change-history.ts` reads them.
  */
-import type { ChangeEntry, Endpoint } from '../../domain/change-history';
+import type { ChangeEntry, ResourceType } from '../../domain/change-history';
 import { changeCounterKeyOf, changeListKey, historyKey } from '../table/keys';
 import { type Action, counterAdd } from '../write/actions';
 import { encodeSnapshot } from './snapshots';
@@ -27,7 +27,7 @@ export const historyPut = (tableName: string, entry: ChangeEntry, snapshot: unkn
 ];
 
 /** Counts `count` new entries in the change counter of the shard entry `id` falls in. */
-export const counterStep = (tableName: string, endpoint: Endpoint, id: number, count = 1): Action =>
+export const counterStep = (tableName: string, endpoint: ResourceType, id: number, count = 1): Action =>
   counterAdd(tableName, changeCounterKeyOf(endpoint, id), count);
 
 /** The ChangeHistory entry of a write and its counter's step. */

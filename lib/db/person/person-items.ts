@@ -5,7 +5,7 @@
  */
 import type { ChangeEntry } from '../../domain/change-history';
 import { searchableForms } from '../../domain/listing';
-import type { MergeResult } from '../../domain/merge';
+import type { PatchResult } from '../../domain/patch';
 import { fullnameOfPerson, type Person } from '../../domain/person';
 import { SET_NAMES } from '../../domain/schemas';
 import { fold } from '../../domain/text';
@@ -69,8 +69,8 @@ export const personPut = (tableName: string, person: Person, previousVersion: nu
 
 export interface WritePlan {
   tableName: string;
-  /** The merge's outcome; `previousVersion` null means create. */
-  merge: MergeResult;
+  /** The patch's outcome; `previousVersion` null means create. */
+  patched: PatchResult;
   previousVersion: number | null;
   entry: ChangeEntry;
   /** A person id that must exist for the write to be attributed to it, or null when none is needed. */
@@ -90,21 +90,21 @@ export interface PersonWrite {
 
 export const buildPersonWrite = ({
   tableName,
-  merge,
+  patched,
   previousVersion,
   entry,
   requesterToCheck,
   postings,
   token,
 }: WritePlan): PersonWrite => {
-  const { person } = merge;
+  const { person } = patched;
   const actions: Action[] = [
     personPut(tableName, person, previousVersion),
     ...historyActions(tableName, entry, person),
-    ...claimActions(tableName, { endpoint: 'Person', id: person.id }, merge.take, merge.release),
+    ...claimActions(tableName, { type: 'Person', id: person.id }, patched.take, patched.release),
     // In the write itself, never in a chain after it: the list by reference is as fresh as the write.
     ...localReferenceActions(tableName, postings.person, person),
-    ...merge.references.map((reference) =>
+    ...patched.references.map((reference) =>
       existsCheck(tableName, vocabularyKey(reference.kind, reference.id), { kind: 'vocabulary', reference }),
     ),
     ...(previousVersion === null ? [counterAdd(tableName, personCounterKey(person.id))] : []),

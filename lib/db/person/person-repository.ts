@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NO_PROVIDER_DATA, personChangeEntry } from '../../domain/change-history';
+import { NO_ORIGIN, personChangeEntry } from '../../domain/change-history';
 import { PersonNotFound, RequesterUnknown, ServiceUnavailable } from '../../domain/errors';
-import { countNewIds, mergePerson, referencedVocabulary, type Tombstones } from '../../domain/merge';
+import { applyPatch, countNewIds, referencedVocabulary, type Tombstones } from '../../domain/patch';
 import { NO_ABBREVIATIONS, type Person } from '../../domain/person';
 import type { PersonBody } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
@@ -94,7 +94,7 @@ export const personRepository = ({
   const write = (plan: WritePlan, deadline: number) =>
     sendWithPostings(client, buildPersonWrite(plan), {
       tableName,
-      personId: plan.merge.person.id,
+      personId: plan.patched.person.id,
       token: plan.token,
       hadPending: plan.postings.pending !== null,
       retry: { deadline, backoff },
@@ -110,7 +110,7 @@ export const personRepository = ({
       return fromPersonItem(Item);
     },
 
-    async create(body, requester, { provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {}) {
+    async create(body, requester, { origin = NO_ORIGIN, deadline = retryDeadline() } = {}) {
       const now = clock().toISOString();
       // One block: the person, its sub-objects, then the ChangeHistory entry.
       const [reserved, abbreviations] = await Promise.all([
@@ -122,18 +122,20 @@ export const personRepository = ({
       const changeId = reserved.first + reserved.count - 1;
       // The new person cannot ask for itself: only 0 (self-registration) names it.
       if (requester === personId) throw new RequesterUnknown(requester);
-      const merge = mergePerson(null, body, { requester, now, nextId, changeId, abbreviations });
+      const patched = applyPatch(null, body, { requester, now, nextId, changeId, abbreviations });
       const plan: WritePlan = {
         tableName,
-        merge,
+        patched,
         previousVersion: null,
-        entry: personChangeEntry(merge, changeId, merge.person.CoreMetaData.created_by, now, provider),
+        entry: personChangeEntry(patched, changeId, patched.person.CoreMetaData.created_by, now, origin),
         requesterToCheck: requester === 0 ? null : requester,
         postings: NOTHING_BEFORE,
         token: randomUUID(),
       };
       return retrying({ deadline, backoff }, async () =>
-        (await write(plan, deadline)) ? { person: merge.person, tombstones: merge.tombstones } : undefined,
+        (await write(plan, deadline))
+          ? { person: patched.person, tombstones: patched.tombstones }
+          : undefined,
       );
     },
 
@@ -141,7 +143,7 @@ export const personRepository = ({
       id,
       body,
       requester,
-      { conditions = {}, provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
+      { conditions = {}, origin = NO_ORIGIN, deadline = retryDeadline() } = {},
     ) {
       // The id block (when this container needs a new one) and the read go out together: one round
       // trip where there were two in a row, which a cold container always paid.
@@ -165,21 +167,21 @@ export const personRepository = ({
           const nextId = reserved.sequence();
           const changeId = reserved.first + reserved.count - 1;
           const abbreviations = await abbreviationsFor(stored, body);
-          const merge = mergePerson(stored, body, { requester, now, nextId, changeId, abbreviations });
-          if (merge.changed.length === 0) return { person: stored, tombstones: merge.tombstones };
+          const patched = applyPatch(stored, body, { requester, now, nextId, changeId, abbreviations });
+          if (patched.changed.length === 0) return { person: stored, tombstones: patched.tombstones };
           const landed = await write(
             {
               tableName,
-              merge,
+              patched,
               previousVersion: version,
-              entry: personChangeEntry(merge, changeId, requester, now, provider),
+              entry: personChangeEntry(patched, changeId, requester, now, origin),
               requesterToCheck: null,
               postings: { person: stored, pending },
               token: randomUUID(),
             },
             deadline,
           );
-          return landed ? { person: merge.person, tombstones: merge.tombstones } : undefined;
+          return landed ? { person: patched.person, tombstones: patched.tombstones } : undefined;
         }),
       );
     },

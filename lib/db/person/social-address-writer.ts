@@ -4,7 +4,7 @@
  * PATCH that lands meanwhile is re-read and kept, never lost.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { NO_PROVIDER_DATA } from '../../domain/change-history';
+import { NO_ORIGIN } from '../../domain/change-history';
 import { fillSocialAddresses, type SocialProfiles } from '../../domain/enrichment';
 import type { Person } from '../../domain/person';
 import { retryDeadline } from '../../timeouts';
@@ -84,7 +84,7 @@ export const socialAddressWriter = ({
           requester: null,
           at: now,
           changed: ['/SocialAddresses'],
-          provider_data: { ...NO_PROVIDER_DATA, caller: 'enrichment' },
+          provider_data: { ...NO_ORIGIN, caller: 'enrichment' },
         };
         const landed = await sendWrite(
           client,

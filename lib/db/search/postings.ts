@@ -19,7 +19,7 @@ import { type Action, MAX_TRANSACTION_ACTIONS, transactionOf, type WriteTransact
 
 /** What a person's postings were before a write. */
 export interface PostingsBefore {
-  /** The stored person the write merged onto; null for a create. */
+  /** The stored person the write applied its patch to; null for a create. */
   person: Person | null;
   /** The terms of the `POSTINGS` item, when an earlier write had not finished its postings. */
   pending: SearchTerms | null;

@@ -81,7 +81,7 @@
  * - one object (`endpoint` and `object_id`), L entries at offset O: one GetItem of the object (its
  *   version is the count) and one Query of L + 1 entries (the one before the window is the first
  *   entry's previous object), whatever H and the object's own history length are.
- * - `object_id` alone: the same for each of the three endpoints.
+ * - `object_id` alone: the same for each of the three resource types.
  * - unfiltered or `endpoint` alone, L at offset O: one Query of the index per shard (10, or 8 for
  *   Person), O + L keys each at most; one BatchGetItem of the shard counters (the count); BatchGetItem
  *   of the L entries and their predecessors. It grows with O + L, never with H.
@@ -142,7 +142,7 @@
  * released with a condition that they still name that owner, so uniqueness holds under concurrency.
  */
 import { createHash } from 'node:crypto';
-import type { Endpoint } from '../../domain/change-history';
+import type { ResourceType } from '../../domain/change-history';
 import type { Claim, ClaimField } from '../../domain/person';
 import type { VocabularyKind } from '../../domain/vocabulary';
 
@@ -161,18 +161,18 @@ const idDigits = (id: number) => String(id).padStart(16, '0');
 
 export const personKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'PERSON' });
 
-const HISTORY_PARTITIONS: Record<Endpoint, string> = {
+const HISTORY_PARTITIONS: Record<ResourceType, string> = {
   Person: 'PERSON',
   NamePrefix: 'NAMEPREFIX',
   NameSuffix: 'NAMESUFFIX',
 };
 
 /** The partition holding an object's ChangeHistory (a Person's is the person's own partition). */
-export const historyPartition = (endpoint: Endpoint, objectId: number): string =>
+export const historyPartition = (endpoint: ResourceType, objectId: number): string =>
   `${HISTORY_PARTITIONS[endpoint]}#${objectId}`;
 
 /** The ChangeHistory entry of the write that made `version` of an object. */
-export const historyKey = (endpoint: Endpoint, objectId: number, version: number): Key => ({
+export const historyKey = (endpoint: ResourceType, objectId: number, version: number): Key => ({
   pk: historyPartition(endpoint, objectId),
   sk: historySortKey(version),
 });
@@ -187,26 +187,26 @@ export const CHANGE_LIST_INDEX = 'byChange';
 export const CHANGE_ID_INDEX = 'byChangeId';
 
 /** Shards of the `byChange` index and of the change counters, per endpoint (see above). */
-export const CHANGE_SHARDS: Record<Endpoint, number> = { Person: 8, NamePrefix: 1, NameSuffix: 1 };
+export const CHANGE_SHARDS: Record<ResourceType, number> = { Person: 8, NamePrefix: 1, NameSuffix: 1 };
 
-const shardOf = (endpoint: Endpoint, id: number) => id % CHANGE_SHARDS[endpoint];
+const shardOf = (endpoint: ResourceType, id: number) => id % CHANGE_SHARDS[endpoint];
 
-export const changeListPartition = (endpoint: Endpoint, shard: number) => `CHANGES#${endpoint}#${shard}`;
+export const changeListPartition = (endpoint: ResourceType, shard: number) => `CHANGES#${endpoint}#${shard}`;
 
 /** Where an entry stands in `byChange` and `byChangeId`: newest last by time, ties by id. */
-export const changeListKey = (endpoint: Endpoint, id: number, at: string) => ({
+export const changeListKey = (endpoint: ResourceType, id: number, at: string) => ({
   changePk: changeListPartition(endpoint, shardOf(endpoint, id)),
   changeSk: `${at}#${idDigits(id)}`,
   changeId: id,
 });
 
-export const changeCounterKey = (endpoint: Endpoint, shard: number): Key => ({
+export const changeCounterKey = (endpoint: ResourceType, shard: number): Key => ({
   pk: `COUNTER#changes#${endpoint}#${shard}`,
   sk: 'COUNTER',
 });
 
 /** The counter a new entry of this id adds one to. */
-export const changeCounterKeyOf = (endpoint: Endpoint, id: number): Key =>
+export const changeCounterKeyOf = (endpoint: ResourceType, id: number): Key =>
   changeCounterKey(endpoint, shardOf(endpoint, id));
 
 /** Written in the transaction that enriches a person, so a redelivered record never writes twice. */

@@ -4,11 +4,11 @@
  * abbreviation claim, through the same versioned write as persons.
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type ChangeEntry, NO_PROVIDER_DATA, type ProviderData } from '../../domain/change-history';
+import { type ChangeEntry, NO_ORIGIN, type RequestOrigin } from '../../domain/change-history';
 import { NotFound } from '../../domain/errors';
 import type { Abbreviations } from '../../domain/person';
 import {
-  mergeEntry,
+  applyEntryPatch,
   SEEDED_ID_CEILING,
   SEEDED_VOCABULARY,
   seededEntry,
@@ -135,41 +135,41 @@ export const vocabularyRepository = ({
     body: VocabularyBody,
     requester: number,
     changeId: number,
-    provider: ProviderData,
+    origin: RequestOrigin,
   ) => {
     const now = clock().toISOString();
-    const merge = mergeEntry(kind, stored, id, body, { requester, now, changeId });
-    if (merge.changed.length === 0) return { merge, landed: Promise.resolve(true) };
+    const patched = applyEntryPatch(kind, stored, id, body, { requester, now, changeId });
+    if (patched.changed.length === 0) return { patched, landed: Promise.resolve(true) };
     const entry: ChangeEntry = {
       id: changeId,
       endpoint: kind,
       object_id: id,
-      version: merge.entry.CoreMetaData.version,
+      version: patched.entry.CoreMetaData.version,
       action: stored ? 'update' : 'create',
       requester,
       at: now,
-      changed: merge.changed,
-      provider_data: provider,
+      changed: patched.changed,
+      provider_data: origin,
     };
     const transaction = transactionOf([
-      objectPut(tableName, toEntryItem(kind, merge.entry), stored ? stored.CoreMetaData.version : null),
-      ...historyActions(tableName, entry, merge.entry),
-      ...claimActions(tableName, { endpoint: kind, id }, merge.take, merge.release),
+      objectPut(tableName, toEntryItem(kind, patched.entry), stored ? stored.CoreMetaData.version : null),
+      ...historyActions(tableName, entry, patched.entry),
+      ...claimActions(tableName, { type: kind, id }, patched.take, patched.release),
       existsCheck(tableName, personKey(requester), { kind: 'requester', requester }),
     ]);
-    return { merge, landed: sendWrite(client, transaction) };
+    return { patched, landed: sendWrite(client, transaction) };
   };
 
   return {
     ...reader,
 
-    async create(kind, body, requester, { provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {}) {
+    async create(kind, body, requester, { origin = NO_ORIGIN, deadline = retryDeadline() } = {}) {
       const reserved = await ids.reserve(2);
       const next = reserved.sequence();
       const [id, changeId] = [next(), next()];
       return retrying({ deadline, backoff }, async () => {
-        const { merge, landed } = write(kind, null, id, body, requester, changeId, provider);
-        return (await landed) ? merge.entry : undefined;
+        const { patched, landed } = write(kind, null, id, body, requester, changeId, origin);
+        return (await landed) ? patched.entry : undefined;
       });
     },
 
@@ -178,15 +178,15 @@ export const vocabularyRepository = ({
       id,
       body,
       requester,
-      { conditions = {}, provider = NO_PROVIDER_DATA, deadline = retryDeadline() } = {},
+      { conditions = {}, origin = NO_ORIGIN, deadline = retryDeadline() } = {},
     ) {
       const changeId = (await ids.reserve(1)).first;
       return queue(vocabularyKey(kind, id).sk, () =>
         retrying({ deadline, backoff }, async () => {
           const stored = await reader.get(kind, id);
           checkPreconditions(conditions, stored.CoreMetaData.version, kind);
-          const { merge, landed } = write(kind, stored, id, body, requester, changeId, provider);
-          return (await landed) ? merge.entry : undefined;
+          const { patched, landed } = write(kind, stored, id, body, requester, changeId, origin);
+          return (await landed) ? patched.entry : undefined;
         }),
       );
     },
@@ -255,12 +255,12 @@ export const seedVocabulary = async (
           requester: null,
           at: now,
           changed,
-          provider_data: { ...NO_PROVIDER_DATA, caller: 'seed' },
+          provider_data: { ...NO_ORIGIN, caller: 'seed' },
         };
         return [
           objectPut(tableName, toEntryItem(kind, entry), null),
           historyPut(tableName, history, entry),
-          ...claimActions(tableName, { endpoint: kind, id: entry.id }, take, []),
+          ...claimActions(tableName, { type: kind, id: entry.id }, take, []),
         ];
       });
       // A write that meets another seed's (a second container starting) leaves that one standing.

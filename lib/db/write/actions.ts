@@ -5,9 +5,9 @@
  * entry from `history/history-actions.ts`; `send.ts` sends it.
  */
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Endpoint } from '../../domain/change-history';
+import type { ResourceType } from '../../domain/change-history';
 import { ValidationFailed } from '../../domain/errors';
-import type { ClaimToTake, VocabularyReference } from '../../domain/merge';
+import type { ClaimToTake, VocabularyReference } from '../../domain/patch';
 import type { Claim } from '../../domain/person';
 import { claimKey, type Key } from '../table/keys';
 
@@ -15,7 +15,7 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 
 /** Who holds a claim: the owner's type (for `existing` in a 409) and the claim item's attribute. */
 export interface ClaimOwner {
-  endpoint: Endpoint;
+  type: ResourceType;
   id: number;
 }
 
@@ -63,7 +63,7 @@ export const withinItemLimit = <T>(item: T, what: string): T => {
 
 /**
  * An object's Put: a create never overwrites (`attribute_not_exists`), an update never creates and
- * lands only over the version it was merged onto.
+ * lands only over the version it was patched from.
  */
 export const objectPut = (
   tableName: string,
@@ -102,7 +102,7 @@ export const counterAdd = (tableName: string, key: Key, count = 1): Action => [
 ];
 
 /** The claim item's attribute naming its owner. */
-const ownerAttribute = (endpoint: Endpoint) => (endpoint === 'Person' ? 'personId' : 'entryId');
+const ownerAttribute = (type: ResourceType) => (type === 'Person' ? 'personId' : 'entryId');
 
 /** Claims taken with `attribute_not_exists`, released only while they still name this owner. */
 export const claimActions = (
@@ -111,7 +111,7 @@ export const claimActions = (
   take: readonly ClaimToTake[],
   release: readonly Claim[],
 ): Action[] => {
-  const attribute = ownerAttribute(owner.endpoint);
+  const attribute = ownerAttribute(owner.type);
   return [
     ...take.map(
       (claim): Action => [

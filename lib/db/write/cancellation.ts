@@ -4,7 +4,7 @@
  */
 import type { CancellationReason } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Endpoint } from '../../domain/change-history';
+import type { ResourceType } from '../../domain/change-history';
 import {
   type DomainError,
   type FieldError,
@@ -46,9 +46,9 @@ const CLASH_MESSAGES: Record<ClaimField, (value: string) => string> = {
 
 /** The object that holds the claim, from the claim item DynamoDB handed back. */
 const existingOf = (field: ClaimField, item: Record<string, unknown> | undefined) => {
-  const endpoint: Endpoint = field === 'email' || field === 'name' ? 'Person' : field;
+  const type: ResourceType = field === 'email' || field === 'name' ? 'Person' : field;
   const id = item?.personId ?? item?.entryId;
-  return typeof id === 'number' ? { existing: { type: endpoint, id } } : {};
+  return typeof id === 'number' ? { existing: { type, id } } : {};
 };
 
 export const decodeCancellation = (
@@ -72,7 +72,7 @@ export const decodeCancellation = (
       ),
     };
 
-  // A moved version or a claim that changed hands means what we merged onto is stale: any claim
+  // A moved version or a claim that changed hands means what we patched is stale: any claim
   // failure seen alongside may be stale too, so re-read before judging.
   const stale = paired.some(({ role, reason }) => STALE_ROLES.has(role.kind) && failed(reason));
   if (stale) return { retry: true };

@@ -5,7 +5,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { ProviderData } from '../../domain/change-history';
+import type { RequestOrigin } from '../../domain/change-history';
 import { PreconditionFailed, ServiceUnavailable, ValidationFailed } from '../../domain/errors';
 import { type Preconditions, refusalOf } from '../../domain/preconditions';
 import { storageCall } from '../table/storage-errors';
@@ -38,7 +38,7 @@ export const jitteredBackoff = (attempt: number) => Math.random() * Math.min(1_0
 /** How a write is sent: where the request came from, and until when it may retry. */
 export interface WriteOptions {
   /** For the ChangeHistory entry. */
-  provider?: ProviderData;
+  origin?: RequestOrigin;
   /** Epoch ms (`retryDeadline`); the default is the budget of a fresh HTTP invocation. */
   deadline?: number;
 }

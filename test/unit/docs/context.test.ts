@@ -5,7 +5,7 @@ import { jsonLdContext, SCHEMA_ORG, termBaseOf } from '../../../lib/docs/context
 import type { JsonSchema } from '../../../lib/docs/json-schema';
 import { openApiDocument } from '../../../lib/docs/openapi';
 import { RESPONSE_SCHEMAS } from '../../../lib/docs/response-schemas';
-import { type ChangeEntry, NO_PROVIDER_DATA } from '../../../lib/domain/change-history';
+import { type ChangeEntry, NO_ORIGIN } from '../../../lib/domain/change-history';
 import { emptyPerson, type Person } from '../../../lib/domain/person';
 import { changeHistoryOut, type Links, toPersonOut } from '../../../lib/domain/representation';
 import {
@@ -285,7 +285,7 @@ describe('the JSON-LD context reads the new resources', () => {
       requester: 1,
       at: '2026-01-03T03:04:05.000Z',
       changed: ['/Names'],
-      provider_data: { ...NO_PROVIDER_DATA, user_agent: 'curl/8' },
+      provider_data: { ...NO_ORIGIN, user_agent: 'curl/8' },
     };
     const renamed = {
       ...person,

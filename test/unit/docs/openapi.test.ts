@@ -5,7 +5,7 @@ import { type OperationId, ROUTES } from '../../../lib/api/routes';
 import { type OpenApiDocument, openApiDocument, withServer } from '../../../lib/docs/openapi';
 import { OPERATIONS, type OperationDoc } from '../../../lib/docs/operations';
 import { RESPONSE_SCHEMAS } from '../../../lib/docs/response-schemas';
-import { type ChangeEntry, ENDPOINTS, NO_PROVIDER_DATA } from '../../../lib/domain/change-history';
+import { type ChangeEntry, NO_ORIGIN, RESOURCE_TYPES } from '../../../lib/domain/change-history';
 import {
   LIST_DEFAULTS,
   MAX_CHANGES_PER_PAGE,
@@ -154,7 +154,7 @@ const change = (values: Partial<ChangeEntry>): ChangeEntry => ({
   requester: 7,
   at: NOW,
   changed: ['/Names', '/Emails'],
-  provider_data: NO_PROVIDER_DATA,
+  provider_data: NO_ORIGIN,
   ...values,
 });
 
@@ -482,7 +482,7 @@ describe('openApiDocument', () => {
   it('documents ChangeHistory: its filters, list shapes and entries', () => {
     expect(parameter('get', '/ChangeHistory', 'endpoint')?.schema).toEqual({
       type: 'string',
-      enum: [...ENDPOINTS],
+      enum: [...RESOURCE_TYPES],
     });
     expect(parameter('get', '/ChangeHistory', 'object_id')?.schema).toMatchObject({
       type: 'integer',

@@ -1,10 +1,15 @@
-/** The GRC rules of API.md 11.1 and 11.4 in the pure merge: what GRC clients send, and what it means. */
+/** The GRC rules of API.md 11.1 and 11.4 in the pure patch: what GRC clients send, and what it means. */
 import { describe, expect, it } from 'vitest';
 import { ValidationFailed } from '../../../lib/domain/errors';
-import { mergePerson, referencedVocabulary } from '../../../lib/domain/merge';
+import { applyPatch, referencedVocabulary } from '../../../lib/domain/patch';
 import type { Person } from '../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody, type SetName } from '../../../lib/domain/schemas';
-import { abbreviationClaim, mergeEntry, selectEntries, vocabularyBody } from '../../../lib/domain/vocabulary';
+import {
+  abbreviationClaim,
+  applyEntryPatch,
+  selectEntries,
+  vocabularyBody,
+} from '../../../lib/domain/vocabulary';
 import { CHANGE_ID, SEEDED_ABBREVIATIONS, sendSet } from '../../support/fixtures';
 
 const NOW = '2026-11-21T15:04:05.123Z';
@@ -19,9 +24,9 @@ const context = (first: number) => {
     abbreviations: SEEDED_ABBREVIATIONS,
   };
 };
-const create = (body: unknown) => mergePerson(null, CreatePersonBody.parse(body), context(1));
+const create = (body: unknown) => applyPatch(null, CreatePersonBody.parse(body), context(1));
 const patch = (stored: Person, body: unknown) =>
-  mergePerson(stored, PatchPersonBody.parse(body), context(1000));
+  applyPatch(stored, PatchPersonBody.parse(body), context(1000));
 
 const john = (extra: Record<string, unknown> = {}) =>
   create({ Names: { '@set': [{ first_name: 'John', last_name: 'Smith' }] }, ...extra }).person;
@@ -296,7 +301,7 @@ describe('NamePrefix and NameSuffix entries (API.md 11.4)', () => {
   const write = { requester: 7, now: NOW, changeId: 50 };
 
   it('creates an entry at version 1 with its texts trimmed and its abbreviation claimed folded', () => {
-    const result = mergeEntry(
+    const result = applyEntryPatch(
       'NamePrefix',
       null,
       600,
@@ -322,8 +327,14 @@ describe('NamePrefix and NameSuffix entries (API.md 11.4)', () => {
   });
 
   it('moves the claim when a PATCH changes the abbreviation, and only then', () => {
-    const { entry } = mergeEntry('NameSuffix', null, 601, { suffix: 'Junior', abbreviation: 'Jr.' }, write);
-    const renamed = mergeEntry(
+    const { entry } = applyEntryPatch(
+      'NameSuffix',
+      null,
+      601,
+      { suffix: 'Junior', abbreviation: 'Jr.' },
+      write,
+    );
+    const renamed = applyEntryPatch(
       'NameSuffix',
       entry,
       601,
@@ -332,15 +343,21 @@ describe('NamePrefix and NameSuffix entries (API.md 11.4)', () => {
     );
     expect(renamed).toMatchObject({ changed: ['/suffix'], take: [], release: [] });
     expect(renamed.entry.CoreMetaData).toMatchObject({ version: 2, modified_by: 7, modified_audit_id: 51 });
-    const moved = mergeEntry('NameSuffix', entry, 601, { abbreviation: 'JR' }, write);
+    const moved = applyEntryPatch('NameSuffix', entry, 601, { abbreviation: 'JR' }, write);
     expect(moved.take).toEqual([{ ...abbreviationClaim('NameSuffix', 'JR'), path: '/abbreviation' }]);
     expect(moved.release).toEqual([abbreviationClaim('NameSuffix', 'Jr.')]);
   });
 
   it('changes nothing for a PATCH that sends the entry back as it is', () => {
-    const { entry } = mergeEntry('NamePrefix', null, 602, { prefix: 'Doctor', abbreviation: 'Dr.' }, write);
+    const { entry } = applyEntryPatch(
+      'NamePrefix',
+      null,
+      602,
+      { prefix: 'Doctor', abbreviation: 'Dr.' },
+      write,
+    );
     expect(
-      mergeEntry('NamePrefix', entry, 602, { prefix: 'Doctor', abbreviation: 'Dr.' }, write),
+      applyEntryPatch('NamePrefix', entry, 602, { prefix: 'Doctor', abbreviation: 'Dr.' }, write),
     ).toMatchObject({
       entry,
       changed: [],
@@ -370,7 +387,7 @@ describe('NamePrefix and NameSuffix entries (API.md 11.4)', () => {
       prefix: 'Admiral',
       local_reference_id: 'ref',
     });
-    expect(mergeEntry('NamePrefix', null, 2, parsed, write).entry).toMatchObject({
+    expect(applyEntryPatch('NamePrefix', null, 2, parsed, write).entry).toMatchObject({
       term: 'Admiral',
       local_reference_id: 'ref',
     });
@@ -378,10 +395,15 @@ describe('NamePrefix and NameSuffix entries (API.md 11.4)', () => {
 
   it('lists by id, filtered by substrings case- and accent-insensitively, combined with AND', () => {
     const entries = [
-      mergeEntry('NamePrefix', null, 5, { prefix: 'Professor', abbreviation: 'Prof.' }, write).entry,
-      mergeEntry('NamePrefix', null, 2, { prefix: 'Admiral', abbreviation: 'Adm.' }, write).entry,
-      mergeEntry('NamePrefix', null, 9, { prefix: 'Prófessor Emeritus', abbreviation: 'Prof. Em.' }, write)
-        .entry,
+      applyEntryPatch('NamePrefix', null, 5, { prefix: 'Professor', abbreviation: 'Prof.' }, write).entry,
+      applyEntryPatch('NamePrefix', null, 2, { prefix: 'Admiral', abbreviation: 'Adm.' }, write).entry,
+      applyEntryPatch(
+        'NamePrefix',
+        null,
+        9,
+        { prefix: 'Prófessor Emeritus', abbreviation: 'Prof. Em.' },
+        write,
+      ).entry,
     ];
     expect(selectEntries(entries, {}, false).map(({ id }) => id)).toEqual([2, 5, 9]);
     expect(selectEntries(entries, {}, true).map(({ id }) => id)).toEqual([9, 5, 2]);

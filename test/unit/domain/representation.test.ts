@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { recordChecksum } from '../../../lib/domain/checksum';
-import { mergePerson } from '../../../lib/domain/merge';
+import { applyPatch } from '../../../lib/domain/patch';
 import type { Person } from '../../../lib/domain/person';
 import { etagOf, toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, PersonOut, type SetName } from '../../../lib/domain/schemas';
@@ -18,7 +18,7 @@ const idsFrom = (first: number) => {
 const context = { changeId: CHANGE_ID, abbreviations: SEEDED_ABBREVIATIONS };
 
 const create = (body: unknown, { requester = 7, firstId = 1 } = {}): Person =>
-  mergePerson(null, CreatePersonBody.parse(body), {
+  applyPatch(null, CreatePersonBody.parse(body), {
     requester,
     now: CREATED_AT,
     nextId: idsFrom(firstId),
@@ -26,7 +26,7 @@ const create = (body: unknown, { requester = 7, firstId = 1 } = {}): Person =>
   }).person;
 
 const patch = (stored: Person, body: unknown) =>
-  mergePerson(stored, PatchPersonBody.parse(body), {
+  applyPatch(stored, PatchPersonBody.parse(body), {
     requester: 7,
     now: PATCHED_AT,
     nextId: idsFrom(1000),

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PersonFilters } from '../../../lib/domain/listing';
-import { mergePerson } from '../../../lib/domain/merge';
+import { applyPatch } from '../../../lib/domain/patch';
 import { CreatePersonBody } from '../../../lib/domain/schemas';
 import {
   checkGram,
@@ -32,7 +32,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
 
 const personOf = (body: unknown) => {
   let id = 100;
-  return mergePerson(null, CreatePersonBody.parse(body), {
+  return applyPatch(null, CreatePersonBody.parse(body), {
     requester: 0,
     now: '2026-11-25T00:00:00.000Z',
     nextId: () => id++,

@@ -16,8 +16,8 @@ import {
   bodyOf,
   headerOf,
   linksFor,
+  originOf,
   personIdOf,
-  providerDataOf,
   queryOf,
   requesterOf,
 } from '../../../lib/http/request';
@@ -868,7 +868,7 @@ describe('linksFor', () => {
   });
 });
 
-describe('providerDataOf', () => {
+describe('originOf', () => {
   const withAuthorizer = (authorizer: unknown, headers: Record<string, string> = {}) => {
     const event = httpEvent({ method: 'POST', route: '/Person', headers });
     return { ...event, requestContext: { ...event.requestContext, authorizer } } as APIGatewayProxyEventV2;
@@ -877,7 +877,7 @@ describe('providerDataOf', () => {
   it('names the IAM principal that signed the request', () => {
     const arn = 'arn:aws:sts::123456789012:assumed-role/importer/session';
     const event = withAuthorizer({ iam: { userArn: arn, accessKey: 'AKIAEXAMPLE' } });
-    expect(providerDataOf(event)).toEqual({
+    expect(originOf(event)).toEqual({
       request_id: event.requestContext.requestId,
       user_agent: 'vitest',
       caller: arn,
@@ -886,7 +886,7 @@ describe('providerDataOf', () => {
 
   it('names the subject of a JWT the authorizer accepted, and nothing else of its claims', () => {
     const event = withAuthorizer({ jwt: { claims: { sub: 'user-42', email: 'a@b.c' }, scopes: ['x'] } });
-    expect(providerDataOf(event).caller).toBe('user-42');
+    expect(originOf(event).caller).toBe('user-42');
   });
 
   it('names no caller without an authorizer, and never reads cookies or authorization headers', () => {
@@ -894,9 +894,9 @@ describe('providerDataOf', () => {
       authorization: 'Bearer secret-token',
       cookie: 'session=secret-cookie',
     });
-    const data = providerDataOf(event);
-    expect(data.caller).toBeNull();
-    expect(JSON.stringify(data)).not.toMatch(/secret/);
+    const origin = originOf(event);
+    expect(origin.caller).toBeNull();
+    expect(JSON.stringify(origin)).not.toMatch(/secret/);
   });
 
   it('keeps at most 512 characters of the user agent', () => {
@@ -908,6 +908,6 @@ describe('providerDataOf', () => {
         http: { ...event.requestContext.http, userAgent: 'u'.repeat(2_000) },
       },
     };
-    expect(providerDataOf(long).user_agent).toHaveLength(512);
+    expect(originOf(long).user_agent).toHaveLength(512);
   });
 });

@@ -4,8 +4,8 @@ import { historyActions } from '../../../../lib/db/history/history-actions';
 import { decodeSnapshot, encodeSnapshot } from '../../../../lib/db/history/snapshots';
 import { buildPersonWrite } from '../../../../lib/db/person/person-items';
 import { NOTHING_BEFORE } from '../../../../lib/db/search/postings';
-import { type ChangeEntry, NO_PROVIDER_DATA, personChangeEntry } from '../../../../lib/domain/change-history';
-import { mergePerson } from '../../../../lib/domain/merge';
+import { type ChangeEntry, NO_ORIGIN, personChangeEntry } from '../../../../lib/domain/change-history';
+import { applyPatch } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, LIMITS } from '../../../../lib/domain/schemas';
 import type { VocabularyEntry } from '../../../../lib/domain/vocabulary';
@@ -25,7 +25,7 @@ const entryOf = (overrides: Partial<ChangeEntry>): ChangeEntry => ({
   requester: 5,
   at: AT,
   changed: ['/abbreviation'],
-  provider_data: NO_PROVIDER_DATA,
+  provider_data: NO_ORIGIN,
   ...overrides,
 });
 
@@ -202,7 +202,7 @@ describe('the ChangeHistory entry of a person near the body limit', () => {
   ])('fits in one DynamoDB item for %s', (_, body) => {
     expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(LIMITS.bodyBytes);
     let next = 100;
-    const merge = mergePerson(null, CreatePersonBody.parse(body), {
+    const patched = applyPatch(null, CreatePersonBody.parse(body), {
       requester: 5,
       now: AT,
       nextId: () => next++,
@@ -212,9 +212,9 @@ describe('the ChangeHistory entry of a person near the body limit', () => {
 
     const { input } = buildPersonWrite({
       tableName: TABLE,
-      merge,
+      patched,
       previousVersion: null,
-      entry: personChangeEntry(merge, CHANGE_ID, 5, AT),
+      entry: personChangeEntry(patched, CHANGE_ID, 5, AT),
       requesterToCheck: 5,
       postings: NOTHING_BEFORE,
       token: 'test',
@@ -223,7 +223,7 @@ describe('the ChangeHistory entry of a person near the body limit', () => {
     const history = input.TransactItems?.find((item) => item.Put?.Item?.type === 'ChangeHistory')?.Put?.Item;
     expect(history).toBeDefined();
     expect(wireBytes(history ?? {})).toBeLessThan(DYNAMODB_ITEM_LIMIT_BYTES);
-    expect(decodeSnapshot<Person>(history?.snapshot as Uint8Array)).toEqual(merge.person);
+    expect(decodeSnapshot<Person>(history?.snapshot as Uint8Array)).toEqual(patched.person);
   });
 
   it('is built from a body that is really near the limit', () => {

@@ -8,13 +8,9 @@ import {
   toPersonItem,
 } from '../../../../lib/db/person/person-items';
 import type { ActionRole, WriteTransaction } from '../../../../lib/db/write/actions';
-import {
-  NO_PROVIDER_DATA,
-  type ProviderData,
-  personChangeEntry,
-} from '../../../../lib/domain/change-history';
+import { NO_ORIGIN, personChangeEntry, type RequestOrigin } from '../../../../lib/domain/change-history';
 import { ValidationFailed } from '../../../../lib/domain/errors';
-import { type MergeResult, mergePerson } from '../../../../lib/domain/merge';
+import { applyPatch, type PatchResult } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
 import { CHANGE_ID, SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
@@ -25,7 +21,7 @@ const UPDATED_AT = '2026-01-03T03:04:05.000Z';
 /** Ids of the ChangeHistory entries of the create and of the patch (shards 0 and 1 of 8). */
 const CREATE_CHANGE = CHANGE_ID;
 const PATCH_CHANGE = CHANGE_ID + 1;
-const PROVIDER: ProviderData = {
+const ORIGIN: RequestOrigin = {
   request_id: 'c6af9ac6-7b61-11e6-9a41-93e8deadbeef',
   user_agent: 'grc-client/1.0',
   caller: 'arn:aws:iam::123456789012:user/alice',
@@ -40,7 +36,7 @@ const ids = (first: number) => {
 
 /** Creates person 100 (Names from 101, then Emails) as requester 5. */
 const createdWith = (body: unknown) =>
-  mergePerson(null, CreatePersonBody.parse(body), {
+  applyPatch(null, CreatePersonBody.parse(body), {
     requester: 5,
     now: CREATED_AT,
     nextId: ids(100),
@@ -56,7 +52,7 @@ const created = (...emails: string[]) =>
   });
 
 const patched = (stored: Person, body: unknown) =>
-  mergePerson(stored, PatchPersonBody.parse(body), {
+  applyPatch(stored, PatchPersonBody.parse(body), {
     requester: 5,
     now: UPDATED_AT,
     nextId: ids(200),
@@ -64,24 +60,24 @@ const patched = (stored: Person, body: unknown) =>
     abbreviations: SEEDED_ABBREVIATIONS,
   });
 
-/** The write of a merge by requester 5: a create when `previousVersion` is null. */
+/** The write of a patch by requester 5: a create when `previousVersion` is null. */
 const transactionOf = (
-  merge: MergeResult,
+  result: PatchResult,
   previousVersion: number | null,
   requesterToCheck: number | null,
-  provider: ProviderData = NO_PROVIDER_DATA,
+  origin: RequestOrigin = NO_ORIGIN,
 ) =>
   buildPersonWrite({
     tableName: TABLE,
-    merge,
+    patched: result,
     previousVersion,
     entry:
       previousVersion === null
-        ? personChangeEntry(merge, CREATE_CHANGE, 5, CREATED_AT, provider)
-        : personChangeEntry(merge, PATCH_CHANGE, 5, UPDATED_AT, provider),
+        ? personChangeEntry(result, CREATE_CHANGE, 5, CREATED_AT, origin)
+        : personChangeEntry(result, PATCH_CHANGE, 5, UPDATED_AT, origin),
     requesterToCheck,
     // The person before, as far as postings go: these tests look at the rest of the write.
-    postings: { person: merge.person, pending: null },
+    postings: { person: result.person, pending: null },
     token: 'test',
   }).write;
 
@@ -156,8 +152,8 @@ const historyItemOf = (transaction: WriteTransaction) =>
   transaction.input.TransactItems?.find((item) => item.Put?.Item?.type === 'ChangeHistory')?.Put?.Item ?? {};
 
 describe('buildWriteTransaction for a create', () => {
-  const merge = created('jsmith@no-reply.org', 'John.Smith@Example.org');
-  const transaction = transactionOf(merge, null, 5, PROVIDER);
+  const result = created('jsmith@no-reply.org', 'John.Smith@Example.org');
+  const transaction = transactionOf(result, null, 5, ORIGIN);
 
   it('never overwrites: person, history entry and claims are put only where nothing is, the counters step and the requester must exist', () => {
     expect(transaction.input).toEqual({
@@ -169,7 +165,7 @@ describe('buildWriteTransaction for a create', () => {
               pk: 'PERSON#100',
               sk: 'PERSON',
               type: 'Person',
-              ...merge.person,
+              ...result.person,
               ...listing('jsmith@no-reply.org', 'john.smith@example.org'),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -193,7 +189,7 @@ describe('buildWriteTransaction for a create', () => {
               requester: 5,
               at: CREATED_AT,
               changed: ['/Names', '/Emails'],
-              provider_data: PROVIDER,
+              provider_data: ORIGIN,
               snapshot: expect.any(Uint8Array),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -261,13 +257,13 @@ describe('buildWriteTransaction for a create', () => {
   });
 
   it('stores in the history entry a snapshot that reads back as the created person', () => {
-    expect(decodeSnapshot<Person>(historyItemOf(transaction).snapshot as Uint8Array)).toEqual(merge.person);
+    expect(decodeSnapshot<Person>(historyItemOf(transaction).snapshot as Uint8Array)).toEqual(result.person);
   });
 
   it('keeps the snapshot readable through DynamoDB marshalling', () => {
     const stored = unmarshall(marshall(historyItemOf(transaction)));
 
-    expect(decodeSnapshot<Person>(stored.snapshot as Uint8Array)).toEqual(merge.person);
+    expect(decodeSnapshot<Person>(stored.snapshot as Uint8Array)).toEqual(result.person);
   });
 
   it('takes a name claim for an email-less person', () => {
@@ -296,7 +292,7 @@ describe('buildWriteTransaction for a create', () => {
   });
 
   it('checks no requester on a self-registration', () => {
-    const { input, roles } = transactionOf(merge, null, null);
+    const { input, roles } = transactionOf(result, null, null);
 
     expect(input.TransactItems?.some((item) => item.ConditionCheck !== undefined)).toBe(false);
     expect(roles.some((role) => role.kind === 'requester')).toBe(false);
@@ -306,11 +302,11 @@ describe('buildWriteTransaction for a create', () => {
 
 describe('buildWriteTransaction for an update', () => {
   const stored = created().person;
-  const merge = patched(stored, { Emails: { '@set': [{ email: 'jsmith@no-reply.org' }] } });
-  const transaction = transactionOf(merge, 1, null);
+  const result = patched(stored, { Emails: { '@set': [{ email: 'jsmith@no-reply.org' }] } });
+  const transaction = transactionOf(result, 1, null);
 
   it('never creates: the person is put only over the version it was merged onto, and released claims are deleted only while still ours', () => {
-    expect(merge.person.CoreMetaData.version).toBe(2);
+    expect(result.person.CoreMetaData.version).toBe(2);
     expect(transaction.input).toEqual({
       TransactItems: [
         {
@@ -320,7 +316,7 @@ describe('buildWriteTransaction for an update', () => {
               pk: 'PERSON#100',
               sk: 'PERSON',
               type: 'Person',
-              ...merge.person,
+              ...result.person,
               ...listing('jsmith@no-reply.org'),
             },
             ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
@@ -346,7 +342,7 @@ describe('buildWriteTransaction for an update', () => {
               requester: 5,
               at: UPDATED_AT,
               changed: ['/Emails'],
-              provider_data: NO_PROVIDER_DATA,
+              provider_data: NO_ORIGIN,
               snapshot: expect.any(Uint8Array),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
@@ -397,7 +393,7 @@ describe('buildWriteTransaction for an update', () => {
   it('stores in the history entry a snapshot that reads back as the patched person, not the stored one', () => {
     const snapshot = decodeSnapshot<Person>(historyItemOf(transaction).snapshot as Uint8Array);
 
-    expect(snapshot).toEqual(merge.person);
+    expect(snapshot).toEqual(result.person);
     expect(snapshot?.CoreMetaData.version).toBe(2);
     expect(snapshot?.CoreMetaData.modified_audit_id).toBe(PATCH_CHANGE);
   });
@@ -443,7 +439,7 @@ describe('buildWriteTransaction: vocabulary entries a Name points at', () => {
   const vocabularyRoles = ({ roles }: WriteTransaction) => roles.filter((role) => role.kind === 'vocabulary');
 
   it('checks each distinct entry once, in the same transaction: two Names with the same prefix give one check', () => {
-    const merge = createdWith({
+    const result = createdWith({
       Names: {
         '@set': [
           { first_name: 'John', last_name: 'Smith', name_prefix_fk: 21, name_suffix_fk: 1, primary: true },
@@ -452,7 +448,7 @@ describe('buildWriteTransaction: vocabulary entries a Name points at', () => {
       },
     });
 
-    const transaction = transactionOf(merge, null, 5);
+    const transaction = transactionOf(result, null, 5);
 
     expect(vocabularyChecks(transaction)).toEqual([
       {
@@ -487,11 +483,11 @@ describe('buildWriteTransaction: vocabulary entries a Name points at', () => {
   });
 
   it('stores the fullname with the abbreviations of the entries the primary Name points at', () => {
-    const merge = createdWith({
+    const result = createdWith({
       Names: { '@set': [{ first_name: 'John', last_name: 'Smith', name_prefix_fk: 21, name_suffix_fk: 1 }] },
     });
 
-    expect(toPersonItem(merge.person)).toMatchObject({
+    expect(toPersonItem(result.person)).toMatchObject({
       fullname: 'Dr. John Smith II',
       listSk: 'dr. john smith ii\u00010000000000000100',
     });
@@ -510,9 +506,9 @@ describe('buildWriteTransaction: vocabulary entries a Name points at', () => {
     ],
     ['does not touch Names', { Emails: { '@set': [{ email: 'jsmith@no-reply.org' }] } }, []],
   ])('checks on a PATCH that %s only the entries it newly points at', (_, body, references) => {
-    const merge = patched(created().person, body);
+    const result = patched(created().person, body);
 
-    const transaction = transactionOf(merge, 1, null);
+    const transaction = transactionOf(result, 1, null);
 
     expect(vocabularyRoles(transaction)).toEqual(
       references.map((reference) => ({ kind: 'vocabulary', reference })),
@@ -566,10 +562,10 @@ describe('buildWriteTransaction: one transaction touches each item once', () => 
 });
 
 describe('personChangeEntry', () => {
-  it('records a create as version 1 with its changed parts, requester and provider', () => {
-    const merge = created('jsmith@no-reply.org');
+  it('records a create as version 1 with its changed parts, requester and origin', () => {
+    const result = created('jsmith@no-reply.org');
 
-    expect(personChangeEntry(merge, CREATE_CHANGE, 5, CREATED_AT, PROVIDER)).toEqual({
+    expect(personChangeEntry(result, CREATE_CHANGE, 5, CREATED_AT, ORIGIN)).toEqual({
       id: CREATE_CHANGE,
       endpoint: 'Person',
       object_id: 100,
@@ -578,14 +574,14 @@ describe('personChangeEntry', () => {
       requester: 5,
       at: CREATED_AT,
       changed: ['/Names', '/Emails'],
-      provider_data: PROVIDER,
+      provider_data: ORIGIN,
     });
   });
 
-  it('records a patch as an update of the version it made, with no provider data when none is given', () => {
-    const merge = patched(created().person, { local_reference_id: 'ref-1' });
+  it('records a patch as an update of the version it made, with no origin when none is given', () => {
+    const result = patched(created().person, { local_reference_id: 'ref-1' });
 
-    expect(personChangeEntry(merge, PATCH_CHANGE, 5, UPDATED_AT)).toEqual({
+    expect(personChangeEntry(result, PATCH_CHANGE, 5, UPDATED_AT)).toEqual({
       id: PATCH_CHANGE,
       endpoint: 'Person',
       object_id: 100,

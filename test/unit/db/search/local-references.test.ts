@@ -12,7 +12,7 @@ import {
 import { NOTHING_BEFORE } from '../../../../lib/db/search/postings';
 import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../lib/db/write/actions';
 import { personChangeEntry } from '../../../../lib/domain/change-history';
-import { type MergeResult, mergePerson } from '../../../../lib/domain/merge';
+import { applyPatch, type PatchResult } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
 import { SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
@@ -24,8 +24,8 @@ const ids = (first: number) => {
   return () => next++;
 };
 
-const create = (body: Record<string, unknown>): MergeResult =>
-  mergePerson(
+const create = (body: Record<string, unknown>): PatchResult =>
+  applyPatch(
     null,
     CreatePersonBody.parse({ Names: { '@set': [{ first_name: 'Ann', last_name: 'Lee' }] }, ...body }),
     {
@@ -37,8 +37,8 @@ const create = (body: Record<string, unknown>): MergeResult =>
     },
   );
 
-const patch = (stored: Person, body: unknown): MergeResult =>
-  mergePerson(stored, PatchPersonBody.parse(body), {
+const patch = (stored: Person, body: unknown): PatchResult =>
+  applyPatch(stored, PatchPersonBody.parse(body), {
     requester: 0,
     now: '2026-11-26T00:00:00.000Z',
     nextId: ids(200),
@@ -146,12 +146,12 @@ describe('what a write does to the reference item', () => {
 });
 
 describe("the reference item in the person's write", () => {
-  const transaction = (merge: MergeResult, before: Person | null) =>
+  const transaction = (result: PatchResult, before: Person | null) =>
     buildPersonWrite({
       tableName: TABLE,
-      merge,
+      patched: result,
       previousVersion: before ? before.CoreMetaData.version : null,
-      entry: personChangeEntry(merge, 99, 0, '2026-11-25T00:00:00.000Z'),
+      entry: personChangeEntry(result, 99, 0, '2026-11-25T00:00:00.000Z'),
       requesterToCheck: null,
       postings: before ? { person: before, pending: null } : NOTHING_BEFORE,
       token: 'token',
@@ -164,10 +164,10 @@ describe("the reference item in the person's write", () => {
     );
 
   it("goes into the create's own transaction, beside the person", () => {
-    const merge = create({ local_reference_id: 'ref-1' });
-    const { write, chain } = transaction(merge, null);
+    const result = create({ local_reference_id: 'ref-1' });
+    const { write, chain } = transaction(result, null);
     expect(referenceActions(write.input.TransactItems ?? [])).toEqual([
-      { Put: { TableName: TABLE, Item: localReferenceItemOf(merge.person) } },
+      { Put: { TableName: TABLE, Item: localReferenceItemOf(result.person) } },
     ]);
     expect(chain).toEqual([]);
   });
@@ -176,8 +176,8 @@ describe("the reference item in the person's write", () => {
     const emails = Array.from({ length: 20 }, (_, n) => ({
       email: `a-rather-long-address-number-${n}@somewhere-far.example`,
     }));
-    const merge = create({ local_reference_id: 'ref-1', Emails: { '@set': emails } });
-    const { write, chain } = transaction(merge, null);
+    const result = create({ local_reference_id: 'ref-1', Emails: { '@set': emails } });
+    const { write, chain } = transaction(result, null);
     expect(chain.length).toBeGreaterThan(0);
     expect(write.roles.filter((role) => role.kind === 'reference')).toHaveLength(1);
     expect(write.roles).toHaveLength(MAX_TRANSACTION_ACTIONS);

@@ -11,7 +11,7 @@ import {
 } from '../../../../lib/db/search/postings';
 import { type Key, PERSON_LIST_SHARDS, postingKey, postingsPendingKey } from '../../../../lib/db/table/keys';
 import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../lib/db/write/actions';
-import { mergePerson } from '../../../../lib/domain/merge';
+import { applyPatch } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
 import { END_MARK, searchTerms } from '../../../../lib/domain/search';
@@ -26,7 +26,7 @@ const ids = (first: number) => {
 };
 
 const created = (body: unknown): Person =>
-  mergePerson(null, CreatePersonBody.parse(body), {
+  applyPatch(null, CreatePersonBody.parse(body), {
     requester: 0,
     now: '2026-11-25T00:00:00.000Z',
     nextId: ids(100),
@@ -35,7 +35,7 @@ const created = (body: unknown): Person =>
   }).person;
 
 const patched = (stored: Person, body: unknown): Person =>
-  mergePerson(stored, PatchPersonBody.parse(body), {
+  applyPatch(stored, PatchPersonBody.parse(body), {
     requester: 0,
     now: '2026-11-26T00:00:00.000Z',
     nextId: ids(200),

@@ -19,7 +19,7 @@ import {
   vocabularyKey,
   vocabularyPartition,
 } from '../../../../lib/db/table/keys';
-import { ENDPOINTS, type Endpoint } from '../../../../lib/domain/change-history';
+import { RESOURCE_TYPES, type ResourceType } from '../../../../lib/domain/change-history';
 import type { ClaimField } from '../../../../lib/domain/person';
 import { LIMITS } from '../../../../lib/domain/schemas';
 
@@ -35,7 +35,7 @@ describe('key shapes', () => {
     expect(personKey(30863)).toEqual({ pk: 'PERSON#30863', sk: 'PERSON' });
   });
 
-  it.each<[Endpoint, string]>([
+  it.each<[ResourceType, string]>([
     ['Person', 'PERSON#30863'],
     ['NamePrefix', 'NAMEPREFIX#30863'],
     ['NameSuffix', 'NAMESUFFIX#30863'],
@@ -145,13 +145,13 @@ describe('history sort keys', () => {
   });
 
   it('never collide for the same id and version of two endpoints', () => {
-    const keys = ENDPOINTS.map((endpoint) => JSON.stringify(historyKey(endpoint, 21, 1)));
-    expect(new Set(keys).size).toBe(ENDPOINTS.length);
+    const keys = RESOURCE_TYPES.map((endpoint) => JSON.stringify(historyKey(endpoint, 21, 1)));
+    expect(new Set(keys).size).toBe(RESOURCE_TYPES.length);
   });
 });
 
 describe('change list keys', () => {
-  const partitionsOf = (endpoint: Endpoint) =>
+  const partitionsOf = (endpoint: ResourceType) =>
     new Set(Array.from({ length: 1_000 }, (_, index) => changeListKey(endpoint, 5_000 + index, AT).changePk));
 
   it('spread Person entries over 8 partitions', () => {
@@ -161,12 +161,12 @@ describe('change list keys', () => {
     );
   });
 
-  it.each<Endpoint>(['NamePrefix', 'NameSuffix'])('keep %s entries in one partition', (endpoint) => {
+  it.each<ResourceType>(['NamePrefix', 'NameSuffix'])('keep %s entries in one partition', (endpoint) => {
     expect(CHANGE_SHARDS[endpoint]).toBe(1);
     expect(partitionsOf(endpoint)).toEqual(new Set([`CHANGES#${endpoint}#0`]));
   });
 
-  it.each<Endpoint>([...ENDPOINTS])(
+  it.each<ResourceType>([...RESOURCE_TYPES])(
     'count a %s entry in the counter of the shard that lists it',
     (endpoint) => {
       for (let id = 9_000; id < 9_020; id++) {

@@ -10,7 +10,7 @@ import {
 } from '../../../../lib/db/write/actions';
 import type { ChangeEntry } from '../../../../lib/domain/change-history';
 import { ValidationFailed } from '../../../../lib/domain/errors';
-import type { ClaimToTake } from '../../../../lib/domain/merge';
+import type { ClaimToTake } from '../../../../lib/domain/patch';
 import type { Claim } from '../../../../lib/domain/person';
 import type { VocabularyKind } from '../../../../lib/domain/vocabulary';
 import { doctor } from '../../../support/fixtures';
@@ -51,7 +51,7 @@ describe('claimActions', () => {
     const claim: ClaimToTake = { field: kind, value, path: '/abbreviation' };
     const released: Claim = { field: kind, value: 'doc' };
 
-    expect(claimActions(TABLE, { endpoint: kind, id: 21 }, [claim], [released])).toEqual([
+    expect(claimActions(TABLE, { type: kind, id: 21 }, [claim], [released])).toEqual([
       [
         {
           Put: {
@@ -89,20 +89,17 @@ describe('claimActions', () => {
     ['Person', 'personId'],
     ['NamePrefix', 'entryId'],
     ['NameSuffix', 'entryId'],
-  ])(
-    'names a %s owner in the %s attribute, in the claim and in the release condition',
-    (endpoint, attribute) => {
-      const [take, release] = claimActions(
-        TABLE,
-        { endpoint, id: 30 },
-        [{ field: 'email', value: 'a@example.org', path: '/Emails/@set/0/email' }],
-        [{ field: 'email', value: 'b@example.org' }],
-      ).map(([item]) => item);
+  ])('names a %s owner in the %s attribute, in the claim and in the release condition', (type, attribute) => {
+    const [take, release] = claimActions(
+      TABLE,
+      { type, id: 30 },
+      [{ field: 'email', value: 'a@example.org', path: '/Emails/@set/0/email' }],
+      [{ field: 'email', value: 'b@example.org' }],
+    ).map(([item]) => item);
 
-      expect(take?.Put?.Item?.[attribute]).toBe(30);
-      expect(release?.Delete?.ExpressionAttributeNames).toEqual({ '#owner': attribute });
-    },
-  );
+    expect(take?.Put?.Item?.[attribute]).toBe(30);
+    expect(release?.Delete?.ExpressionAttributeNames).toEqual({ '#owner': attribute });
+  });
 });
 
 describe('existsCheck and transactionOf', () => {

@@ -11,7 +11,7 @@ import {
 } from '../../../../lib/db/write/actions';
 import { retrying, sendWrite } from '../../../../lib/db/write/send';
 import { ServiceUnavailable, UniquenessConflict, ValidationFailed } from '../../../../lib/domain/errors';
-import type { ClaimToTake } from '../../../../lib/domain/merge';
+import type { ClaimToTake } from '../../../../lib/domain/patch';
 
 const TABLE = 'people-test';
 
@@ -42,7 +42,7 @@ describe('sendWrite', () => {
   /** A NamePrefix create: the entry's Put, then its abbreviation claim. */
   const write: WriteTransaction = transactionOf([
     objectPut(TABLE, { pk: 'VOCABULARY#NamePrefix', sk: 'ENTRY#0000000021' }, null),
-    ...claimActions(TABLE, { endpoint: 'NamePrefix', id: 21 }, [abbreviation], []),
+    ...claimActions(TABLE, { type: 'NamePrefix', id: 21 }, [abbreviation], []),
   ]);
 
   it('sends the transaction as built and reports that it landed', async () => {

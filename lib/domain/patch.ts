@@ -1,7 +1,8 @@
 /**
- * The patch merge (API.md 5.2-5.5): a pure function from the stored Person and a request body to the
- * new Person, the uniqueness claims to take and release, the tombstones to echo and the changed parts.
- * A create is the same merge applied to an empty Person.
+ * A PATCH applied to a Person (API.md 5.2-5.5): a pure function from the stored Person and a request
+ * body to the new Person, the uniqueness claims to take and release, the tombstones to echo and the
+ * changed parts. A create is the same patch applied to an empty Person. (The merge of two persons is
+ * another operation.)
  */
 
 import { normaliseEmail } from './email';
@@ -36,7 +37,7 @@ import {
 import { isBlank, isStructuredName, type NameParts } from './text';
 import type { VocabularyKind } from './vocabulary';
 
-export interface MergeContext {
+export interface PatchContext {
   /** Who asks: a person id, or 0 for self-registration on create. */
   requester: number;
   /** ISO 8601 time of the write. */
@@ -74,7 +75,7 @@ export interface VocabularyReference {
   path: string;
 }
 
-export interface MergeResult {
+export interface PatchResult {
   person: Person;
   take: ClaimToTake[];
   release: Claim[];
@@ -204,12 +205,12 @@ interface SetOutcome {
   references: VocabularyReference[];
 }
 
-const mergeSet = (
+const patchSet = (
   set: SetName,
   stored: MutableItem[],
   elements: Element[],
   creating: boolean,
-  context: MergeContext,
+  context: PatchContext,
   errors: FieldError[],
 ): SetOutcome => {
   const items = stored.map((item) => ({ ...item }));
@@ -323,7 +324,7 @@ const claimPath = (claim: Claim, person: Person, paths: Map<number, string>): st
  * a body that cannot be applied and `UniquenessConflict` for an email listed twice on the person;
  * clashes with other persons are for storage to find, through the claims it returns.
  */
-export const mergePerson = (stored: Person | null, body: PersonBody, context: MergeContext): MergeResult => {
+export const applyPatch = (stored: Person | null, body: PersonBody, context: PatchContext): PatchResult => {
   const creating = stored === null;
   const before = stored ?? emptyPerson(context.nextId());
   const person: Person = structuredClone(before);
@@ -339,7 +340,7 @@ export const mergePerson = (stored: Person | null, body: PersonBody, context: Me
   for (const set of SET_NAMES) {
     const sent = elementsOf(body, set);
     if (!sent) continue;
-    const outcome = mergeSet(
+    const outcome = patchSet(
       set,
       person[set] as unknown as MutableItem[],
       sent as Element[],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UniquenessConflict, ValidationFailed } from '../../../lib/domain/errors';
-import { countNewIds, mergePerson } from '../../../lib/domain/merge';
+import { applyPatch, countNewIds } from '../../../lib/domain/patch';
 import type { Person } from '../../../lib/domain/person';
 import { toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, type SetName } from '../../../lib/domain/schemas';
@@ -26,10 +26,10 @@ const idCounter = (first: number) => {
   };
 };
 
-/** POST: the body parsed as the handler parses it, then merged onto nothing. Ids count from 1. */
+/** POST: the body parsed as the handler parses it, then applied to nothing. Ids count from 1. */
 const create = (body: unknown, requester = CREATOR) => {
   const { issued, nextId } = idCounter(1);
-  const result = mergePerson(null, CreatePersonBody.parse(body), {
+  const result = applyPatch(null, CreatePersonBody.parse(body), {
     requester,
     now: CREATED_AT,
     nextId,
@@ -39,10 +39,10 @@ const create = (body: unknown, requester = CREATOR) => {
   return { ...result, issued };
 };
 
-/** PATCH: the body parsed as the handler parses it, then merged onto `stored`. Ids count from 1000. */
+/** PATCH: the body parsed as the handler parses it, then applied to `stored`. Ids count from 1000. */
 const patch = (stored: Person, body: unknown, requester = PATCHER) => {
   const { issued, nextId } = idCounter(FIRST_PATCH_ID);
-  const result = mergePerson(stored, PatchPersonBody.parse(body), {
+  const result = applyPatch(stored, PatchPersonBody.parse(body), {
     requester,
     now: PATCHED_AT,
     nextId,
@@ -58,10 +58,10 @@ const errorOf = (act: () => unknown): unknown => {
   } catch (error) {
     return error;
   }
-  throw new Error('expected the merge to refuse the request');
+  throw new Error('expected the patch to refuse the request');
 };
 
-/** The JSON Pointers of a refused merge, failing unless it was refused as invalid. */
+/** The JSON Pointers of a refused patch, failing unless it was refused as invalid. */
 const validationPaths = (act: () => unknown): string[] => {
   const error = errorOf(act);
   expect(error).toBeInstanceOf(ValidationFailed);
@@ -145,7 +145,7 @@ const storedThreeOfEach = () =>
 
 const examples = EXAMPLE_OBJECTS;
 
-describe('mergePerson: example objects', () => {
+describe('applyPatch: example objects', () => {
   it.each(Object.entries(examples))('ignores an example object in %s of a PATCH', (set, example) => {
     const stored = storedJohn();
     const result = patch(stored, sendSet(set as SetName, [example]));
@@ -174,7 +174,7 @@ describe('mergePerson: example objects', () => {
   });
 });
 
-describe('mergePerson: adding', () => {
+describe('applyPatch: adding', () => {
   it.each([
     ['absent', {}],
     ['null', { id: null }],
@@ -277,7 +277,7 @@ describe('mergePerson: adding', () => {
   });
 });
 
-describe('mergePerson: changing', () => {
+describe('applyPatch: changing', () => {
   it('changes the properties sent and keeps the absent ones', () => {
     const { person } = patch(storedJohn(), {
       PhoneNumbers: { '@set': [{ id: 6, phone_number: '+1 555 0199' }] },
@@ -381,7 +381,7 @@ describe('mergePerson: changing', () => {
   });
 });
 
-describe('mergePerson: deleting', () => {
+describe('applyPatch: deleting', () => {
   it.each([
     ['id alone', { id: 4 }],
     ['id and @type', { '@type': 'Email', id: 4 }],
@@ -464,7 +464,7 @@ describe('mergePerson: deleting', () => {
   });
 });
 
-describe('mergePerson: a PATCH as a whole', () => {
+describe('applyPatch: a PATCH as a whole', () => {
   it('combines adds, changes and deletes in one request in any order', () => {
     const { person, tombstones } = patch(storedJohn(), {
       Emails: {
@@ -550,7 +550,7 @@ describe('mergePerson: a PATCH as a whole', () => {
   });
 });
 
-describe('mergePerson: creating', () => {
+describe('applyPatch: creating', () => {
   it('gives the person the first id handed out and its items the next ones, in the order sent', () => {
     const { person, issued } = create(johnBody);
     expect(person.id).toBe(1);
@@ -687,7 +687,7 @@ describe('mergePerson: creating', () => {
   });
 });
 
-describe('mergePerson: primary items', () => {
+describe('applyPatch: primary items', () => {
   it.each([
     [
       'Names',
@@ -877,7 +877,7 @@ describe('mergePerson: primary items', () => {
   });
 });
 
-describe('mergePerson: one address per person', () => {
+describe('applyPatch: one address per person', () => {
   it('refuses the same email twice in a create, compared trimmed and case-insensitively', () => {
     const body = {
       Names: johnBody.Names,
@@ -927,7 +927,7 @@ describe('mergePerson: one address per person', () => {
     expect(stored).toEqual(before);
   });
 
-  it('does not change the stored person it merges onto', () => {
+  it('does not change the stored person it applies to', () => {
     const stored = storedJohn();
     const before = structuredClone(stored);
     patch(stored, { Emails: { '@set': [{ id: 3 }, { id: 4, primary: true }] }, local_reference_id: null });
@@ -935,7 +935,7 @@ describe('mergePerson: one address per person', () => {
   });
 });
 
-describe('mergePerson: uniqueness claims', () => {
+describe('applyPatch: uniqueness claims', () => {
   it('takes a claim for every email of a new person and releases nothing', () => {
     const { take, release } = create({
       Names: johnBody.Names,
@@ -1065,7 +1065,7 @@ describe('mergePerson: uniqueness claims', () => {
   });
 });
 
-describe('mergePerson: changed parts and CoreMetaData', () => {
+describe('applyPatch: changed parts and CoreMetaData', () => {
   it.each([
     ['an added Email', { Emails: { '@set': [{ email: 'new@example.org' }] } }, ['/Emails']],
     ['a changed Name', { Names: { '@set': [{ id: 2, middle_initial: 'Q.' }] } }, ['/Names']],
@@ -1179,7 +1179,7 @@ describe('countNewIds', () => {
       },
       2,
     ],
-  ])('counts the ids the merge hands out for %s', (_, creating, body, count) => {
+  ])('counts the ids the patch hands out for %s', (_, creating, body, count) => {
     const parsed = (creating ? CreatePersonBody : PatchPersonBody).parse(body);
     const { issued } = creating ? create(body) : patch(storedJohn(), body);
     expect(countNewIds(parsed, creating)).toBe(count);
