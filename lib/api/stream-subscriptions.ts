@@ -4,10 +4,11 @@
  * Local's stream.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
+import { PERSON_TYPE } from '../domain/person';
 
 /** Which records enrichment wants: new Person items (the filter pattern below says the same). */
 export const isPersonInsert = (record: DynamoDBRecord): boolean =>
-  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === 'Person';
+  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === PERSON_TYPE;
 
 export interface StreamSubscription {
   /** The handler module: `functions/<handler>.ts`, exporting `handler`. */
@@ -22,6 +23,6 @@ export const STREAM_SUBSCRIPTIONS: readonly StreamSubscription[] = [
   {
     handler: 'enrich-person',
     accepts: isPersonInsert,
-    filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['Person'] } } } },
+    filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [PERSON_TYPE] } } } },
   },
 ];

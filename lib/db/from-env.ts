@@ -1,24 +1,31 @@
 /**
  * What a Lambda container builds once, outside the handler: one DynamoDB client for the table named
- * by `TABLE_NAME` (and `DYNAMODB_ENDPOINT` for DynamoDB Local), shared by every repository.
+ * by `TABLE_NAME` (and `DYNAMODB_ENDPOINT` for DynamoDB Local), shared by every repository, and the
+ * raw client under it for what takes one (Powertools' persistence layers).
  */
 import { auditLog } from './history/audit-log';
 import { changeHistory } from './history/change-history';
 import { personList } from './person/person-list';
 import { personRepository } from './person/person-repository';
 import { socialAddressWriter } from './person/social-address-writer';
-import { documentClient, type Storage, storageConfigFromEnv } from './table/client';
+import { type DynamoClients, dynamoClients, type Storage, storageConfigFromEnv } from './table/client';
 import { vocabularyRepository } from './vocabulary/vocabulary-repository';
 
-let storage: Storage | undefined;
+let container: { storage: Storage; raw: DynamoClients['raw'] } | undefined;
 
-const storageFromEnv = (): Storage => {
-  if (!storage) {
+const containerFromEnv = () => {
+  if (!container) {
     const { tableName, endpoint } = storageConfigFromEnv();
-    storage = { client: documentClient(endpoint ? { endpoint } : {}), tableName };
+    const { raw, document } = dynamoClients(endpoint ? { endpoint } : {});
+    container = { storage: { client: document, tableName }, raw };
   }
-  return storage;
+  return container;
 };
+
+const storageFromEnv = (): Storage => containerFromEnv().storage;
+
+/** The raw DynamoDB client under the container's document client (the same connections). */
+export const rawClientFromEnv = () => containerFromEnv().raw;
 
 export const personRepositoryFromEnv = () => personRepository(storageFromEnv());
 export const personListFromEnv = () => personList(storageFromEnv());

@@ -52,6 +52,12 @@ export type Person = {
   CoreMetaData: CoreMetaData;
 } & { [N in SetName]: Item<N>[] };
 
+/**
+ * The Person's type name: its `@type` on the wire, and the `type` of its item in the table, by which the
+ * stream's event filter, the enrichment and the backfill tell Person items from the others.
+ */
+export const PERSON_TYPE = 'Person';
+
 /** A Person with nothing in it yet: what a create applies its body to. */
 export const emptyPerson = (id: number): Person => ({
   id,

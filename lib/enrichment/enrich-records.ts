@@ -1,15 +1,17 @@
 /**
  * The enrichment stream handler's work: for each INSERT of a Person with a primary email, ask the
  * provider and write what it knows into the still-empty SocialAddresses fields. Failures are
- * reported per record (`batchItemFailures`) so only those are delivered again.
+ * reported per record (`batchItemFailures`, by Powertools' batch processing) so only those are
+ * delivered again.
  */
 
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { isPersonInsert } from '../api/stream-subscriptions';
+import { personFromImage } from '../db/person/person-items';
 import type { SocialAddressWriter } from '../db/person/social-address-writer';
-import { type Person, primaryEmailOf } from '../domain/person';
+import { primaryEmailOf } from '../domain/person';
 import type { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';
 import type { LookupResult, PersonDataProvider } from './provider';
@@ -26,9 +28,6 @@ export interface EnrichDeps {
   maxDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
-
-const personOf = (record: DynamoDBRecord): Person =>
-  unmarshall(record.dynamodb?.NewImage as Record<string, AttributeValue>) as Person;
 
 export const enrichRecords = ({
   provider,
@@ -50,7 +49,7 @@ export const enrichRecords = ({
 
   /** True when the record is done with (written, or nothing to do); false to have it delivered again. */
   const enrich = async (record: DynamoDBRecord, deadline: number): Promise<boolean> => {
-    const person = personOf(record);
+    const person = personFromImage(record.dynamodb?.NewImage as Record<string, AttributeValue>);
     const email = primaryEmailOf(person);
     const context = { personId: person.id, provider: provider.name };
     if (!email) return true;
@@ -79,19 +78,27 @@ export const enrichRecords = ({
     }
   };
 
+  // Powertools' batch processing reports each record that throws in `batchItemFailures`, so a bad record
+  // fails alone; one at a time, in stream order, as before.
+  const processor = new BatchProcessor(EventType.DynamoDBStreams);
   return async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
     // Writes retry within the invocation's time; a record that runs out is delivered again.
     const deadline = retryDeadline(context?.getRemainingTimeInMillis());
-    const batchItemFailures: DynamoDBBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records.filter(isPersonInsert)) {
-      let done = false;
+    const handle = async (record: DynamoDBRecord) => {
+      if (!isPersonInsert(record)) return;
+      let done: boolean;
       try {
         done = await enrich(record, deadline);
       } catch (error) {
         logger.error('enrichment failed', { error, eventID: record.eventID });
+        throw error;
       }
-      if (!done) batchItemFailures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
-    }
-    return { batchItemFailures };
+      if (!done) throw new Error('Not enriched yet: delivered again');
+    };
+    return processPartialResponse(event, handle, processor, {
+      ...(context ? { context } : {}),
+      processInParallel: false,
+      throwOnFullBatchFailure: false,
+    });
   };
 };

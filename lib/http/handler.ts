@@ -36,6 +36,13 @@ export interface WriteRequest<B> extends ReadRequest {
 export interface HttpHandlerOptions {
   config?: HttpConfig;
   logger?: Logger;
+  /**
+   * Middlewares of the operation's own (Powertools' idempotency, say), run inside the shared ones: after
+   * the request log and the problem mapping have started, so an error they throw is answered as
+   * problem+json and logged like any other, and a response they give instead of the handler's is the
+   * answer (a HEAD still loses its body).
+   */
+  middlewares?: MiddlewareObj<Event, Result, Error, Context>[];
 }
 
 const defaultConfig = httpConfigFromEnv();
@@ -102,13 +109,14 @@ const requestLog = (logger: Logger): MiddlewareObj<Event, Result> => {
 
 const stack = (
   handle: (event: Event, links: Links, context: Context) => Promise<ApiResponse>,
-  { config = defaultConfig, logger = defaultLogger }: HttpHandlerOptions,
+  { config = defaultConfig, logger = defaultLogger, middlewares = [] }: HttpHandlerOptions,
 ) =>
   middy<Event, Result, Error, Context>()
     // First, so that its `after` and `onError` run last, on the answer every other step has built.
     .use(headWithoutBody())
     .use(requestLog(logger))
     .use(problemResponses(config, logger))
+    .use(middlewares)
     .handler(async (event, context) =>
       toHttpResult(await handle(event, linksFor(event, config), context), negotiatedType(event)),
     );

@@ -720,6 +720,17 @@ describe('enrichment: which records it acts on', () => {
     expect(provider.requestsFor(email)).toHaveLength(1);
   });
 
+  it('reports a record whose image is no Person item alone, and enriches the others', async () => {
+    const succeeding = uniqueEmail('beside-broken');
+    provider.program(succeeding, found(JSMITH));
+    const good = await newPerson(succeeding);
+    const broken = streamRecord('INSERT', { pk: 'PERSON#broken', sk: 'PERSON', type: 'Person' });
+
+    expect(await enrichment().handle(broken, good.record)).toEqual(failureOf(broken));
+
+    expect((await stored(good.id)).SocialAddresses).toMatchObject(JSMITH_ADDRESSES);
+  });
+
   it('reports only the failing record of a batch and enriches the others', async () => {
     const failing = uniqueEmail('failing');
     const succeeding = uniqueEmail('succeeding');

@@ -105,4 +105,53 @@ describe('the shared middy stack', () => {
       expect(headed.body).toBeUndefined();
     });
   });
+
+  describe("an operation's own middlewares", () => {
+    it('run inside the shared ones: a response they give is the answer, with the stack headers', async () => {
+      const calls: string[] = [];
+      const handler = readHandler({
+        middlewares: [
+          {
+            before: async (request) => {
+              calls.push('before');
+              request.response = {
+                statusCode: 200,
+                headers: { 'X-Replayed': 'yes' },
+                body: '{"replayed":true}',
+              };
+              return request.response;
+            },
+          },
+        ],
+      }).handler(async () => {
+        calls.push('handler');
+        return { status: 200, body: { fresh: true } };
+      });
+
+      const { status, headers, body } = await invoke(handler, event());
+
+      expect(calls).toEqual(['before']);
+      expect(status).toBe(200);
+      expect(headers['x-replayed']).toBe('yes');
+      expect(body).toEqual({ replayed: true });
+    });
+
+    it('have what they throw answered as problem+json, like any error', async () => {
+      const handler = readHandler({
+        middlewares: [
+          {
+            before: async () => {
+              throw new HttpProblem('not-found', 'thrown by a middleware');
+            },
+          },
+        ],
+      }).handler(async () => ({ status: 200, body: {} }));
+
+      const { status, headers, body } = await invoke(handler, event());
+
+      expect(status).toBe(404);
+      expect(headers['content-type']).toBe('application/problem+json');
+      expect(body).toMatchObject({ detail: 'thrown by a middleware' });
+    });
+  });
 });

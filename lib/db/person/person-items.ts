@@ -3,10 +3,12 @@
  * and the write transaction of a create or a patch, built from the shared versioned write (with the
  * person's reference item, local-references.ts, and its postings, postings.ts).
  */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { ChangeEntry } from '../../domain/change-history';
 import { searchableForms } from '../../domain/listing';
 import type { PatchResult } from '../../domain/patch';
-import { fullnameOfPerson, type Person } from '../../domain/person';
+import { fullnameOfPerson, PERSON_TYPE, type Person } from '../../domain/person';
 import { SET_NAMES } from '../../domain/schemas';
 import { fold } from '../../domain/text';
 import { historyActions } from '../history/history-actions';
@@ -32,7 +34,7 @@ export const toPersonItem = (person: Person) => {
   return withinItemLimit(
     {
       ...personKey(person.id),
-      type: 'Person',
+      type: PERSON_TYPE,
       ...person,
       ...personListKey(fold(fullname), person.id),
       fullname,
@@ -62,6 +64,17 @@ export const fromPersonItem = (item: Record<string, unknown>): Person =>
       field in item ? item[field] : (SET_NAMES as string[]).includes(field) ? [] : undefined,
     ]),
   ) as Person;
+
+/**
+ * The Person of a stream record's image (DynamoDB's attribute values), read as the repository reads
+ * its items; an image that is not a Person item is refused, so its record fails alone.
+ */
+export const personFromImage = (image: Record<string, AttributeValue> | undefined): Person => {
+  const item = image ? unmarshall(image) : {};
+  if (item.type !== PERSON_TYPE || !Number.isSafeInteger(item.id))
+    throw new Error(`Not a Person item: ${String(item.pk ?? 'no key')}`);
+  return fromPersonItem(item);
+};
 
 /** The Person's version-conditioned Put (create: never overwrite; update: only over `previousVersion`). */
 export const personPut = (tableName: string, person: Person, previousVersion: number | null): Action =>

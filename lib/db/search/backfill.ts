@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Person } from '../../domain/person';
+import { PERSON_TYPE, type Person } from '../../domain/person';
 import type { SearchTerms } from '../../domain/search';
 import { fromPersonItem } from '../person/person-items';
 import { batchGet, keyString } from '../table/batch-get';
@@ -159,7 +159,7 @@ export const backfillSegment = async (
           ConsistentRead: true,
           FilterExpression: '#type = :person',
           ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: { ':person': 'Person' },
+          ExpressionAttributeValues: { ':person': PERSON_TYPE },
           ...(progress.lastKey ? { ExclusiveStartKey: progress.lastKey } : {}),
         }),
       ),

@@ -20,7 +20,23 @@ export interface Storage {
   tableName: string;
 }
 
+/**
+ * The DynamoDB client and the document client built on it, which share its connections: repositories
+ * take the document client; a library that marshals items itself (Powertools' persistence layers)
+ * takes the raw one.
+ */
+export interface DynamoClients {
+  raw: DynamoDBClient;
+  document: DynamoDBDocumentClient;
+}
+
+export const dynamoClients = (config: DynamoDBClientConfig = {}): DynamoClients => {
+  const raw = new DynamoDBClient(config);
+  return {
+    raw,
+    document: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }),
+  };
+};
+
 export const documentClient = (config: DynamoDBClientConfig = {}): DynamoDBDocumentClient =>
-  DynamoDBDocumentClient.from(new DynamoDBClient(config), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  dynamoClients(config).document;

@@ -4,6 +4,7 @@ import { decodeSnapshot } from '../../../../lib/db/history/snapshots';
 import {
   buildPersonWrite,
   fromPersonItem,
+  personFromImage,
   personPut,
   toPersonItem,
 } from '../../../../lib/db/person/person-items';
@@ -637,6 +638,18 @@ describe('toPersonItem and fromPersonItem', () => {
 
     expect(read.PersonTeams).toEqual([]);
     expect(read.PersonGroups).toEqual([]);
+  });
+
+  it('reads a stream image of a Person item as the repository reads the item', () => {
+    expect(personFromImage(marshall(toPersonItem(person), { removeUndefinedValues: true }))).toEqual(person);
+  });
+
+  it.each([
+    ['another kind of item', marshall({ pk: 'EMAIL#a@b.c', sk: 'CLAIM', type: 'EmailClaim', personId: 100 })],
+    ['a Person item without its id', marshall({ pk: 'PERSON#100', sk: 'PERSON', type: 'Person' })],
+    ['no image', undefined],
+  ])('refuses %s, so its stream record fails alone', (_, image) => {
+    expect(() => personFromImage(image)).toThrow(/Not a Person item/);
   });
 
   it('computes the fullname of a person stored before fullname was, when it is written again', () => {
