@@ -1,8 +1,8 @@
 /**
- * What the OpenAPI document says about each route of lib/api/routes.ts, by the route's operationId: the prose, and which of the
- * zod schemas, headers and problem types apply. Schemas themselves are never written here; they come
- * from lib/domain (and lib/docs/response-schemas.ts) through zod's JSON Schema output, and the query
- * parameters from the very zod schemas the handlers read the query with.
+ * What the OpenAPI document says about each route of lib/api/routes.ts, by the route's operationId:
+ * the prose, and which of the zod schemas, headers and problem types apply. Schemas themselves are
+ * never written here; they come from lib/domain (and lib/docs/response-schemas.ts) through zod's JSON
+ * Schema output, and the query parameters from the very zod schemas the handlers read the query with.
  */
 import type { z } from 'zod';
 import type { ProblemType } from '../api/problems';

@@ -1,7 +1,7 @@
 /**
  * The middy stack every HTTP handler shares: one log line per request, problem+json for every error,
- * content negotiation, HEAD answered as GET without the body, and the request read at the boundary (links, requester, body) before the
- * handler's own code runs.
+ * content negotiation, HEAD answered as GET without the body, an operation's own middlewares, and the
+ * request read at the boundary (links, requester, body) before the handler's own code runs.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';

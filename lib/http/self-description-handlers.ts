@@ -1,7 +1,7 @@
 /**
  * Handlers of the self-description routes (API.md 1, 2.1, 9): the OpenAPI document, the Person's JSON
- * Schema, the JSON-LD context, the docs page and the problem type pages. They load schemas and documents only, never storage, so their
- * functions start without the AWS SDK.
+ * Schema, the JSON-LD context, the docs page and the problem type pages. They load schemas and
+ * documents only, never storage, so their functions start without the AWS SDK.
  */
 import type { AssetSource } from '../docs/assets';
 import { jsonLdContext, termBaseOf } from '../docs/context';
