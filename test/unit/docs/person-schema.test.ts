@@ -1,11 +1,47 @@
 import { describe, expect, it } from 'vitest';
 import { buildHandler } from '../../../functions/get-person-schema';
 import { personSchemaAt, personSchemaBody } from '../../../lib/docs/person-schema';
-import { emptyPerson } from '../../../lib/domain/person';
+import { emptyPerson, type NameItem, type Person } from '../../../lib/domain/person';
 import { toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, MEMBERSHIP_SETS, PersonOut } from '../../../lib/domain/schemas';
 import { httpEvent, invoke } from '../../support/events';
 import { schemaValidator } from '../../support/json-schema';
+
+/** The Person schema as served, compiled once for the checks below. */
+const validate = schemaValidator().compile(personSchemaAt(personSchemaBody(), 'https://api.example.org'));
+
+/** A primary Name with every part null but those given. */
+const name = (parts: Partial<NameItem>): NameItem => ({
+  id: 4,
+  local_reference_id: null,
+  first_name: null,
+  last_name: null,
+  middle_initial: null,
+  freeform_name: null,
+  name_prefix_fk: null,
+  name_suffix_fk: null,
+  primary: true,
+  ...parts,
+});
+
+/** Person 3 as GET answers it, with the parts given. */
+const answeredPerson = (parts: Partial<Person>) =>
+  toPersonOut(
+    {
+      ...emptyPerson(3),
+      CoreMetaData: {
+        date_created: '2026-01-02T03:04:05.000Z',
+        date_modified: '2026-01-02T03:04:05.000Z',
+        created_by: 3,
+        modified_by: null,
+        version: 1,
+        created_audit_id: 6,
+        modified_audit_id: null,
+      },
+      ...parts,
+    },
+    { baseUrl: 'https://api.example.org', contextUrl: 'https://api.example.org/context.jsonld' },
+  );
 
 describe('the JSON Schema of the Person', () => {
   it('is JSON Schema 2020-12 with its own URL as $id', () => {
@@ -45,38 +81,11 @@ describe('the JSON Schema of the Person', () => {
   });
 
   it('is satisfied by the Person the service answers, and by nothing missing a part', () => {
-    const ajv = schemaValidator();
-    const validate = ajv.compile(personSchemaAt(personSchemaBody(), 'https://api.example.org'));
-    const person = toPersonOut(
-      {
-        ...emptyPerson(3),
-        fullname: 'Ada',
-        Names: [
-          {
-            id: 4,
-            local_reference_id: null,
-            first_name: null,
-            last_name: null,
-            middle_initial: null,
-            freeform_name: 'Ada',
-            name_prefix_fk: null,
-            name_suffix_fk: null,
-            primary: true,
-          },
-        ],
-        PersonGroups: [{ id: 5, local_reference_id: 'g-1', name: 'Analysts', group_fk: 9 }],
-        CoreMetaData: {
-          date_created: '2026-01-02T03:04:05.000Z',
-          date_modified: '2026-01-02T03:04:05.000Z',
-          created_by: 3,
-          modified_by: null,
-          version: 1,
-          created_audit_id: 6,
-          modified_audit_id: null,
-        },
-      },
-      { baseUrl: 'https://api.example.org', contextUrl: 'https://api.example.org/context.jsonld' },
-    );
+    const person = answeredPerson({
+      fullname: 'Ada',
+      Names: [name({ freeform_name: 'Ada' })],
+      PersonGroups: [{ id: 5, local_reference_id: 'g-1', name: 'Analysts', group_fk: 9 }],
+    });
     const { PersonMemberships: _memberships, ...withoutMemberships } = person;
 
     expect(validate(person) ? [] : validate.errors).toEqual([]);
@@ -84,41 +93,11 @@ describe('the JSON Schema of the Person', () => {
   });
 
   describe('primary, as GET answers it and as a client sends it back (API.md 5.2, 11.1)', () => {
-    const validate = schemaValidator().compile(personSchemaAt(personSchemaBody(), 'https://api.example.org'));
-    const links = {
-      baseUrl: 'https://api.example.org',
-      contextUrl: 'https://api.example.org/context.jsonld',
-    };
-    const answered = toPersonOut(
-      {
-        ...emptyPerson(3),
-        fullname: 'Ada Lovelace',
-        Names: [
-          {
-            id: 4,
-            local_reference_id: null,
-            first_name: 'Ada',
-            last_name: 'Lovelace',
-            middle_initial: null,
-            freeform_name: null,
-            name_prefix_fk: null,
-            name_suffix_fk: null,
-            primary: true,
-          },
-        ],
-        Emails: [{ id: 5, local_reference_id: null, email: 'ada@example.org', primary: true }],
-        CoreMetaData: {
-          date_created: '2026-01-02T03:04:05.000Z',
-          date_modified: '2026-01-02T03:04:05.000Z',
-          created_by: 3,
-          modified_by: null,
-          version: 1,
-          created_audit_id: 6,
-          modified_audit_id: null,
-        },
-      },
-      links,
-    );
+    const answered = answeredPerson({
+      fullname: 'Ada Lovelace',
+      Names: [name({ first_name: 'Ada', last_name: 'Lovelace' })],
+      Emails: [{ id: 5, local_reference_id: null, email: 'ada@example.org', primary: true }],
+    });
     type Item = Record<string, unknown>;
     const withPrimary = (set: 'Names' | 'Emails', primary: unknown) => ({
       ...answered,
