@@ -6,15 +6,10 @@
  * response examples tell one story: the PATCH example changes the Email that GET shows.
  */
 import type { OperationId } from '../api/routes';
-import {
-  type ChangeEntry,
-  personChangeEntry,
-  type RequestOrigin,
-  toAuditEntry,
-} from '../domain/change-history';
+import { type ChangeEntry, changeEntry, type RequestOrigin, toAuditEntry } from '../domain/change-history';
 import { listPageUrl, offsetList, type PageRequest, paginatedList, toStub } from '../domain/listing';
 import { applyPatch } from '../domain/patch';
-import type { Abbreviations, Person } from '../domain/person';
+import { type Abbreviations, PERSON_TYPE, type Person } from '../domain/person';
 import {
   auditEntryOut,
   changeHistoryOut,
@@ -121,13 +116,14 @@ const created = (() => {
     changeId,
     abbreviations: SEEDED_ABBREVIATIONS,
   });
-  const entry = personChangeEntry(
-    patched,
-    changeId,
-    patched.person.CoreMetaData.created_by,
-    CREATED_AT,
-    origin('Q0dbpj2yIAMEbGw='),
-  );
+  const entry = changeEntry(PERSON_TYPE, patched.person, {
+    id: changeId,
+    action: 'create',
+    requester: patched.person.CoreMetaData.created_by,
+    at: CREATED_AT,
+    changed: patched.changed,
+    origin: origin('Q0dbpj2yIAMEbGw='),
+  });
   return { person: patched.person, tombstones: patched.tombstones, entry };
 })();
 
@@ -142,7 +138,14 @@ const changed = (() => {
     changeId,
     abbreviations: SEEDED_ABBREVIATIONS,
   });
-  const entry = personChangeEntry(patched, changeId, PERSON_ID, CHANGED_AT, origin('Q0kQ5hZKIAMEb7A='));
+  const entry = changeEntry(PERSON_TYPE, patched.person, {
+    id: changeId,
+    action: 'update',
+    requester: PERSON_ID,
+    at: CHANGED_AT,
+    changed: patched.changed,
+    origin: origin('Q0kQ5hZKIAMEb7A='),
+  });
   return { person: patched.person, tombstones: patched.tombstones, entry };
 })();
 

@@ -4,7 +4,6 @@
  * an entry never holds two copies of a large person (DynamoDB's 400 KB item limit).
  */
 import type { AuditAction, AuditEntry } from './audit';
-import type { PatchResult } from './patch';
 import type { VocabularyKind } from './vocabulary';
 
 /** The kind of object an entry records a change of: its `endpoint` on the wire and in queries. */
@@ -58,21 +57,34 @@ export const toAuditEntry = ({ id, object_id, action, requester, at, changed }: 
   changed,
 });
 
-/** The ChangeHistory entry of a create or a PATCH of a person. */
-export const personChangeEntry = (
-  patched: PatchResult,
-  changeId: number,
-  requester: number,
-  now: string,
-  origin: RequestOrigin = NO_ORIGIN,
+/** A change, besides the object it made: its entry's id, what it did, who asked, when and from where. */
+export interface Change {
+  id: number;
+  action: AuditAction;
+  /** The person who asked, or null for the service's own changes (seed, enrichment). */
+  requester: number | null;
+  at: string;
+  changed: string[];
+  origin?: RequestOrigin;
+}
+
+/**
+ * The ChangeHistory entry of a change that made `object` as it now stands: the entry names the object
+ * and the version it reached. Every write builds its entry here: persons, vocabulary entries, the seed
+ * and enrichment.
+ */
+export const changeEntry = (
+  endpoint: ResourceType,
+  object: { id: number; CoreMetaData: { version: number } },
+  { id, action, requester, at, changed, origin = NO_ORIGIN }: Change,
 ): ChangeEntry => ({
-  id: changeId,
-  endpoint: 'Person',
-  object_id: patched.person.id,
-  version: patched.person.CoreMetaData.version,
-  action: patched.person.CoreMetaData.version === 1 ? 'create' : 'update',
+  id,
+  endpoint,
+  object_id: object.id,
+  version: object.CoreMetaData.version,
+  action,
   requester,
-  at: now,
-  changed: patched.changed,
+  at,
+  changed,
   provider_data: origin,
 });

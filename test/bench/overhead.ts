@@ -12,16 +12,16 @@ import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import { MAX_QUERY_LIMIT } from '../../lib/db/person/list-reads';
-import { buildPersonWrite, fromPersonItem } from '../../lib/db/person/person-items';
+import { fromPersonItem } from '../../lib/db/person/person-items';
 import { buildListQuery, countPersons, personList } from '../../lib/db/person/person-list';
 import { personRepository } from '../../lib/db/person/person-repository';
+import { CREATE, idsToReserve, personWrite, planPersonWrite } from '../../lib/db/person/person-write';
 import {
   buildProbeQuery,
   probeText,
   SAMPLE_PER_SHARD,
   searchPostings,
 } from '../../lib/db/search/posting-search';
-import { NOTHING_BEFORE } from '../../lib/db/search/postings';
 import type { Storage } from '../../lib/db/table/client';
 import {
   idCounterKey,
@@ -31,9 +31,7 @@ import {
   personKey,
 } from '../../lib/db/table/keys';
 import { idAllocator } from '../../lib/db/write/ids';
-import { personChangeEntry } from '../../lib/domain/change-history';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
-import { applyPatch, countNewIds } from '../../lib/domain/patch';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../lib/domain/schemas';
 import { planQuery, probesToSample, valuesMatch } from '../../lib/domain/search';
@@ -297,27 +295,22 @@ export const runOverhead = async (
         floor: async () => {
           const body = CreatePersonBody.parse(createBody(tag('floor')));
           const allocation = performance.now();
-          const reserved = await floorIds.reserve(countNewIds(body, true) + 1);
+          const reserved = await floorIds.reserve(idsToReserve('create', body));
           let ms = performance.now() - allocation;
-          const now = new Date().toISOString();
-          const nextId = reserved.sequence();
-          const changeId = reserved.first + reserved.count - 1;
-          const patched = applyPatch(null, body, {
-            requester,
-            now,
-            nextId,
-            changeId,
-            abbreviations: NO_ABBREVIATIONS,
-          });
-          const { input } = buildPersonWrite({
+          const { input } = personWrite(
             tableName,
-            patched,
-            previousVersion: null,
-            entry: personChangeEntry(patched, changeId, patched.person.CoreMetaData.created_by, now),
-            requesterToCheck: requester,
-            postings: NOTHING_BEFORE,
-            token: 'bench',
-          }).write;
+            planPersonWrite({
+              tableName,
+              start: CREATE,
+              body,
+              requester,
+              now: new Date().toISOString(),
+              nextId: reserved.sequence(),
+              changeId: reserved.first + reserved.count - 1,
+              abbreviations: NO_ABBREVIATIONS,
+            }),
+            'bench',
+          ).write;
           ms += await timed(() => client.send(new TransactWriteCommand(input)));
           return ms;
         },
@@ -399,7 +392,7 @@ export const runOverhead = async (
           const body = PatchPersonBody.parse(patchBody(tag('floor')));
           const read = performance.now();
           const [reserved, { Responses }] = await Promise.all([
-            floorIds.reserve(countNewIds(body, false) + 1),
+            floorIds.reserve(idsToReserve('update', body)),
             client.send(
               new BatchGetCommand({
                 RequestItems: {
@@ -412,25 +405,20 @@ export const runOverhead = async (
           const item = Responses?.[tableName]?.find((found) => found.pk === personKey(id).pk);
           if (!item) throw new Error(`floor patch: person ${id} not found`);
           const stored = fromPersonItem(item);
-          const now = new Date().toISOString();
-          const nextId = reserved.sequence();
-          const changeId = reserved.first + reserved.count - 1;
-          const patched = applyPatch(stored, body, {
-            requester,
-            now,
-            nextId,
-            changeId,
-            abbreviations: NO_ABBREVIATIONS,
-          });
-          const { input } = buildPersonWrite({
+          const { input } = personWrite(
             tableName,
-            patched,
-            previousVersion: stored.CoreMetaData.version,
-            entry: personChangeEntry(patched, changeId, requester, now),
-            requesterToCheck: null,
-            postings: { person: stored, pending: null },
-            token: 'bench',
-          }).write;
+            planPersonWrite({
+              tableName,
+              start: { kind: 'update', stored, pending: null },
+              body,
+              requester,
+              now: new Date().toISOString(),
+              nextId: reserved.sequence(),
+              changeId: reserved.first + reserved.count - 1,
+              abbreviations: NO_ABBREVIATIONS,
+            }),
+            'bench',
+          ).write;
           ms += await timed(() => client.send(new TransactWriteCommand(input)));
           return ms;
         },

@@ -6,14 +6,12 @@
  */
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { buildPersonWrite } from '../../lib/db/person/person-items';
+import { personWrite, planPersonWrite } from '../../lib/db/person/person-write';
 import { postingItemsOf } from '../../lib/db/search/postings';
 import { sendChain } from '../../lib/db/search/send-with-postings';
 import { postingsPendingKey } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { sendWrite } from '../../lib/db/write/send';
-import { personChangeEntry } from '../../lib/domain/change-history';
-import { applyPatch } from '../../lib/domain/patch';
 import { NO_ABBREVIATIONS, type Person } from '../../lib/domain/person';
 import { PatchPersonBody } from '../../lib/domain/schemas';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
@@ -190,25 +188,23 @@ describe('postings that do not fit the transaction', () => {
   it('a later write takes a chain over: the chain stops, and the postings are the later write’s', async () => {
     const { body } = await suite.api.post(personBody('Old', uniqueTag('Chain'), uniqueEmail()));
     const before = await stored(body.id);
-    const patched = applyPatch(before, PatchPersonBody.parse({ Emails: { '@set': distinctEmails(20) } }), {
-      requester: body.id,
-      now: new Date().toISOString(),
-      nextId: (() => {
-        let next = 9_000_000 + body.id * 100;
-        return () => next++;
-      })(),
-      changeId: 8_000_000 + body.id,
-      abbreviations: NO_ABBREVIATIONS,
-    });
-    const plan = buildPersonWrite({
-      tableName: suite.table.tableName,
-      patched,
-      previousVersion: before.CoreMetaData.version,
-      entry: personChangeEntry(patched, 8_000_000 + body.id, body.id, new Date().toISOString()),
-      requesterToCheck: null,
-      postings: { person: before, pending: null },
-      token: 'the-first-write',
-    });
+    const plan = personWrite(
+      suite.table.tableName,
+      planPersonWrite({
+        tableName: suite.table.tableName,
+        start: { kind: 'update', stored: before, pending: null },
+        body: PatchPersonBody.parse({ Emails: { '@set': distinctEmails(20) } }),
+        requester: body.id,
+        now: new Date().toISOString(),
+        nextId: (() => {
+          let next = 9_000_000 + body.id * 100;
+          return () => next++;
+        })(),
+        changeId: 8_000_000 + body.id,
+        abbreviations: NO_ABBREVIATIONS,
+      }),
+      'the-first-write',
+    );
     expect(plan.chain.length).toBeGreaterThan(1);
     expect(await sendWrite(suite.table.client, plan.write)).toBe(true);
     const later = await suite.api.patch(body.id, {

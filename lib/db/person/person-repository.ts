@@ -1,21 +1,20 @@
 /**
  * The Person repository: reads, and writes through one versioned transaction per request (Person,
- * ChangeHistory entry, claims, vocabulary checks). Builders in person-items.ts decide what is sent;
- * this file reads what a write needs, sends (the postings' prelude and chain through
- * search/send-with-postings.ts) and retries.
+ * ChangeHistory entry, claims, vocabulary checks). person-write.ts plans what is sent; this file reads
+ * what a plan needs, sends it (the postings' prelude and chain through search/send-with-postings.ts)
+ * and retries.
  */
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NO_ORIGIN, personChangeEntry } from '../../domain/change-history';
+import { NO_ORIGIN } from '../../domain/change-history';
 import { PersonNotFound, RequesterUnknown, ServiceUnavailable } from '../../domain/errors';
-import { applyPatch, countNewIds, referencedVocabulary, type Tombstones } from '../../domain/patch';
+import type { Tombstones } from '../../domain/patch';
 import { NO_ABBREVIATIONS, type Person } from '../../domain/person';
 import type { PersonBody } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import type { VocabularyKind } from '../../domain/vocabulary';
 import { logger as defaultLogger } from '../../logger';
 import { retryDeadline } from '../../timeouts';
-import { NOTHING_BEFORE } from '../search/postings';
 import { sendWithPostings } from '../search/send-with-postings';
 import type { Storage } from '../table/client';
 import { personKey, postingsPendingKey } from '../table/keys';
@@ -31,7 +30,16 @@ import {
   type UpdateOptions,
   type WriteOptions,
 } from '../write/send';
-import { buildPersonWrite, fromPersonItem, type WritePlan } from './person-items';
+import { fromPersonItem } from './person-items';
+import {
+  CREATE,
+  idsToReserve,
+  type PersonWritePlan,
+  personWrite,
+  planPersonWrite,
+  vocabularyToRead,
+  type WriteStart,
+} from './person-write';
 
 export interface WriteOutcome {
   person: Person;
@@ -62,8 +70,8 @@ export const personRepository = ({
 }: PersonRepositoryDeps): PersonRepository => {
   const queue = objectQueue();
   /** The vocabulary entries the write may point at; no call at all when it points at none. */
-  const abbreviationsFor = (stored: Person | null, body: PersonBody) => {
-    const referenced = referencedVocabulary(stored, body);
+  const abbreviationsFor = (start: WriteStart, body: PersonBody) => {
+    const referenced = vocabularyToRead(start, body);
     const none = Object.values(referenced).every((list) => list.length === 0);
     return none ? NO_ABBREVIATIONS : vocabulary.abbreviations(referenced as Record<VocabularyKind, number[]>);
   };
@@ -90,16 +98,22 @@ export const personRepository = ({
     };
   };
 
-  /** Sends a write with its postings (search/send-with-postings.ts): false when it should be retried. */
-  const write = (plan: WritePlan, deadline: number) =>
-    sendWithPostings(client, buildPersonWrite(plan), {
+  /** Sends a plan with its postings (search/send-with-postings.ts): false when it should be retried. */
+  const send = (plan: PersonWritePlan, deadline: number) => {
+    const token = randomUUID();
+    return sendWithPostings(client, personWrite(tableName, plan, token), {
       tableName,
       personId: plan.patched.person.id,
-      token: plan.token,
+      token,
       hadPending: plan.postings.pending !== null,
       retry: { deadline, backoff },
       logger,
     });
+  };
+  const outcomeOf = ({ patched }: PersonWritePlan): WriteOutcome => ({
+    person: patched.person,
+    tombstones: patched.tombstones,
+  });
 
   return {
     async get(id) {
@@ -111,31 +125,24 @@ export const personRepository = ({
     },
 
     async create(body, requester, { origin = NO_ORIGIN, deadline = retryDeadline() } = {}) {
-      const now = clock().toISOString();
       // One block: the person, its sub-objects, then the ChangeHistory entry.
       const [reserved, abbreviations] = await Promise.all([
-        ids.reserve(countNewIds(body, true) + 1),
-        abbreviationsFor(null, body),
+        ids.reserve(idsToReserve('create', body)),
+        abbreviationsFor(CREATE, body),
       ]);
-      const nextId = reserved.sequence();
-      const personId = reserved.first;
-      const changeId = reserved.first + reserved.count - 1;
-      // The new person cannot ask for itself: only 0 (self-registration) names it.
-      if (requester === personId) throw new RequesterUnknown(requester);
-      const patched = applyPatch(null, body, { requester, now, nextId, changeId, abbreviations });
-      const plan: WritePlan = {
+      const plan = planPersonWrite({
         tableName,
-        patched,
-        previousVersion: null,
-        entry: personChangeEntry(patched, changeId, patched.person.CoreMetaData.created_by, now, origin),
-        requesterToCheck: requester === 0 ? null : requester,
-        postings: NOTHING_BEFORE,
-        token: randomUUID(),
-      };
+        start: CREATE,
+        body,
+        requester,
+        now: clock().toISOString(),
+        nextId: reserved.sequence(),
+        changeId: reserved.first + reserved.count - 1,
+        abbreviations,
+        origin,
+      });
       return retrying({ deadline, backoff }, async () =>
-        (await write(plan, deadline))
-          ? { person: patched.person, tombstones: patched.tombstones }
-          : undefined,
+        (await send(plan, deadline)) ? outcomeOf(plan) : undefined,
       );
     },
 
@@ -147,7 +154,7 @@ export const personRepository = ({
     ) {
       // The id block (when this container needs a new one) and the read go out together: one round
       // trip where there were two in a row, which a cold container always paid.
-      const reserving = ids.reserve(countNewIds(body, false) + 1);
+      const reserving = ids.reserve(idsToReserve('update', body));
       // Awaited only when the queue reaches this write: marked handled now, so an id block that fails
       // while the write waits (storage down) is this request's 503, not an unhandled rejection that
       // ends the process serving it.
@@ -160,28 +167,23 @@ export const personRepository = ({
           ]);
           if (!stored) throw new PersonNotFound(id);
           if (!requesterExists) throw new RequesterUnknown(requester);
-          const version = stored.CoreMetaData.version;
-          checkPreconditions(conditions, version, 'person');
+          checkPreconditions(conditions, stored.CoreMetaData.version, 'person');
 
-          const now = clock().toISOString();
-          const nextId = reserved.sequence();
-          const changeId = reserved.first + reserved.count - 1;
-          const abbreviations = await abbreviationsFor(stored, body);
-          const patched = applyPatch(stored, body, { requester, now, nextId, changeId, abbreviations });
-          if (patched.changed.length === 0) return { person: stored, tombstones: patched.tombstones };
-          const landed = await write(
-            {
-              tableName,
-              patched,
-              previousVersion: version,
-              entry: personChangeEntry(patched, changeId, requester, now, origin),
-              requesterToCheck: null,
-              postings: { person: stored, pending },
-              token: randomUUID(),
-            },
-            deadline,
-          );
-          return landed ? { person: patched.person, tombstones: patched.tombstones } : undefined;
+          const start: WriteStart = { kind: 'update', stored, pending };
+          const plan = planPersonWrite({
+            tableName,
+            start,
+            body,
+            requester,
+            now: clock().toISOString(),
+            nextId: reserved.sequence(),
+            changeId: reserved.first + reserved.count - 1,
+            abbreviations: await abbreviationsFor(start, body),
+            origin,
+          });
+          if (plan.patched.changed.length === 0)
+            return { person: stored, tombstones: plan.patched.tombstones };
+          return (await send(plan, deadline)) ? outcomeOf(plan) : undefined;
         }),
       );
     },

@@ -4,9 +4,9 @@
  * PATCH that lands meanwhile is re-read and kept, never lost.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { NO_ORIGIN } from '../../domain/change-history';
+import { changeEntry, NO_ORIGIN } from '../../domain/change-history';
 import { fillSocialAddresses, type SocialProfiles } from '../../domain/enrichment';
-import type { Person } from '../../domain/person';
+import { PERSON_TYPE, type Person } from '../../domain/person';
 import { retryDeadline } from '../../timeouts';
 import { historyActions } from '../history/history-actions';
 import type { Storage } from '../table/client';
@@ -75,17 +75,14 @@ export const socialAddressWriter = ({
           ...filledPerson,
           CoreMetaData: { ...filledPerson.CoreMetaData, modified_audit_id: changeId },
         };
-        const entry = {
+        const entry = changeEntry(PERSON_TYPE, next, {
           id: changeId,
-          endpoint: 'Person' as const,
-          object_id: personId,
-          version: next.CoreMetaData.version,
-          action: 'enrich' as const,
+          action: 'enrich',
           requester: null,
           at: now,
           changed: ['/SocialAddresses'],
-          provider_data: { ...NO_ORIGIN, caller: 'enrichment' },
-        };
+          origin: { ...NO_ORIGIN, caller: 'enrichment' },
+        });
         const landed = await sendWrite(
           client,
           transactionOf([

@@ -6,7 +6,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { logger as defaultLogger } from '../../logger';
-import type { PersonWrite } from '../person/person-items';
+import type { PersonWrite } from '../person/person-write';
 import { storageCall } from '../table/storage-errors';
 import { transactionOf, type WriteTransaction } from '../write/actions';
 import { type RetryOptions, retrying, sendWrite } from '../write/send';
@@ -51,7 +51,7 @@ export const sendChain = async (
 export interface PostingsSendOptions {
   tableName: string;
   personId: number;
-  /** Names the write's chain (`WritePlan.token`). */
+  /** Names the write's chain, should it need one. */
   token: string;
   /** Whether a `POSTINGS` item of an earlier, unfinished write was there before this one. */
   hadPending: boolean;

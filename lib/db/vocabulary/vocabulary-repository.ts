@@ -4,7 +4,7 @@
  * abbreviation claim, through the same versioned write as persons.
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type ChangeEntry, NO_ORIGIN, type RequestOrigin } from '../../domain/change-history';
+import { changeEntry, NO_ORIGIN, type RequestOrigin } from '../../domain/change-history';
 import { NotFound } from '../../domain/errors';
 import type { Abbreviations } from '../../domain/person';
 import {
@@ -140,17 +140,14 @@ export const vocabularyRepository = ({
     const now = clock().toISOString();
     const patched = applyEntryPatch(kind, stored, id, body, { requester, now, changeId });
     if (patched.changed.length === 0) return { patched, landed: Promise.resolve(true) };
-    const entry: ChangeEntry = {
+    const entry = changeEntry(kind, patched.entry, {
       id: changeId,
-      endpoint: kind,
-      object_id: id,
-      version: patched.entry.CoreMetaData.version,
       action: stored ? 'update' : 'create',
       requester,
       at: now,
       changed: patched.changed,
-      provider_data: origin,
-    };
+      origin,
+    });
     const transaction = transactionOf([
       objectPut(tableName, toEntryItem(kind, patched.entry), stored ? stored.CoreMetaData.version : null),
       ...historyActions(tableName, entry, patched.entry),
@@ -246,17 +243,14 @@ export const seedVocabulary = async (
       const chunk = missing.slice(start, start + SEED_ENTRIES_PER_WRITE);
       const actions = chunk.flatMap((seed) => {
         const { entry, changed, take } = seededEntry(kind, seed, now, changeId());
-        const history: ChangeEntry = {
+        const history = changeEntry(kind, entry, {
           id: entry.CoreMetaData.created_audit_id as number,
-          endpoint: kind,
-          object_id: entry.id,
-          version: 1,
           action: 'create',
           requester: null,
           at: now,
           changed,
-          provider_data: { ...NO_ORIGIN, caller: 'seed' },
-        };
+          origin: { ...NO_ORIGIN, caller: 'seed' },
+        });
         return [
           objectPut(tableName, toEntryItem(kind, entry), null),
           historyPut(tableName, history, entry),

@@ -2,10 +2,9 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { historyActions } from '../../../../lib/db/history/history-actions';
 import { decodeSnapshot, encodeSnapshot } from '../../../../lib/db/history/snapshots';
-import { buildPersonWrite } from '../../../../lib/db/person/person-items';
-import { NOTHING_BEFORE } from '../../../../lib/db/search/postings';
-import { type ChangeEntry, NO_ORIGIN, personChangeEntry } from '../../../../lib/domain/change-history';
-import { applyPatch } from '../../../../lib/domain/patch';
+import { CREATE, planPersonWrite } from '../../../../lib/db/person/person-write';
+import { transactionOf } from '../../../../lib/db/write/actions';
+import { type ChangeEntry, NO_ORIGIN } from '../../../../lib/domain/change-history';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, LIMITS } from '../../../../lib/domain/schemas';
 import type { VocabularyEntry } from '../../../../lib/domain/vocabulary';
@@ -202,23 +201,17 @@ describe('the ChangeHistory entry of a person near the body limit', () => {
   ])('fits in one DynamoDB item for %s', (_, body) => {
     expect(Buffer.byteLength(JSON.stringify(body))).toBeLessThanOrEqual(LIMITS.bodyBytes);
     let next = 100;
-    const patched = applyPatch(null, CreatePersonBody.parse(body), {
+    const { patched, actions } = planPersonWrite({
+      tableName: TABLE,
+      start: CREATE,
+      body: CreatePersonBody.parse(body),
       requester: 5,
       now: AT,
       nextId: () => next++,
       changeId: CHANGE_ID,
       abbreviations: SEEDED_ABBREVIATIONS,
     });
-
-    const { input } = buildPersonWrite({
-      tableName: TABLE,
-      patched,
-      previousVersion: null,
-      entry: personChangeEntry(patched, CHANGE_ID, 5, AT),
-      requesterToCheck: 5,
-      postings: NOTHING_BEFORE,
-      token: 'test',
-    }).write;
+    const { input } = transactionOf(actions);
 
     const history = input.TransactItems?.find((item) => item.Put?.Item?.type === 'ChangeHistory')?.Put?.Item;
     expect(history).toBeDefined();

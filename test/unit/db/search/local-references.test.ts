@@ -3,15 +3,13 @@
  * implies, and what each write puts and deletes of it, inside the write's own transaction.
  */
 import { describe, expect, it } from 'vitest';
-import { buildPersonWrite } from '../../../../lib/db/person/person-items';
+import { CREATE, personWrite, planPersonWrite } from '../../../../lib/db/person/person-write';
 import {
   localReferenceActions,
   localReferenceItemOf,
   localReferencePut,
 } from '../../../../lib/db/search/local-references';
-import { NOTHING_BEFORE } from '../../../../lib/db/search/postings';
 import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../lib/db/write/actions';
-import { personChangeEntry } from '../../../../lib/domain/change-history';
 import { applyPatch, type PatchResult } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
@@ -24,18 +22,17 @@ const ids = (first: number) => {
   return () => next++;
 };
 
+const createBody = (body: Record<string, unknown>) =>
+  CreatePersonBody.parse({ Names: { '@set': [{ first_name: 'Ann', last_name: 'Lee' }] }, ...body });
+
 const create = (body: Record<string, unknown>): PatchResult =>
-  applyPatch(
-    null,
-    CreatePersonBody.parse({ Names: { '@set': [{ first_name: 'Ann', last_name: 'Lee' }] }, ...body }),
-    {
-      requester: 0,
-      now: '2026-11-25T00:00:00.000Z',
-      nextId: ids(100),
-      changeId: 99,
-      abbreviations: SEEDED_ABBREVIATIONS,
-    },
-  );
+  applyPatch(null, createBody(body), {
+    requester: 0,
+    now: '2026-11-25T00:00:00.000Z',
+    nextId: ids(100),
+    changeId: 99,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  });
 
 const patch = (stored: Person, body: unknown): PatchResult =>
   applyPatch(stored, PatchPersonBody.parse(body), {
@@ -146,16 +143,22 @@ describe('what a write does to the reference item', () => {
 });
 
 describe("the reference item in the person's write", () => {
-  const transaction = (result: PatchResult, before: Person | null) =>
-    buildPersonWrite({
-      tableName: TABLE,
-      patched: result,
-      previousVersion: before ? before.CoreMetaData.version : null,
-      entry: personChangeEntry(result, 99, 0, '2026-11-25T00:00:00.000Z'),
-      requesterToCheck: null,
-      postings: before ? { person: before, pending: null } : NOTHING_BEFORE,
-      token: 'token',
-    });
+  /** The write that stores `body`: Ann Lee's create, or a PATCH of `stored`, by requester 0. */
+  const transaction = (body: Record<string, unknown>, stored: Person | null = null) =>
+    personWrite(
+      TABLE,
+      planPersonWrite({
+        tableName: TABLE,
+        start: stored ? { kind: 'update', stored, pending: null } : CREATE,
+        body: stored ? PatchPersonBody.parse(body) : createBody(body),
+        requester: 0,
+        now: '2026-11-26T00:00:00.000Z',
+        nextId: ids(stored ? 200 : 100),
+        changeId: stored ? 199 : 99,
+        abbreviations: SEEDED_ABBREVIATIONS,
+      }),
+      'token',
+    );
   const referenceActions = (items: TransactItem[]) =>
     items.filter(
       (item) =>
@@ -164,10 +167,9 @@ describe("the reference item in the person's write", () => {
     );
 
   it("goes into the create's own transaction, beside the person", () => {
-    const result = create({ local_reference_id: 'ref-1' });
-    const { write, chain } = transaction(result, null);
+    const { write, chain } = transaction({ local_reference_id: 'ref-1' });
     expect(referenceActions(write.input.TransactItems ?? [])).toEqual([
-      { Put: { TableName: TABLE, Item: localReferenceItemOf(result.person) } },
+      { Put: { TableName: TABLE, Item: localReferenceItemOf(ann('ref-1')) } },
     ]);
     expect(chain).toEqual([]);
   });
@@ -176,8 +178,7 @@ describe("the reference item in the person's write", () => {
     const emails = Array.from({ length: 20 }, (_, n) => ({
       email: `a-rather-long-address-number-${n}@somewhere-far.example`,
     }));
-    const result = create({ local_reference_id: 'ref-1', Emails: { '@set': emails } });
-    const { write, chain } = transaction(result, null);
+    const { write, chain } = transaction({ local_reference_id: 'ref-1', Emails: { '@set': emails } });
     expect(chain.length).toBeGreaterThan(0);
     expect(write.roles.filter((role) => role.kind === 'reference')).toHaveLength(1);
     expect(write.roles).toHaveLength(MAX_TRANSACTION_ACTIONS);
@@ -186,7 +187,7 @@ describe("the reference item in the person's write", () => {
 
   it('moves with the PATCH that changes the value: the old deleted and the new put, in that one transaction', () => {
     const stored = ann('ref-1');
-    const { write } = transaction(patch(stored, { local_reference_id: 'ref-2' }), stored);
+    const { write } = transaction({ local_reference_id: 'ref-2' }, stored);
     expect(referenceActions(write.input.TransactItems ?? [])).toEqual([
       { Delete: { TableName: TABLE, Key: { pk: 'LOCALREF#ref-1', sk: '0000000000000100' } } },
       {

@@ -1,0 +1,150 @@
+/**
+ * The plan of a person write, pure: whether it is a create or an update is decided here, once, from
+ * where the write starts, and the plan yields the patched person, its ChangeHistory entry and the
+ * actions of its transaction. `personWrite` adds the postings (search/postings.ts decides where they
+ * travel); the repository reads what a plan needs and sends what it yields.
+ */
+import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../domain/change-history';
+import { RequesterUnknown } from '../../domain/errors';
+import {
+  applyPatch,
+  countNewIds,
+  type PatchContext,
+  type PatchResult,
+  referencedVocabulary,
+} from '../../domain/patch';
+import { PERSON_TYPE, type Person } from '../../domain/person';
+import type { PersonBody } from '../../domain/schemas';
+import type { SearchTerms } from '../../domain/search';
+import type { VocabularyKind } from '../../domain/vocabulary';
+import { historyActions } from '../history/history-actions';
+import { localReferenceActions } from '../search/local-references';
+import { NOTHING_BEFORE, type PostingsBefore, planPostings, postingChanges } from '../search/postings';
+import { personCounterKey, personKey, vocabularyKey } from '../table/keys';
+import {
+  type Action,
+  claimActions,
+  counterAdd,
+  existsCheck,
+  MAX_TRANSACTION_ACTIONS,
+  transactionOf,
+  type WriteTransaction,
+} from '../write/actions';
+import { personPut } from './person-items';
+
+/**
+ * Where a person write starts: nothing, for a create (POST), or the stored person and the terms of the
+ * postings an unfinished write left (postings.ts), for an update (PATCH).
+ */
+export type WriteStart = { kind: 'create' } | { kind: 'update'; stored: Person; pending: SearchTerms | null };
+
+export const CREATE: WriteStart = { kind: 'create' };
+
+/**
+ * How many ids a write reserves: one per sub-object it adds, the new person's own on a create, and its
+ * ChangeHistory entry's (the last of the block). An update reserves them before its read.
+ */
+export const idsToReserve = (kind: WriteStart['kind'], body: PersonBody): number =>
+  countNewIds(body, kind === 'create') + 1;
+
+/** The vocabulary entries a write may point at, to be read before it is planned (patch.ts). */
+export const vocabularyToRead = (start: WriteStart, body: PersonBody): Record<VocabularyKind, number[]> =>
+  referencedVocabulary(start.kind === 'create' ? null : start.stored, body);
+
+export interface PersonWriteInput extends PatchContext {
+  tableName: string;
+  start: WriteStart;
+  body: PersonBody;
+  origin?: RequestOrigin;
+}
+
+export interface PersonWritePlan {
+  patched: PatchResult;
+  entry: ChangeEntry;
+  /** The actions of the write's transaction, its postings aside. */
+  actions: Action[];
+  /** The person's postings before the write (postings.ts). */
+  postings: PostingsBefore;
+}
+
+/**
+ * Plans a create or an update. A create puts the person where none is, counts it and checks that its
+ * requester exists (a self-registration, requester 0, has none to check; the person it creates is its
+ * requester); an update lands only over the version it patched, and its requester was read with the
+ * person. A plan whose patch changed nothing (`patched.changed` empty) is not sent.
+ */
+export const planPersonWrite = ({
+  tableName,
+  start,
+  body,
+  origin,
+  ...context
+}: PersonWriteInput): PersonWritePlan => {
+  const creating = start.kind === 'create';
+  const stored = creating ? null : start.stored;
+  const patched = applyPatch(stored, body, context);
+  const { person } = patched;
+  // The new person cannot ask for itself: only 0 (self-registration) names it.
+  if (creating && context.requester === person.id) throw new RequesterUnknown(context.requester);
+  const requesterToCheck = creating && context.requester !== 0 ? context.requester : null;
+  const postings = creating ? NOTHING_BEFORE : { person: start.stored, pending: start.pending };
+  const entry = changeEntry(PERSON_TYPE, person, {
+    id: context.changeId,
+    action: start.kind,
+    requester: creating ? person.CoreMetaData.created_by : context.requester,
+    at: context.now,
+    changed: patched.changed,
+    origin,
+  });
+  const actions: Action[] = [
+    personPut(tableName, person, stored ? stored.CoreMetaData.version : null),
+    ...historyActions(tableName, entry, person),
+    ...claimActions(tableName, { type: PERSON_TYPE, id: person.id }, patched.take, patched.release),
+    // In the write itself, never in a chain after it: the list by reference is as fresh as the write.
+    ...localReferenceActions(tableName, stored, person),
+    ...patched.references.map((reference) =>
+      existsCheck(tableName, vocabularyKey(reference.kind, reference.id), { kind: 'vocabulary', reference }),
+    ),
+    ...(creating ? [counterAdd(tableName, personCounterKey(person.id))] : []),
+    ...(requesterToCheck === null
+      ? []
+      : [
+          existsCheck(tableName, personKey(requesterToCheck), {
+            kind: 'requester',
+            requester: requesterToCheck,
+          }),
+        ]),
+  ];
+  return { patched, entry, actions, postings };
+};
+
+/** A person's write: its transaction, and what goes before and after it for the postings. */
+export interface PersonWrite {
+  prelude?: WriteTransaction;
+  write: WriteTransaction;
+  chain: WriteTransaction[];
+}
+
+/**
+ * A plan's transactions: its actions with the postings that fit beside them, the prelude and the chain
+ * for those that do not. `token` names the chain, should the write need one.
+ */
+export const personWrite = (
+  tableName: string,
+  { patched, actions, postings }: PersonWritePlan,
+  token: string,
+): PersonWrite => {
+  const { prelude, inWrite, chain } = planPostings({
+    tableName,
+    personId: patched.person.id,
+    before: postings,
+    changes: postingChanges(postings, patched.person),
+    room: MAX_TRANSACTION_ACTIONS - actions.length,
+    token,
+  });
+  return {
+    ...(prelude.length > 0 ? { prelude: transactionOf(prelude) } : {}),
+    write: transactionOf([...actions, ...inWrite]),
+    chain,
+  };
+};
