@@ -1,9 +1,18 @@
-import { vocabularyRepositoryFromEnv } from '../lib/db/from-env';
+import { idempotencyStoreFromEnv, vocabularyRepositoryFromEnv } from '../lib/db/from-env';
 import type { VocabularyRepository } from '../lib/db/vocabulary/vocabulary-repository';
+import type { IdempotencyOptions } from '../lib/http/idempotency';
 import { vocabularyCreateHandler } from '../lib/http/vocabulary-handlers';
 
 /** POST /NameSuffix */
-export const buildHandler = ({ vocabulary }: { vocabulary: VocabularyRepository }) =>
-  vocabularyCreateHandler('NameSuffix', vocabulary);
+export const buildHandler = ({
+  vocabulary,
+  idempotency,
+}: {
+  vocabulary: VocabularyRepository;
+  idempotency?: IdempotencyOptions;
+}) => vocabularyCreateHandler('NameSuffix', vocabulary, idempotency);
 
-export const handler = buildHandler({ vocabulary: vocabularyRepositoryFromEnv() });
+export const handler = buildHandler({
+  vocabulary: vocabularyRepositoryFromEnv(),
+  idempotency: { store: idempotencyStoreFromEnv() },
+});

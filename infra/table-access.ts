@@ -18,6 +18,7 @@ import {
   claimPartitionPrefixes,
   historyKey,
   idCounterKey,
+  idempotencyKey,
   type Key,
   LEGACY_PERSON_COUNTER,
   localReferenceKey,
@@ -90,12 +91,23 @@ const LOCAL_REFERENCES = partitionsLike(localReferenceKey('ref', 0));
 const BACKFILL_POSITIONS = partitionsLike(backfillSegmentKey('1', 0, 1));
 const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 
+/**
+ * A write's `Idempotency-Key` record (lib/db/idempotency/idempotency-store.ts, Powertools' DynamoDB
+ * layer): put in progress under a condition (a failed put returns the record it met, so Powertools
+ * never needs its GetItem), completed with the answer, deleted when the write fails with a 5xx.
+ */
+const IDEMPOTENCY_RECORDS: TableAccessRule = {
+  actions: ['PutItem', 'UpdateItem', 'DeleteItem'],
+  partitions: [partitionsLike(idempotencyKey('hash'))],
+};
+
 /** Reserving a block of ids (ids.ts): one `UpdateItem ADD` on the id counter, outside transactions. */
 const RESERVE_IDS: TableAccessRule = { actions: ['UpdateItem'], partitions: [idCounterKey.pk] };
 
 /** An entry's create (vocabulary-repository.ts): the entry, its history, counter and claim, the requester. */
 const createEntry = (kind: VocabularyKind): TableAccessRule[] => [
   RESERVE_IDS,
+  IDEMPOTENCY_RECORDS,
   {
     actions: ['PutItem'],
     partitions: [vocabularyOf(kind), HISTORY[kind], ...claimsOf(kind)],
@@ -149,6 +161,7 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // (postings.ts).
   'create-person': [
     RESERVE_IDS,
+    IDEMPOTENCY_RECORDS,
     { actions: ['BatchGetItem'], partitions: VOCABULARIES },
     {
       actions: ['PutItem'],
@@ -169,6 +182,7 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // fit follow as on create.
   'update-person': [
     RESERVE_IDS,
+    IDEMPOTENCY_RECORDS,
     { actions: ['BatchGetItem'], partitions: [PERSONS, ...VOCABULARIES] },
     {
       actions: ['PutItem'],

@@ -20,7 +20,7 @@ import {
   Table,
 } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { tableDefinition } from '../lib/db/table/definition';
+import { TIME_TO_LIVE_ATTRIBUTE, tableDefinition } from '../lib/db/table/definition';
 
 const ATTRIBUTE_TYPES: Record<string, AttributeType> = {
   S: AttributeType.STRING,
@@ -118,6 +118,7 @@ export class PersonTable extends Table {
     super(scope, id, {
       ...shape,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: TIME_TO_LIVE_ATTRIBUTE,
       deletionProtection: !devStack,
       removalPolicy: devStack ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });

@@ -16,6 +16,14 @@ const STATUS_AND_TITLE = {
   'duplicate-email': { status: 409, title: 'Email address already in use' },
   'duplicate-name': { status: 409, title: 'A person with this name and no email already exists' },
   'duplicate-abbreviation': { status: 409, title: 'Another entry has this abbreviation' },
+  'request-in-progress': {
+    status: 409,
+    title: 'A request with this Idempotency-Key is still being answered',
+  },
+  'idempotency-key-reused': {
+    status: 422,
+    title: 'This Idempotency-Key was sent with another request',
+  },
   'precondition-failed': {
     status: 412,
     title: "The object is not in the state the request's precondition requires",
@@ -71,6 +79,14 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'Another entry of this vocabulary (NamePrefix or NameSuffix) already has this abbreviation, compared ' +
     'without regard to case and accents. Use that entry, whose link is in `existing`, or choose another ' +
     'abbreviation. Nothing was written.',
+  'request-in-progress':
+    'The first request sent with this `Idempotency-Key` (by the same requester) has not been answered ' +
+    'yet, so this one was not run. Wait the seconds the `Retry-After` header names and send it again, ' +
+    'unchanged: once the first is answered, its answer is the answer to every retry.',
+  'idempotency-key-reused':
+    'This `Idempotency-Key` was already used (by the same requester, within 24 hours) for a request with ' +
+    'another body, another path or another method, so this one was not run: a key names one request, ' +
+    'and its retries send that request again unchanged. Send a new request with a new key.',
   'precondition-failed':
     'A condition of the request does not hold, so nothing was changed: `If-Match` names another version ' +
     'than the current one (someone changed the object since you read it), or a weak or malformed tag, ' +

@@ -5,6 +5,7 @@
  */
 import { auditLog } from './history/audit-log';
 import { changeHistory } from './history/change-history';
+import { idempotencyStore } from './idempotency/idempotency-store';
 import { personList } from './person/person-list';
 import { personRepository } from './person/person-repository';
 import { socialAddressWriter } from './person/social-address-writer';
@@ -33,3 +34,6 @@ export const vocabularyRepositoryFromEnv = () => vocabularyRepository(storageFro
 export const changeHistoryFromEnv = () => changeHistory(storageFromEnv());
 export const auditLogFromEnv = () => auditLog(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());
+/** The idempotency records of keyed writes, in the same table, on the raw client (Powertools). */
+export const idempotencyStoreFromEnv = () =>
+  idempotencyStore({ client: rawClientFromEnv(), tableName: storageFromEnv().tableName });

@@ -94,14 +94,41 @@ const problemExample = (type: ProblemType, instance: string) => ({
   },
 });
 
+/** Headers a problem of one type carries, where others of its status do not. */
+const PROBLEM_TYPE_HEADERS: Partial<Record<ProblemType, (keyof typeof HEADERS)[]>> = {
+  'request-in-progress': ['Retry-After'],
+};
+
+/** A header only some of a response's problem types carry: not required, and it says which. */
+const headerOfSome = (name: keyof typeof HEADERS, types: ProblemType[]) => ({
+  ...HEADERS[name],
+  description: `${HEADERS[name].description} (with ${types.map(problemTypeUri).join(', ')})`,
+  required: false,
+});
+
 /** One problem+json response for all the problem types an operation can answer with one status. */
 const problemResponse = (status: number, types: ProblemType[], instance: string) => {
-  const headers = PROBLEM_HEADERS[status] ?? [];
+  const always = PROBLEM_HEADERS[status] ?? [];
+  const some = [...new Set(types.flatMap((type) => PROBLEM_TYPE_HEADERS[type] ?? []))].filter(
+    (name) => !always.includes(name),
+  );
+  const headers = {
+    ...Object.fromEntries(always.map((name) => [name, headerRef(name)])),
+    ...Object.fromEntries(
+      some.map((name) => [
+        name,
+        types.every((type) => PROBLEM_TYPE_HEADERS[type]?.includes(name))
+          ? headerRef(name)
+          : headerOfSome(
+              name,
+              types.filter((type) => PROBLEM_TYPE_HEADERS[type]?.includes(name)),
+            ),
+      ]),
+    ),
+  };
   return {
     description: types.map((type) => PROBLEM_TYPES[type].title).join('; '),
-    ...(headers.length > 0
-      ? { headers: Object.fromEntries(headers.map((name) => [name, headerRef(name)])) }
-      : {}),
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
     content: {
       [PROBLEM_MEDIA_TYPE]: {
         schema: {
@@ -204,7 +231,24 @@ const CONDITIONAL_HEADERS = {
   },
 } as const;
 
+/** API.md 5.6: every write takes a key, and its retries are answered once. */
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'A key of your choosing for this request (a UUID, say) that makes it safe to send again: the same ' +
+    'key from the same requester (and authenticated caller) with the same method, path and body within ' +
+    '24 hours is answered with the first answer again (status, headers and body, a 4xx refusal too) ' +
+    'and writes nothing. The key sent with another method, path or body is 422 ' +
+    '`idempotency-key-reused`; while its first request is still running, 409 `request-in-progress` ' +
+    'with `Retry-After`. A 5xx is not remembered: a retry runs again. 1 to 255 visible ASCII ' +
+    'characters, else 400',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+};
+
 const headerParameters = ({ requester, conditional }: OperationDoc) => [
+  ...(requester ? [IDEMPOTENCY_KEY] : []),
   ...(requester
     ? [
         {

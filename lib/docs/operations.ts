@@ -129,6 +129,7 @@ export const PATH_PARAMETERS: Record<string, { description: string; schema?: Jso
 
 const STORAGE_PROBLEMS: ProblemType[] = ['unavailable', 'internal-error'];
 /** What any write refuses before it looks at the data: the body's form and the requester. */
+/** What any write can be refused for, its `Idempotency-Key` (API.md 5.6) included. */
 const REQUEST_PROBLEMS: ProblemType[] = [
   'validation-error',
   'missing-requester',
@@ -136,6 +137,8 @@ const REQUEST_PROBLEMS: ProblemType[] = [
   'unknown-requester',
   'payload-too-large',
   'unsupported-media-type',
+  'request-in-progress',
+  'idempotency-key-reused',
 ];
 const WRITE_PROBLEMS: ProblemType[] = [
   ...REQUEST_PROBLEMS,

@@ -13,7 +13,7 @@ import type { Links } from '../domain/representation';
 import { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';
 import { type HttpConfig, httpConfigFromEnv } from './config';
-import { problemBody, problemOf } from './problems';
+import { type Problem, problemBody, problemOf } from './problems';
 import { bodyOf, linksFor, originOf, requesterOf } from './request';
 import { type ApiResponse, negotiatedType, toHttpResult } from './responses';
 
@@ -47,6 +47,17 @@ export interface HttpHandlerOptions {
 
 const defaultConfig = httpConfigFromEnv();
 
+/** The problem+json answer to a problem. */
+const problemResult = (problem: Problem, event: Event, config: HttpConfig): Result =>
+  toHttpResult(
+    {
+      status: PROBLEM_TYPES[problem.type].status,
+      body: problemBody(problem, event.rawPath ?? '/', linksFor(event, config).baseUrl),
+      headers: problem.headers,
+    },
+    'application/problem+json',
+  );
+
 /** Maps any error to problem+json; a 500 is logged with the request id and says nothing more. */
 const problemResponses = (config: HttpConfig, logger: Logger): MiddlewareObj<Event, Result> => ({
   onError: async (request) => {
@@ -57,17 +68,24 @@ const problemResponses = (config: HttpConfig, logger: Logger): MiddlewareObj<Eve
         error: request.error,
       });
     }
-    const { baseUrl } = linksFor(request.event, config);
-    request.response = toHttpResult(
-      {
-        status: PROBLEM_TYPES[problem.type].status,
-        body: problemBody(problem, request.event.rawPath ?? '/', baseUrl),
-        headers: problem.headers,
-      },
-      'application/problem+json',
-    );
+    request.response = problemResult(problem, request.event, config);
   },
 });
+
+/**
+ * The answer, or the problem+json answer to what it threw when that is a refusal (4xx): what a keyed
+ * write remembers (API.md 5.6 exempts only 5xx). A 5xx is thrown on, to be logged and answered by
+ * `problemResponses` and never remembered.
+ */
+const answerOrRefusal = async (answer: () => Promise<Result>, event: Event, config: HttpConfig) => {
+  try {
+    return await answer();
+  } catch (error) {
+    const problem = problemOf(error);
+    if (PROBLEM_TYPES[problem.type].status >= 500) throw error;
+    return problemResult(problem, event, config);
+  }
+};
 
 /**
  * A HEAD answer is the GET answer without its body (RFC 9110 9.3.2): status and headers, Content-Type
@@ -108,7 +126,7 @@ const requestLog = (logger: Logger): MiddlewareObj<Event, Result> => {
 };
 
 const stack = (
-  handle: (event: Event, links: Links, context: Context) => Promise<ApiResponse>,
+  handle: (event: Event, config: HttpConfig, context: Context) => Promise<Result>,
   { config = defaultConfig, logger = defaultLogger, middlewares = [] }: HttpHandlerOptions,
 ) =>
   middy<Event, Result, Error, Context>()
@@ -117,35 +135,59 @@ const stack = (
     .use(requestLog(logger))
     .use(problemResponses(config, logger))
     .use(middlewares)
-    .handler(async (event, context) =>
-      toHttpResult(await handle(event, linksFor(event, config), context), negotiatedType(event)),
-    );
+    .handler(async (event, context) => handle(event, config, context));
 
 /** A read handler: the handler gets the event and the links to build absolute URLs with. */
 export const readHandler = (options: HttpHandlerOptions = {}) => ({
   handler: (handle: (request: ReadRequest) => Promise<ApiResponse>) =>
-    stack((event, links) => handle({ event, links }), options),
+    stack(
+      async (event, config) =>
+        toHttpResult(await handle({ event, links: linksFor(event, config) }), negotiatedType(event)),
+      options,
+    ),
 });
+
+/**
+ * Answers a request sent with an `Idempotency-Key` once (lib/http/idempotency.ts `idempotentWrites`):
+ * `answer` is run at most once per key, and its result is what every retry gets.
+ */
+export type AnswerOnce = (
+  event: Event,
+  context: Context,
+  requester: number,
+  answer: () => Promise<Result>,
+) => Promise<Result>;
+
+export interface WriteHandlerOptions extends HttpHandlerOptions {
+  /** Honour `Idempotency-Key` (API.md 5.6); without it, the header is not looked at. */
+  once?: AnswerOnce;
+}
 
 /** A write handler: the requester and the body are read and validated before `handle` runs. */
 export const writeHandler = <S extends z.ZodType>(
   body: S,
   requester: RequesterRule,
-  options: HttpHandlerOptions = {},
+  { once, ...options }: WriteHandlerOptions = {},
 ) => ({
   handler: (handle: (request: WriteRequest<z.output<S>>) => Promise<ApiResponse>) =>
-    stack(
-      (event, links, context) =>
-        handle({
-          event,
-          links,
-          requester: requesterOf(event, requester),
-          body: bodyOf(event, body),
-          write: {
-            origin: originOf(event),
-            deadline: retryDeadline(context.getRemainingTimeInMillis()),
-          },
-        }),
-      options,
-    ),
+    stack(async (event, config, context) => {
+      const requesterId = requesterOf(event, requester);
+      const answer = async () =>
+        toHttpResult(
+          await handle({
+            event,
+            links: linksFor(event, config),
+            requester: requesterId,
+            body: bodyOf(event, body),
+            write: {
+              origin: originOf(event),
+              deadline: retryDeadline(context.getRemainingTimeInMillis()),
+            },
+          }),
+          negotiatedType(event),
+        );
+      return once
+        ? once(event, context, requesterId, () => answerOrRefusal(answer, event, config))
+        : answer();
+    }, options),
 });

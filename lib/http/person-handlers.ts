@@ -10,6 +10,7 @@ import { namesVersion } from '../domain/preconditions';
 import { auditEntryOut, etagOf } from '../domain/representation';
 import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
 import { readHandler, writeHandler } from './handler';
+import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
 import { ifNoneMatchOf, preconditionsOf } from './preconditions';
 import { personIdOf, queryOf } from './request';
@@ -34,22 +35,31 @@ export const getPersonHandler = ({ persons }: { persons: PersonRepository }) =>
       : personOk({ person, tombstones: {} }, links);
   });
 
+/** A write's dependencies: the repository, and where keyed writes keep their answers (API.md 5.6). */
+interface WriteDeps {
+  persons: PersonRepository;
+  /** Without it `Idempotency-Key` is not honoured: every deployed function has it. */
+  idempotency?: IdempotencyOptions;
+}
+
 /** POST /Person */
-export const createPersonHandler = ({ persons }: { persons: PersonRepository }) =>
-  writeHandler(CreatePersonBody, 'create').handler(async ({ body, requester, write, links }) =>
-    personCreated(await persons.create(body, requester, write), links),
+export const createPersonHandler = ({ persons, idempotency }: WriteDeps) =>
+  writeHandler(CreatePersonBody, 'create', { once: keyedWrites(idempotency) }).handler(
+    async ({ body, requester, write, links }) =>
+      personCreated(await persons.create(body, requester, write), links),
   );
 
 /** PATCH /Person/{id}: If-Match and If-None-Match, when sent, must hold for the version it lands on. */
-export const updatePersonHandler = ({ persons }: { persons: PersonRepository }) =>
-  writeHandler(PatchPersonBody, 'update').handler(async ({ event, body, requester, write, links }) =>
-    personOk(
-      await persons.update(personIdOf(event), body, requester, {
-        ...write,
-        conditions: preconditionsOf(event),
-      }),
-      links,
-    ),
+export const updatePersonHandler = ({ persons, idempotency }: WriteDeps) =>
+  writeHandler(PatchPersonBody, 'update', { once: keyedWrites(idempotency) }).handler(
+    async ({ event, body, requester, write, links }) =>
+      personOk(
+        await persons.update(personIdOf(event), body, requester, {
+          ...write,
+          conditions: preconditionsOf(event),
+        }),
+        links,
+      ),
   );
 
 /** GET /Person/{id}/audit: the person's AuditEntries, newest first, in the PaginatedList envelope. */

@@ -45,9 +45,40 @@ const problem = (type: ProblemType, detail: string, errors: FieldError[] = [], h
   headers,
 });
 
+/**
+ * How long a request that met its key's first request still running is asked to wait: a write takes
+ * tens of milliseconds, one that meets others up to its retry budget, so a second is a fair first try.
+ */
+export const IN_PROGRESS_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Powertools' idempotency refusals (lib/http/idempotency.ts), known by their names as Powertools itself
+ * tells its errors apart: importing its classes here would load the idempotency utility into every
+ * function, the self-description ones included, for a comparison. Its other errors (the store out of
+ * reach, a record in a state it does not know) are 500s like any other.
+ */
+const idempotencyProblemOf = (error: unknown): Problem | undefined => {
+  const name = error instanceof Error ? error.name : undefined;
+  if (name === 'IdempotencyAlreadyInProgressError')
+    return problem(
+      'request-in-progress',
+      'The first request with this Idempotency-Key is still running: send this one again shortly',
+      [],
+      { 'Retry-After': String(IN_PROGRESS_RETRY_AFTER_SECONDS) },
+    );
+  if (name === 'IdempotencyValidationError')
+    return problem(
+      'idempotency-key-reused',
+      'This Idempotency-Key was sent with another method, path or body: use a new key for a new request',
+    );
+  return undefined;
+};
+
 /** Classifies any thrown value. Unknown errors become `internal-error` with a detail that says nothing. */
 export const problemOf = (error: unknown): Problem => {
   if (error instanceof HttpProblem) return problem(error.type, error.detail, error.errors, error.headers);
+  const idempotency = idempotencyProblemOf(error);
+  if (idempotency) return idempotency;
   if (error instanceof ValidationFailed) return problem('validation-error', error.message, error.errors);
   if (error instanceof NotFound) return problem('not-found', error.message);
   if (error instanceof RequesterUnknown) return problem('unknown-requester', error.message);

@@ -16,6 +16,7 @@ import {
   vocabularyBody,
 } from '../domain/vocabulary';
 import { readHandler, writeHandler } from './handler';
+import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
 import { ifNoneMatchOf, preconditionsOf } from './preconditions';
 import { pathIdOf, queryOf } from './request';
@@ -66,22 +67,35 @@ export const vocabularyItemHandler = (kind: VocabularyKind, vocabulary: Vocabula
     return entryOrNotModified(event, entry, vocabularyOut(kind, entry, links));
   });
 
-/** POST /{kind}: 201 with `Location` and `ETag`; a requester that is an existing person (0 is 400). */
-export const vocabularyCreateHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
-  writeHandler(vocabularyBody(kind, true), 'update').handler(async ({ body, requester, write, links }) => {
-    const entry = await vocabulary.create(kind, body as VocabularyBody, requester, write);
-    return tagged(
-      created(vocabularyOut(kind, entry, links), resourceUrl(links.baseUrl, kind, entry.id)),
-      entry,
-    );
-  });
+/**
+ * POST /{kind}: 201 with `Location` and `ETag`; a requester that is an existing person (0 is 400).
+ * `idempotency`: where keyed writes keep their answers (API.md 5.6); every deployed function has it.
+ */
+export const vocabularyCreateHandler = (
+  kind: VocabularyKind,
+  vocabulary: VocabularyRepository,
+  idempotency?: IdempotencyOptions,
+) =>
+  writeHandler(vocabularyBody(kind, true), 'update', { once: keyedWrites(idempotency) }).handler(
+    async ({ body, requester, write, links }) => {
+      const entry = await vocabulary.create(kind, body as VocabularyBody, requester, write);
+      return tagged(
+        created(vocabularyOut(kind, entry, links), resourceUrl(links.baseUrl, kind, entry.id)),
+        entry,
+      );
+    },
+  );
 
 /**
  * PATCH /{kind}/{id}: the entry as GET showed it, with changes; If-Match and If-None-Match, when sent,
  * must hold for the version it lands on.
  */
-export const vocabularyUpdateHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
-  writeHandler(vocabularyBody(kind, false), 'update').handler(
+export const vocabularyUpdateHandler = (
+  kind: VocabularyKind,
+  vocabulary: VocabularyRepository,
+  idempotency?: IdempotencyOptions,
+) =>
+  writeHandler(vocabularyBody(kind, false), 'update', { once: keyedWrites(idempotency) }).handler(
     async ({ event, body, requester, write, links }) => {
       const entry = await vocabulary.update(kind, pathIdOf(event, kind), body as VocabularyBody, requester, {
         ...write,

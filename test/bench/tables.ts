@@ -8,6 +8,7 @@ import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamo
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { tableDefinition } from '../../lib/db/table/definition';
 import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
+import { ensureTimeToLive } from '../../lib/local/dynamo-local';
 
 export const createBenchTable = async (client: DynamoDBDocumentClient, tableName: string) => {
   const { StreamSpecification: _stream, ...definition } = tableDefinition(tableName);
@@ -17,5 +18,6 @@ export const createBenchTable = async (client: DynamoDBDocumentClient, tableName
     if (Table?.TableStatus === 'ACTIVE') break;
     await new Promise((wait) => setTimeout(wait, 100));
   }
+  await ensureTimeToLive(client, tableName);
   await seedVocabulary({ client, tableName });
 };

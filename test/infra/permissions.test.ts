@@ -77,6 +77,10 @@ const grantsOf = (handler: string): string[] => {
 
 const TX = '(TransactWriteItems)';
 const RESERVE_IDS = 'dynamodb:UpdateItem on table [COUNTER#ids]';
+/** A keyed write's idempotency record, in its own partition: put, completed, deleted on a 5xx. */
+const IDEMPOTENCY_RECORDS = ['PutItem', 'UpdateItem', 'DeleteItem'].map(
+  (action) => `dynamodb:${action} on table [IDEMPOTENCY#*]`,
+);
 const PERSON_COUNTERS = [0, 1, 2, 3, 4, 5, 6, 7].map((shard) => `COUNTER#changes#Person#${shard}`).join(' ');
 const VOCABULARIES = 'VOCABULARY#NamePrefix VOCABULARY#NameSuffix';
 const HISTORIES = 'PERSON#* NAMEPREFIX#* NAMESUFFIX#*';
@@ -84,6 +88,7 @@ const HISTORIES = 'PERSON#* NAMEPREFIX#* NAMESUFFIX#*';
 /** POST /NamePrefix, /NameSuffix: the entry, its history and claim put, its counter bumped, the requester checked. */
 const createEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
   RESERVE_IDS,
+  ...IDEMPOTENCY_RECORDS,
   `dynamodb:PutItem on table [VOCABULARY#${kind} ${kind.toUpperCase()}#* ABBREVIATION#${kind}#* HASHED#ABBREVIATION#${kind}#*] ${TX}`,
   `dynamodb:UpdateItem on table [COUNTER#changes#${kind}#0] ${TX}`,
   `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
@@ -118,6 +123,7 @@ const EXPECTED: Record<string, string[]> = {
   'update-name-suffix': updateEntry('NameSuffix'),
   'create-person': [
     RESERVE_IDS,
+    ...IDEMPOTENCY_RECORDS,
     `dynamodb:BatchGetItem on table [${VOCABULARIES}]`,
     `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
     `dynamodb:DeleteItem on table [PERSON#*] ${TX}`,
@@ -126,6 +132,7 @@ const EXPECTED: Record<string, string[]> = {
   ],
   'update-person': [
     RESERVE_IDS,
+    ...IDEMPOTENCY_RECORDS,
     `dynamodb:BatchGetItem on table [PERSON#* ${VOCABULARIES}]`,
     `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
     `dynamodb:DeleteItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
@@ -360,11 +367,12 @@ describe('partition patterns', () => {
     expect(never.filter(([handler, pk]) => reaches(handler, pk))).toEqual([]);
   });
 
-  it('leave the id counter (and the backfill its own positions) the only partitions written outside a transaction', () => {
+  it('leave the id counter (and the backfill its own positions, keyed writes their idempotency records) the only partitions written outside a transaction', () => {
     const writes = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
     const allowed = [
       { actions: ['UpdateItem'], partitions: [idCounterKey.pk] },
       { actions: ['GetItem', 'PutItem'], partitions: ['BACKFILL#*'] },
+      { actions: ['PutItem', 'UpdateItem', 'DeleteItem'], partitions: ['IDEMPOTENCY#*'] },
     ];
     for (const rules of Object.values(TABLE_ACCESS))
       for (const rule of rules)

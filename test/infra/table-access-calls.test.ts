@@ -11,7 +11,14 @@
  * permissions.test.ts pins the same grants from the synthesized template, written out by hand.
  */
 import { randomUUID } from 'node:crypto';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -78,12 +85,19 @@ const TRANSACT_PARTS: Record<string, [string, (part: Input) => string]> = {
   ConditionCheck: ['ConditionCheckItem', (part) => pkOf(part.Key)],
 };
 
-/** What IAM authorizes for one document-client command. */
+/** The partition of a key or item as the raw client sends it (`{ pk: { S: ... } }`). */
+const rawPkOf = (item: unknown) => (item as Record<string, { S: string }>)[PARTITION_KEY]?.S as string;
+
+/** What IAM authorizes for one command (of the document client, or the raw one Powertools sends). */
 const requestsOf = (command: unknown): Request[] => {
   const input = (command as { input: Input }).input;
   const single = (action: string, partitions: string[]): Request[] => [
     { action, partitions, transactional: false },
   ];
+  if (command instanceof GetItemCommand) return single('GetItem', [rawPkOf(input.Key)]);
+  if (command instanceof PutItemCommand) return single('PutItem', [rawPkOf(input.Item)]);
+  if (command instanceof UpdateItemCommand) return single('UpdateItem', [rawPkOf(input.Key)]);
+  if (command instanceof DeleteItemCommand) return single('DeleteItem', [rawPkOf(input.Key)]);
   if (command instanceof GetCommand) return single('GetItem', [pkOf(input.Key)]);
   if (command instanceof PutCommand) return single('PutItem', [pkOf(input.Item)]);
   if (command instanceof UpdateCommand) return single('UpdateItem', [pkOf(input.Key)]);
@@ -155,14 +169,17 @@ const uses = (grant: ReturnType<typeof grantsOf>[number], request: Request) =>
     ));
 
 const send = vi.spyOn(DynamoDBDocumentClient.prototype, 'send');
+/** The raw client's calls: Powertools' idempotency records. */
+const sendRaw = vi.spyOn(DynamoDBClient.prototype, 'send');
 /** Handler name → the requests its operations made. */
 const recorded = new Map<string, Request[]>();
 
 /** Runs `operation` as `handler`, recording what it asks DynamoDB for. */
 const as = async <T>(handler: string, operation: () => Promise<T>): Promise<T> => {
   send.mockClear();
+  sendRaw.mockClear();
   const result = await operation();
-  const requests = send.mock.calls.flatMap(([command]) => requestsOf(command));
+  const requests = [...send.mock.calls, ...sendRaw.mock.calls].flatMap(([command]) => requestsOf(command));
   recorded.set(handler, [...(recorded.get(handler) ?? []), ...requests]);
   return result;
 };
@@ -503,6 +520,61 @@ beforeAll(async () => {
     entries[kind] = created.id;
   }
 
+  // Keyed writes (Idempotency-Key) of every write function: answered and replayed (the record put,
+  // completed, found), and one that fails with a 5xx (the record deleted). The fault is the first
+  // document-client call of the write, failing as DynamoDB Local cannot be made to.
+  const keyedWrites: [string, EventSpec, number][] = [
+    [
+      'create-person',
+      {
+        method: 'POST',
+        route: '/Person',
+        requester: ada.id,
+        body: { Names: { '@set': [{ first_name: 'Kay', last_name: 'Ed' }] } },
+      },
+      201,
+    ],
+    [
+      'update-person',
+      { method: 'PATCH', ...person(ada.id), requester: ada.id, body: { local_reference_id: 'ada-3' } },
+      200,
+    ],
+    ...vocabularies.flatMap(({ kind, noun, term, text }): [string, EventSpec, number][] => {
+      const id = String(entries[kind]);
+      return [
+        [
+          `create-${noun}`,
+          {
+            method: 'POST',
+            route: `/${kind}`,
+            requester: ada.id,
+            body: { [term]: `Keyed ${text}`, abbreviation: `K${kind}` },
+          },
+          201,
+        ],
+        [
+          `update-${noun}`,
+          {
+            method: 'PATCH',
+            route: `/${kind}/{id}`,
+            path: `/${kind}/${id}`,
+            pathParameters: { id },
+            requester: ada.id,
+            body: { [term]: `Keyed ${text}` },
+          },
+          200,
+        ],
+      ];
+    }),
+  ];
+  for (const [handler, spec, status] of keyedWrites) {
+    const keyed = { ...spec, headers: { 'idempotency-key': `${handler}-1` } };
+    await invoke(handler, keyed, status);
+    await invoke(handler, keyed, status);
+    send.mockRejectedValueOnce(new Error('injected'));
+    await invoke(handler, { ...spec, headers: { 'idempotency-key': `${handler}-2` } }, 500);
+  }
+
   // ChangeHistory: across objects, one object by id alone, one object of each endpoint, and an
   // entry of each endpoint (an update, so its predecessor is read too).
   await invoke(
@@ -545,6 +617,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   send.mockRestore();
+  sendRaw.mockRestore();
 });
 
 const TABLE_FUNCTIONS = Object.keys(TABLE_ACCESS).sort();

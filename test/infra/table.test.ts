@@ -2,7 +2,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { PersonTable, tableShapeFrom } from '../../infra/table';
-import { tableDefinition } from '../../lib/db/table/definition';
+import { TIME_TO_LIVE_ATTRIBUTE, tableDefinition, timeToLiveDefinition } from '../../lib/db/table/definition';
 import { CHANGE_ID_INDEX, CHANGE_LIST_INDEX, PERSON_LIST_INDEX } from '../../lib/db/table/keys';
 import { only, type Resource } from './support';
 
@@ -28,6 +28,14 @@ describe('the CDK table', () => {
     expect(sortedBy(table.Properties.AttributeDefinitions, byName)).toEqual(
       sortedBy(definition.AttributeDefinitions, byName),
     );
+  });
+
+  it('deletes expired items by the TTL attribute of the table definition (idempotency records)', () => {
+    expect(table.Properties.TimeToLiveSpecification).toEqual({
+      AttributeName: timeToLiveDefinition('unused').TimeToLiveSpecification?.AttributeName,
+      Enabled: true,
+    });
+    expect(TIME_TO_LIVE_ATTRIBUTE).toBe('expiration');
   });
 
   it('has the global secondary indexes of the table definition, projection included', () => {

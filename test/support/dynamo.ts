@@ -6,7 +6,7 @@ import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person
 import { documentClient } from '../../lib/db/table/client';
 import { tableDefinition } from '../../lib/db/table/definition';
 import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
-import { localClientConfig } from '../../lib/local/dynamo-local';
+import { ensureTimeToLive, localClientConfig } from '../../lib/local/dynamo-local';
 
 export interface TestTable {
   client: DynamoDBDocumentClient;
@@ -28,6 +28,7 @@ export const createTestTable = async (
   const tableName = `test-${randomUUID()}`;
   const { StreamSpecification: _stream, ...definition } = tableDefinition(tableName);
   await client.send(new CreateTableCommand(definition));
+  await ensureTimeToLive(client, tableName);
   await seedVocabulary({ client, tableName });
   return { client, tableName };
 };

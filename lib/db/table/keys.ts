@@ -18,6 +18,7 @@
  * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
  * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value (below) |
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/search/backfill.ts) |
+ * | idempotency record | `IDEMPOTENCY#<sha256>`     | `IDEMPOTENCY`           | status, expiration (the table's TTL), in_progress_expiration, validation, data: the answer to a write sent with an `Idempotency-Key` (lib/db/idempotency/idempotency-store.ts) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
  * (8 partitions, the shard a hash of the id) and `listSk` = `<folded fullname>\u0001<id, 16 digits>`,
@@ -368,3 +369,10 @@ export const vocabularyKey = (kind: VocabularyKind, id: number): Key => ({
   pk: vocabularyPartition(kind),
   sk: `ENTRY#${pad(id)}`,
 });
+
+/**
+ * An idempotency record (Powertools' idempotency utility), in a partition of its own: `hash` is the
+ * SHA-256 (base64) of the key's scope, so no partition is shared by two keys and none is touched by
+ * every keyed write, as Powertools' one static partition of a composite-key table would be.
+ */
+export const idempotencyKey = (hash: string): Key => ({ pk: `IDEMPOTENCY#${hash}`, sk: 'IDEMPOTENCY' });

@@ -377,6 +377,32 @@ describe('openApiDocument', () => {
     expect(headers('get', '/Person', 503)).toEqual(['Retry-After']);
   });
 
+  it('documents Idempotency-Key on every POST and PATCH, with its 409 (Retry-After) and 422, and on nothing else', () => {
+    const writes = ROUTES.filter(({ method }) => method === 'POST' || method === 'PATCH');
+    expect(writes.length).toBeGreaterThanOrEqual(6);
+    for (const { method, path } of writes) {
+      const verb = method.toLowerCase();
+      expect(parameter(verb, path, 'Idempotency-Key'), `${method} ${path}`).toMatchObject({
+        in: 'header',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      });
+      const types = (status: number) =>
+        response(verb, path, status).content?.['application/problem+json'] as ProblemMedia;
+      expect(types(409).schema.properties.type.enum).toContain('/problems/request-in-progress');
+      expect(types(422).schema.properties.type.enum).toEqual(['/problems/idempotency-key-reused']);
+      expect(response(verb, path, 409).headers?.['Retry-After']).toMatchObject({ required: false });
+    }
+    const others = ROUTES.filter(({ method }) => method !== 'POST' && method !== 'PATCH');
+    for (const { method, path } of others)
+      expect(
+        ((operation(method.toLowerCase(), path).parameters ?? []) as Parameter[]).map(({ name }) => name),
+      ).not.toContain('Idempotency-Key');
+    const pattern = new RegExp(String(parameter('post', '/Person', 'Idempotency-Key')?.schema.pattern));
+    expect(['a', '!~', 'k'.repeat(255)].every((key) => pattern.test(key))).toBe(true);
+    expect(['a b', 'clé', 'a\tb'].some((key) => pattern.test(key))).toBe(false);
+  });
+
   it('answers JSON resources in application/json and application/ld+json, from the zod output schemas', () => {
     expect(schemasOf(response('get', '/Person/{id}', 200))).toEqual({
       'application/json': { schema: { $ref: '#/components/schemas/Person' } },
@@ -468,7 +494,11 @@ describe('openApiDocument', () => {
         schema: { $ref: `#/components/schemas/${kind}` },
       });
       expect(response(method, route, 409).content?.['application/problem+json']).toMatchObject({
-        schema: { properties: { type: { enum: ['/problems/duplicate-abbreviation'] } } },
+        schema: {
+          properties: {
+            type: { enum: ['/problems/request-in-progress', '/problems/duplicate-abbreviation'] },
+          },
+        },
       });
       expect(response(method, route, 403)).toBeDefined();
     }

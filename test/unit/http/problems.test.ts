@@ -1,3 +1,8 @@
+import {
+  IdempotencyAlreadyInProgressError,
+  IdempotencyPersistenceLayerError,
+  IdempotencyValidationError,
+} from '@aws-lambda-powertools/idempotency';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import {
@@ -87,6 +92,24 @@ describe('problemOf and problemBody: the table of API.md 7', () => {
       'unsupported-media-type',
     ],
     ['ServiceUnavailable', new ServiceUnavailable('Storage is unavailable', 2), 503, 'unavailable'],
+    [
+      "Powertools' IdempotencyAlreadyInProgressError",
+      new IdempotencyAlreadyInProgressError('in progress'),
+      409,
+      'request-in-progress',
+    ],
+    [
+      "Powertools' IdempotencyValidationError",
+      new IdempotencyValidationError('payload differs'),
+      422,
+      'idempotency-key-reused',
+    ],
+    [
+      "Powertools' IdempotencyPersistenceLayerError (the store out of reach)",
+      new IdempotencyPersistenceLayerError('store failed'),
+      500,
+      'internal-error',
+    ],
     ['an unknown Error', new Error('boom'), 500, 'internal-error'],
   ])('maps %s to %i /problems/%s', (_, error, status, type) => {
     const body = bodyFor(error);
@@ -106,6 +129,12 @@ describe('problemOf and problemBody: the table of API.md 7', () => {
     expect(problemOf(new ServiceUnavailable('Storage is unavailable', 3)).headers).toEqual({
       'Retry-After': '3',
     });
+  });
+
+  it('sends Retry-After with request-in-progress, a second, and no message of Powertools', () => {
+    const problem = problemOf(new IdempotencyAlreadyInProgressError('key idempotency#abc is in progress'));
+    expect(problem.headers).toEqual({ 'Retry-After': '1' });
+    expect(problem.detail).not.toContain('idempotency#');
   });
 
   it('sends the current ETag with 412', () => {

@@ -1,0 +1,103 @@
+/**
+ * `Idempotency-Key` on writes (API.md 5.6), on Powertools' idempotency utility: its `makeIdempotent`
+ * keeps an in-progress record while the write runs (a second request meanwhile is refused), stores
+ * the answer when it is done (a retry gets it again and writes nothing), drops the record when the
+ * write throws (a retry runs again) and compares a hash of the request with the stored one (another
+ * request under the same key is refused). The refusals become problems in lib/http/problems.ts.
+ *
+ * Powertools' middy middleware (`makeHandlerIdempotent`) is not used: in 2.35.0 its `onError` deletes
+ * the record whenever anything before it threw, its own refusals included, so a request refused as in
+ * progress deleted the running request's record, and one refused for another body deleted the stored
+ * answer (powertools-lambda-typescript#5675, fixed after 2.35.0); and its early return skips every
+ * `after`, so a replayed answer would go unlogged. The wrapper runs inside the handler, where the
+ * request log and the problem mapping see every answer.
+ */
+import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
+import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { AnswerOnce } from './handler';
+import { HttpProblem } from './problems';
+import { headerOf, originOf, routePath } from './request';
+import { withoutTrailingSlash } from './routes';
+
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** How long an answer is kept for its key (API.md 5.6: 24 hours). */
+export const KEY_RETENTION_SECONDS = 24 * 60 * 60;
+
+/** API.md 5.6: 1 to 255 visible ASCII characters (RFC 5234's VCHAR: no space, no control character). */
+const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
+
+export interface IdempotencyOptions {
+  /** Where the records are kept: the table (lib/db/idempotency/idempotency-store.ts). */
+  store: BasePersistenceLayer;
+  /** How long an answer is kept; tests shorten it. */
+  retentionSeconds?: number;
+}
+
+/**
+ * The request's `Idempotency-Key`, or undefined when it has none. A key that breaks the rule is 400
+ * before anything is looked up or written.
+ */
+export const idempotencyKeyOf = (event: APIGatewayProxyEventV2): string | undefined => {
+  const key = headerOf(event, 'idempotency-key');
+  if (key === undefined) return undefined;
+  if (!VALID_KEY.test(key))
+    throw new HttpProblem(
+      'validation-error',
+      'The Idempotency-Key header must be 1 to 255 visible ASCII characters (no space, control or non-ASCII character)',
+    );
+  return key;
+};
+
+/**
+ * What a key's record is found by, `scope`: the key, the requesting person and the authenticated
+ * caller (IAM ARN or JWT subject, when there is one), so one client never gets another's answer. And
+ * what a retry must send again, `request`: method, path (without a stage or trailing slash) and the body
+ * as it came. Powertools hashes each (SHA-256): the first into the record's key, the second into the
+ * record, compared on every retry.
+ */
+export const keyedRequestOf = (event: APIGatewayProxyEventV2, key: string, requester: number) => ({
+  scope: { key, requester, caller: originOf(event).caller },
+  request: {
+    method: event.requestContext?.http?.method ?? '',
+    path: withoutTrailingSlash(routePath(event)),
+    body: event.body ?? '',
+    base64: event.isBase64Encoded ?? false,
+  },
+});
+
+/**
+ * Answers each keyed write once (writeHandler's `once`): without a key, `answer` runs as it is.
+ * `answer` resolves with what the client gets, refusals of 4xx included, so they are remembered like
+ * any answer; what it throws (a 5xx) drops the record, so a retry runs again.
+ */
+export const idempotentWrites =
+  ({ store, retentionSeconds = KEY_RETENTION_SECONDS }: IdempotencyOptions): AnswerOnce =>
+  async (event, context, requester, answer) => {
+    const key = idempotencyKeyOf(event);
+    if (key === undefined) return answer();
+    // A config per request: the Lambda context it holds (whose remaining time bounds the in-progress
+    // record, so a request that died frees its key when its invocation would have ended) is this one's.
+    const config = new IdempotencyConfig({
+      eventKeyJmesPath: 'scope',
+      payloadValidationJmesPath: 'request',
+      throwOnNoIdempotencyKey: true,
+      hashFunction: 'sha256',
+      expiresAfterSeconds: retentionSeconds,
+      lambdaContext: context,
+    });
+    const once = makeIdempotent(
+      async (_keyed: ReturnType<typeof keyedRequestOf>): Promise<Result> => answer(),
+      {
+        persistenceStore: store,
+        config,
+        dataIndexArgument: 0,
+      },
+    );
+    return once(keyedRequestOf(event, key, requester));
+  };
+
+/** writeHandler's `once` for an operation's dependencies: none when it was given no store. */
+export const keyedWrites = (options: IdempotencyOptions | undefined): AnswerOnce | undefined =>
+  options && idempotentWrites(options);
