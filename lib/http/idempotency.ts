@@ -14,6 +14,7 @@
  */
 import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
+import type { ResponseHook } from '@aws-lambda-powertools/idempotency/types';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { AnswerOnce } from './handler';
 import { HttpProblem } from './problems';
@@ -68,6 +69,15 @@ export const keyedRequestOf = (event: APIGatewayProxyEventV2, key: string, reque
 });
 
 /**
+ * A replayed answer says so (`Idempotent-Replayed: true`, as Stripe's API does), so a client that
+ * retried learns its first request had landed; status, headers and body are the first answer's.
+ */
+const replayed: ResponseHook = (response) => {
+  const result = response as Result;
+  return { ...result, headers: { ...result.headers, 'idempotent-replayed': 'true' } };
+};
+
+/**
  * Answers each keyed write once (writeHandler's `once`): without a key, `answer` runs as it is.
  * `answer` resolves with what the client gets, refusals of 4xx included, so they are remembered like
  * any answer; what it throws (a 5xx) drops the record, so a retry runs again.
@@ -86,6 +96,7 @@ export const idempotentWrites =
       hashFunction: 'sha256',
       expiresAfterSeconds: retentionSeconds,
       lambdaContext: context,
+      responseHook: replayed,
     });
     const once = makeIdempotent(
       async (_keyed: ReturnType<typeof keyedRequestOf>): Promise<Result> => answer(),

@@ -33,6 +33,7 @@ const answerOf = async (response: Response) => ({
   location: response.headers.get('location'),
   etag: response.headers.get('etag'),
   contentType: response.headers.get('content-type'),
+  replayed: response.headers.get('idempotent-replayed'),
   body: (await response.json()) as Json,
 });
 
@@ -145,7 +146,11 @@ describe('every write route', () => {
         path,
         status: method === 'POST' ? 201 : 200,
       });
-      expect(await answerOf(await write(method, path, body, headers))).toEqual(first);
+      expect(first.replayed).toBeNull();
+      expect(await answerOf(await write(method, path, body, headers))).toEqual({
+        ...first,
+        replayed: 'true',
+      });
       const other = await answerOf(await write(method, path, otherBody, headers));
       expect({ method, path, status: other.status, type: other.body.type }).toEqual({
         method,
