@@ -4,13 +4,15 @@ import { defineConfig } from 'vitest/config';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 /**
- * Files that measure behaviour under load (write storms, load and crash runs, the quick benchmark):
- * they run one at a time after the rest, so no other file's load decides whether a storm fits its
- * retry budget.
+ * Files that measure behaviour under load (write storms, load and crash runs, the quick benchmark, a
+ * bulk import): they run one at a time after the rest, so no other file's load decides whether a
+ * storm fits its retry budget, and theirs slows no other file down.
  */
 const UNDER_LOAD = [
   'test/integration/concurrency.test.ts',
   'test/integration/bench-quick.test.ts',
+  // 10 000 creates through npm start: DynamoDB Local takes them one transaction at a time.
+  'test/integration/import.test.ts',
   'test/reliability/*.test.ts',
 ];
 

@@ -104,6 +104,15 @@ describe('the layers of lib/', () => {
     expect(named).toEqual([]);
   });
 
+  it('keep the command-line tools on the HTTP API: lib/cli imports nothing of lib/db, lib/http, lib/local or functions', () => {
+    expect(inLayer('lib/cli').length).toBeGreaterThan(0);
+    expect(
+      importing(inLayer('lib/cli'), (target) =>
+        /^(lib\/(db|http|local|docs|enrichment)\/|functions\/)/.test(target),
+      ),
+    ).toEqual([]);
+  });
+
   it('keep storage below the HTTP edge: lib/db imports nothing of lib/http, lib/docs or lib/local', () => {
     expect(importing(inLayer('lib/db'), (target) => /^lib\/(http|docs|local)\//.test(target))).toEqual([]);
   });
