@@ -12,16 +12,29 @@
  *   GetItem and BatchGetItem, and over the summed size of what was read (before any filter) for Query;
  *   index entries are sized by the table's measured average entry; a Query of the table itself (the
  *   search postings, projected) takes DynamoDB Local's own count, which charges whole items as AWS does;
- * - a `ConditionCheck` in a transaction is counted as a transactional read of its item (2 RCU).
+ * - a `ConditionCheck` in a transaction is counted as a transactional read of its item (2 RCU);
+ * - a conditional PutItem that fails costs what it would have written: the larger of its item and the
+ *   one there (DynamoDB developer guide, "Capacity unit consumption for write operations"); the item
+ *   there comes back with it (`ReturnValuesOnConditionCheckFailure: ALL_OLD`) for no read units;
+ * - an UpdateItem that only SETs attributes of an item the operation wrote or read before is sized as
+ *   that item with them (the larger of before and after); any other update by its key.
  * The write units of the search postings (and their `POSTINGS` item) are also counted apart: the same
- * write without them is what it cost before the search index.
+ * write without them is what it cost before the search index; so are those of the idempotency records
+ * (lib/db/idempotency/idempotency-store.ts), which Powertools sends through the raw client.
  */
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { idempotencyKey } from '../../lib/db/table/keys';
 
+/** One call, its items in document form whichever client sent it. */
 export interface RecordedCall {
   command: string;
   input: Record<string, unknown>;
+  /** What came back; for a failed conditional write, the item there (`Item`, when it was asked for). */
   output: Record<string, unknown>;
+  /** The call was refused (a condition that failed, say): it still costs what it would have written. */
+  failed?: boolean;
 }
 
 export interface Tally {
@@ -38,26 +51,93 @@ export interface Instrument {
   recording: RecordedCall[] | undefined;
 }
 
-/** Adds the counting middleware to a client (and so to every document client command it sends). */
-export const instrument = (client: DynamoDBDocumentClient): Instrument => {
+const IDEMPOTENCY_PREFIX = idempotencyKey('').pk as string;
+
+/** The partition a single-item call names, in document or attribute-value form. */
+const partitionOf = (input: Record<string, unknown>): string | undefined => {
+  const pk = ((input.Key ?? input.Item) as Record<string, unknown> | undefined)?.pk;
+  return typeof pk === 'string' ? pk : ((pk as { S?: string } | undefined)?.S ?? undefined);
+};
+
+/** The name a call is counted under: its command, and what it touches when that is not a person. */
+const labelOf = (command: string, input: Record<string, unknown>) =>
+  partitionOf(input)?.startsWith(IDEMPOTENCY_PREFIX) ? `${command} (idempotency record)` : command;
+
+type AttributeMap = Record<string, AttributeValue>;
+const fromAttributes = (value: unknown) => (value ? unmarshall(value as AttributeMap) : value);
+
+/** A raw client's call in document form, as the document client's calls are recorded. */
+const documentForm = (input: Record<string, unknown>, output: Record<string, unknown>) => ({
+  input: {
+    ...input,
+    ...(input.Item ? { Item: fromAttributes(input.Item) } : {}),
+    ...(input.Key ? { Key: fromAttributes(input.Key) } : {}),
+    ...(input.ExpressionAttributeValues
+      ? { ExpressionAttributeValues: fromAttributes(input.ExpressionAttributeValues) }
+      : {}),
+  },
+  output: {
+    ...output,
+    ...(output.Item ? { Item: fromAttributes(output.Item) } : {}),
+    ...(output.Attributes ? { Attributes: fromAttributes(output.Attributes) } : {}),
+  },
+});
+
+/**
+ * Adds the counting middleware to a client (and so to every document client command it sends), and
+ * to the raw client under it, which Powertools' idempotency layer sends through (lib/db/from-env.ts):
+ * the two share one middleware stack, so the raw client's `send` marks its own commands, whose items
+ * are recorded unmarshalled.
+ */
+export const instrument = (client: DynamoDBDocumentClient, raw?: DynamoDBClient): Instrument => {
   const state: Instrument = { tally: undefined, recording: undefined };
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      // Taken when the call starts: concurrent calls of one operation count where they began.
-      const { tally, recording } = state;
-      const command = (context.commandName ?? 'unknown').replace(/Command$/, '');
-      if (tally) {
-        tally.calls += 1;
-        tally.byCommand[command] = (tally.byCommand[command] ?? 0) + 1;
-      }
-      const input = args.input as Record<string, unknown>;
-      if (recording) input.ReturnConsumedCapacity ??= 'TOTAL';
-      const result = await next(args);
-      recording?.push({ command, input, output: result.output as Record<string, unknown> });
-      return result;
-    },
-    { step: 'initialize', name: 'benchInstrument', priority: 'high' },
-  );
+  const sentRaw = new WeakSet<object>();
+  if (raw) {
+    const send = raw.send.bind(raw) as (command: object, ...rest: unknown[]) => Promise<unknown>;
+    raw.send = ((command: object, ...rest: unknown[]) => {
+      sentRaw.add(command);
+      return send(command, ...rest);
+    }) as typeof raw.send;
+  }
+  type Stack = DynamoDBDocumentClient['middlewareStack'];
+  const addTo = (stack: Stack) =>
+    stack.add(
+      (next, context) => async (args) => {
+        // Taken when the call starts: concurrent calls of one operation count where they began.
+        const { tally, recording } = state;
+        const command = (context.commandName ?? 'unknown').replace(/Command$/, '');
+        const input = args.input as Record<string, unknown>;
+        const isRaw = sentRaw.has(args as object);
+        if (tally) {
+          const label = labelOf(command, input);
+          tally.calls += 1;
+          tally.byCommand[label] = (tally.byCommand[label] ?? 0) + 1;
+        }
+        if (recording) input.ReturnConsumedCapacity ??= 'TOTAL';
+        const record = (output: Record<string, unknown>, failed: boolean) =>
+          recording?.push({
+            command,
+            ...(isRaw ? documentForm(input, output) : { input, output }),
+            ...(failed ? { failed } : {}),
+          });
+        try {
+          const result = await next(args);
+          record(result.output as Record<string, unknown>, false);
+          return result;
+        } catch (error) {
+          // A failed condition costs write units too; with ALL_OLD it brings the item there.
+          // (Only the raw client's is known to be in attribute-value form.)
+          const item = isRaw ? (error as { Item?: unknown }).Item : undefined;
+          record(item ? { Item: item } : {}, true);
+          throw error;
+        }
+      },
+      { step: 'initialize', name: 'benchInstrument', priority: 'high' },
+    );
+  addTo(client.middlewareStack);
+  // A raw client of its own (not the one under the document client) has a stack of its own.
+  if (raw && (raw.middlewareStack as unknown) !== client.middlewareStack)
+    addTo(raw.middlewareStack as unknown as Stack);
   return state;
 };
 
@@ -107,6 +187,8 @@ export interface Capacity {
   wcu: number;
   /** Of `wcu`, what the search postings and their `POSTINGS` item cost (lib/db/search/postings.ts). */
   postingsWcu: number;
+  /** Of `wcu`, what the idempotency records of keyed writes cost (lib/db/idempotency/). */
+  idempotencyWcu: number;
   /** What DynamoDB Local said it consumed (ReturnConsumedCapacity), for comparison. */
   reported: number;
   /**
@@ -129,6 +211,26 @@ const reportedOf = (output: Record<string, unknown>) =>
     );
 
 /**
+ * The item an UpdateItem leaves when it only SETs attributes (`SET #a = :a, b = :b`) of an item
+ * known before it; undefined for any other update or an unknown item.
+ */
+const afterUpdate = (before: Key | undefined, input: Record<string, unknown>): Key | undefined => {
+  const expression = input.UpdateExpression;
+  if (!before || typeof expression !== 'string') return undefined;
+  const set = /^\s*SET\s+(.*)$/i.exec(expression)?.[1];
+  if (!set) return undefined;
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as Record<string, unknown>;
+  const after: Key = { ...before };
+  for (const assignment of set.split(',')) {
+    const [name, value] = assignment.split('=').map((part) => part.trim());
+    if (!name || !value?.startsWith(':') || !(value in values) || /[\s.[(+-]/.test(name)) return undefined;
+    after[names[name] ?? name] = values[value];
+  }
+  return after;
+};
+
+/**
  * The capacity of one operation's calls. `indexEntryBytes` is the average size of an entry of the
  * queried index (Query results carry only the projected attributes asked for, not what was read).
  */
@@ -136,12 +238,18 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
   let rcu = 0;
   let wcu = 0;
   let postingsWcu = 0;
+  let idempotencyWcu = 0;
   let reported = 0;
   let bytesRead = 0;
   const isPosting = (key: Key) => String(key.pk).startsWith('GRAM#') || key.sk === 'POSTINGS';
+  const isIdempotencyRecord = (key: Key) => String(key.pk).startsWith(IDEMPOTENCY_PREFIX);
   /** Sizes of items this operation read, for the "larger of old and new" rule of its writes. */
   const known = new Map<string, number>();
-  for (const { command, input, output } of calls) {
+  /** Items this operation wrote whole (PutItem), for the size of an update of them. */
+  const written = new Map<string, Key>();
+  for (const { command, input, output, failed } of calls) {
+    // A refused call costs nothing but a refused single-item write (as before, for the others).
+    if (failed && !['PutItem', 'UpdateItem', 'DeleteItem'].includes(command)) continue;
     reported += reportedOf(output);
     const readUnit = input.ConsistentRead ? 1 : 0.5;
     switch (command) {
@@ -184,7 +292,19 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
       case 'PutItem':
       case 'DeleteItem': {
         const item = (input.Item ?? input.Key) as Key;
-        wcu += units(Math.max(itemSize(item), known.get(keyOf(item)) ?? 0), 1024);
+        const there = output.Item as Key | undefined;
+        const before = Math.max(known.get(keyOf(item)) ?? 0, there ? itemSize(there) : 0);
+        const after = command === 'UpdateItem' ? afterUpdate(written.get(keyOf(item)), input) : undefined;
+        const cost = units(Math.max(itemSize(after ?? item), before), 1024);
+        wcu += cost;
+        if (isIdempotencyRecord(item)) idempotencyWcu += cost;
+        if (!failed && command !== 'DeleteItem') {
+          const now = command === 'PutItem' ? item : after;
+          if (now) {
+            written.set(keyOf(item), now);
+            known.set(keyOf(item), itemSize(now));
+          }
+        }
         break;
       }
       case 'TransactWriteItems': {
@@ -209,5 +329,5 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         break;
     }
   }
-  return { rcu, wcu, postingsWcu, reported, bytesRead };
+  return { rcu, wcu, postingsWcu, idempotencyWcu, reported, bytesRead };
 };

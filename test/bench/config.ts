@@ -19,6 +19,13 @@ export interface BenchConfig {
     /** Runs at the largest size, where a common fragment reads 20 000 postings (half a second). */
     runsAtLargest: number;
   };
+  /** What an `Idempotency-Key` costs (keyed-writes.ts): each write unkeyed, keyed and replayed. */
+  keyed: {
+    iterations: number;
+    warmup: number;
+    /** Runs recorded in full per variant, for capacity. */
+    accountingRuns: number;
+  };
   cold: {
     /** Fresh processes per function, for the bundle and for bare node each. */
     runs: number;
@@ -33,6 +40,7 @@ export const FULL: BenchConfig = {
   mode: 'full',
   overhead: { persons: 1_000, iterations: 300, filteredIterations: 150, warmup: 30, accountingRuns: 50 },
   scale: { sizes: [1_000, 10_000, 100_000], deepOffset: 5_000, runs: 21, runsAtLargest: 11 },
+  keyed: { iterations: 300, warmup: 30, accountingRuns: 50 },
   cold: { runs: 15 },
   throughput: { connections: 16, seconds: 10 },
 };
@@ -41,6 +49,7 @@ export const QUICK: BenchConfig = {
   mode: 'quick',
   overhead: { persons: 60, iterations: 8, filteredIterations: 4, warmup: 2, accountingRuns: 4 },
   scale: { sizes: [1_000, 10_000], deepOffset: 200, runs: 11, runsAtLargest: 11 },
+  keyed: { iterations: 8, warmup: 2, accountingRuns: 4 },
   cold: { runs: 1 },
   throughput: { connections: 16, seconds: 1 },
 };

@@ -505,7 +505,7 @@ export const runOverhead = async (
     // Accounting: the handler again, each call recorded in full, capacity computed per operation.
     const indexEntryBytes = await averageIndexEntryBytes(storage);
     const runs = operation.name.startsWith('list') ? Math.min(accountingRuns, 5) : accountingRuns;
-    const total: Capacity = { rcu: 0, wcu: 0, postingsWcu: 0, reported: 0, bytesRead: 0 };
+    const total: Capacity = { rcu: 0, wcu: 0, postingsWcu: 0, idempotencyWcu: 0, reported: 0, bytesRead: 0 };
     for (let n = 0; n < runs; n++) {
       const recording: RecordedCall[] = [];
       instrument.recording = recording;

@@ -1,5 +1,6 @@
 /** The figures as JSON, the same figures as Markdown, and the checks the issue sets. */
 import type { ColdSection } from './cold-start';
+import type { KeyedSection } from './keyed-writes';
 import type { OverheadSection } from './overhead';
 import type { ScaleSection } from './scale';
 import { COMMON_QUERY, PLANTED_QUERY, RARE_QUERY } from './seed';
@@ -53,6 +54,7 @@ export interface BenchResults {
   dynamoDbLocal: string;
   overhead?: OverheadSection;
   throughput?: ThroughputRow[];
+  keyed?: KeyedSection;
   coldStart?: ColdSection;
   scale?: ScaleSection;
   checks: Check[];
@@ -173,7 +175,7 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
 const table = (headers: string[], rows: (string | number)[][]) => {
   const numeric = headers.map((_, column) =>
     rows.every(
-      (row) => typeof row[column] === 'number' || /^-?[\d,.]+( \([\d,.]+\))?$/.test(String(row[column])),
+      (row) => typeof row[column] === 'number' || /^[-+−]?[\d,.]+( \([\d,.]+\))?$/.test(String(row[column])),
     ),
   );
   return [
@@ -184,6 +186,16 @@ const table = (headers: string[], rows: (string | number)[][]) => {
 };
 
 const ms = (value: number) => String(round(value));
+/** A difference, signed: +2, −0.08 (a minus sign, not a hyphen), 0. */
+const signed = (value: number) => {
+  const rounded = round(value);
+  return rounded > 0 ? `+${rounded}` : rounded < 0 ? `−${-rounded}` : '0';
+};
+const plural = (count: number, noun: string) => (Math.abs(count) === 1 ? noun : `${noun}s`);
+const byCommand = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([command, count]) => `${command} ${count}`)
+    .join(', ');
 const kib = (bytes: number) => (bytes / 1024).toFixed(0);
 const persons = (count: number) => count.toLocaleString('en-US');
 
@@ -245,9 +257,7 @@ export const markdown = (results: BenchResults): string => {
           row.calls.handler,
           row.calls.floor,
           row.calls.http,
-          Object.entries(row.callsByCommand)
-            .map(([command, count]) => `${command} ${count}`)
-            .join(', '),
+          byCommand(row.callsByCommand),
           row.capacity.wcu,
           row.capacity.postingsWcu,
           row.capacity.rcu,
@@ -374,6 +384,85 @@ export const markdown = (results: BenchResults): string => {
           row.errors,
         ]),
       ),
+    );
+  }
+
+  const keyed = results.keyed;
+  if (keyed) {
+    const row = (operation: string, variant: string) =>
+      keyed.rows.find((entry) => entry.operation === operation && entry.variant === variant);
+    parts.push(
+      '## 6. Keyed writes (`Idempotency-Key`)',
+      `Each write through its handler (b), wired as deployed (the idempotency store on the raw client), ` +
+        `${keyed.rows[0]?.iterations ?? 0} iterations each: unkeyed; keyed with a new key (the first time: ` +
+        "Powertools' record put in progress, the write, the answer stored in the record); and replayed (the " +
+        'keyed request again: answered from the record). Unkeyed and keyed alternate which goes first; the ' +
+        'replay follows. Calls counted by the SDK middleware on both clients; capacity computed per request ' +
+        `as in section 2 over ${keyed.rows[0]?.accountingRuns ?? 0} recorded runs (a conditional put that fails costs ` +
+        "the larger of its item and the record there); persons: what the variant's recorded runs added to the " +
+        `table, per request. Table: ${persons(keyed.tablePersons)} persons at the end.`,
+      table(
+        [
+          'operation',
+          'request',
+          'calls',
+          'by command',
+          'WCU',
+          'of which the key record',
+          'RCU',
+          'persons created',
+          'median ms',
+          'p99 ms',
+        ],
+        keyed.rows.map((entry) => [
+          entry.operation,
+          entry.variant,
+          entry.calls,
+          byCommand(entry.callsByCommand),
+          entry.capacity.wcu,
+          entry.capacity.idempotencyWcu,
+          entry.capacity.rcu,
+          entry.personsCreated,
+          ms(entry.latency.median),
+          ms(entry.latency.p99),
+        ]),
+      ),
+      'What the key adds, per request: a variant less the unkeyed write of the same operation (write units ' +
+        "without the search postings, whose number follows each request's names and emails, not the key):",
+      table(
+        ['operation', 'difference', 'calls', 'WCU', 'RCU', 'median ms', 'p99 ms'],
+        keyed.differences.map((entry) => [
+          entry.operation,
+          `${entry.variant} − unkeyed`,
+          signed(entry.calls),
+          signed(entry.wcu),
+          signed(entry.rcu),
+          signed(entry.medianMs),
+          signed(entry.p99Ms),
+        ]),
+      ),
+      [...new Set(keyed.rows.map((entry) => entry.operation))]
+        .map((operation) => {
+          const difference = keyed.differences.find(
+            (entry) => entry.operation === operation && entry.variant === 'keyed',
+          );
+          const first = row(operation, 'keyed');
+          const replay = row(operation, 'replay');
+          if (!difference || !first || !replay) return '';
+          const beside = round(replay.capacity.wcu - replay.capacity.idempotencyWcu);
+          return (
+            `- **${operation}**: a new key costs ${signed(difference.calls)} ${plural(difference.calls, 'call')}, ` +
+            `${signed(difference.wcu)} WCU (the key record's: ${first.capacity.idempotencyWcu}) and ` +
+            `${signed(difference.medianMs)} ms median over the unkeyed write; its replay ` +
+            `${replay.calls} ${plural(replay.calls, 'call')} (${byCommand(replay.callsByCommand)}), ` +
+            `${replay.capacity.wcu} WCU (the put that fails is charged for the record there, ` +
+            `${(replay.recordBytes / 1024).toFixed(1)} KB with the first answer), ` +
+            `${replay.capacity.rcu} RCU and ${ms(replay.latency.median)} ms median, and it writes ` +
+            `${beside === 0 ? 'nothing else' : `${beside} WCU beside the record`} and creates ` +
+            `${replay.personsCreated === 0 ? 'no person' : `${replay.personsCreated} persons`}.`
+          );
+        })
+        .join('\n'),
     );
   }
 

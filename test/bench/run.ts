@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 /**
- * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,cold,scale] [--sizes 1000,10000]`: starts DynamoDB
+ * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,keyed,cold,scale] [--sizes 1000,10000]`: starts DynamoDB
  * Local, runs the sections, prints the Markdown report and writes it with the same figures as JSON to
  * DIR (`bench-results/` by default; `latest.*`, or `quick.*` with `--quick`).
  *
@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
     sizes: { type: 'string' },
   },
 });
-const SECTIONS = ['overhead', 'throughput', 'cold', 'scale'] as const;
+const SECTIONS = ['overhead', 'throughput', 'keyed', 'cold', 'scale'] as const;
 const only = new Set(args.only ? args.only.split(',') : SECTIONS);
 for (const section of only)
   if (!(SECTIONS as readonly string[]).includes(section))
@@ -62,11 +62,12 @@ const dynamo = await startDynamoLocal();
 try {
   // Handler modules imported for their builders still build their own client from the environment.
   useLocalTable(dynamo.endpoint, 'bench-overhead');
-  const { documentClient } = await import('../../lib/db/table/client');
+  const { dynamoClients } = await import('../../lib/db/table/client');
   const { instrument } = await import('./capacity');
   const { createBenchTable } = await import('./tables');
-  const client = documentClient(localClientConfig(dynamo.endpoint));
-  const instrumented = instrument(client);
+  // As lib/db/from-env.ts builds them: the document client and the raw one under it (Powertools').
+  const { document: client, raw } = dynamoClients(localClientConfig(dynamo.endpoint));
+  const instrumented = instrument(client, raw);
   const storage = (tableName: string) => ({ client, tableName });
   const results: Omit<BenchResults, 'checks' | 'seconds'> = {
     date: new Date().toISOString(),
@@ -98,6 +99,12 @@ try {
     } finally {
       await server.close();
     }
+  }
+
+  if (only.has('keyed')) {
+    await createBenchTable(client, 'bench-keyed');
+    const { runKeyedWrites } = await import('./keyed-writes');
+    results.keyed = await runKeyedWrites(storage('bench-keyed'), raw, instrumented, config, log);
   }
 
   if (only.has('cold')) {

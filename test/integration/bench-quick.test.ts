@@ -36,6 +36,7 @@ describe('npm run bench -- --quick', () => {
       '## 3. List scale',
       '## 4. Cold start',
       '## 5. Throughput',
+      '## 6. Keyed writes',
       '## Checks',
     ])
       expect(stdout).toContain(heading);
@@ -112,6 +113,51 @@ describe('npm run bench -- --quick', () => {
       expect(row.warmEventMs).toBeGreaterThan(0);
       expect(row.coldCostMs).toBeCloseTo(row.overBareMs - row.warmEventMs, 6);
     }
+
+    // What an Idempotency-Key costs: the record's put and update around the same write; a replay is
+    // the put that fails, answered from the record, and writes nothing else.
+    const keyed = Object.fromEntries(
+      (results.keyed?.rows ?? []).map((row) => [`${row.operation} ${row.variant}`, row]),
+    );
+    expect(Object.keys(keyed)).toEqual([
+      'create unkeyed',
+      'create keyed',
+      'create replay',
+      'patch unkeyed',
+      'patch keyed',
+      'patch replay',
+    ]);
+    for (const operation of ['create', 'patch']) {
+      const [unkeyed, first, replay] = ['unkeyed', 'keyed', 'replay'].map(
+        (variant) => keyed[`${operation} ${variant}`],
+      );
+      for (const row of [unkeyed, first, replay]) expect(row?.latency.median).toBeGreaterThan(0);
+      expect(unkeyed?.callsByCommand).not.toHaveProperty(['PutItem (idempotency record)']);
+      expect(unkeyed?.capacity.idempotencyWcu).toBe(0);
+      expect(first?.calls).toBeGreaterThanOrEqual((unkeyed?.calls ?? 0) + 2);
+      expect(first?.callsByCommand).toMatchObject({
+        'PutItem (idempotency record)': 1,
+        TransactWriteItems: 1,
+        'UpdateItem (idempotency record)': 1,
+      });
+      // One unit for the in-progress record, at least one for the answer stored in it.
+      expect(first?.capacity.idempotencyWcu).toBeGreaterThanOrEqual(2);
+      expect(replay?.callsByCommand).toEqual({ 'PutItem (idempotency record)': 1 });
+      expect(replay?.capacity.wcu).toBe(replay?.capacity.idempotencyWcu);
+      expect(replay?.capacity.wcu).toBeGreaterThanOrEqual(1);
+      expect(replay?.capacity.rcu).toBe(0);
+      expect(replay?.recordBytes).toBeGreaterThan(0);
+      expect(replay?.personsCreated).toBe(0);
+      const difference = results.keyed?.differences.find(
+        (entry) => entry.operation === operation && entry.variant === 'keyed',
+      );
+      expect(difference?.calls).toBeGreaterThanOrEqual(2);
+      // The write beside it is the same write: what the key adds is the record's.
+      expect(difference?.wcu).toBeCloseTo(first?.capacity.idempotencyWcu ?? 0, 0);
+    }
+    expect(keyed['create unkeyed']?.personsCreated).toBe(1);
+    expect(keyed['create keyed']?.personsCreated).toBe(1);
+    expect(stdout).toMatch(/\| create \| keyed − unkeyed \| \+2 \| \+[\d.]+ \| 0 \|/);
 
     for (const row of results.throughput ?? []) {
       expect(row.requests).toBeGreaterThan(0);
