@@ -4,6 +4,7 @@
  * (`--token`), as the stack's IAM and JWT authorizers expect; a loopback API is not, unless `--sigv4`.
  */
 import { type ApiClient, apiClient, localApi } from './api-client';
+import { CommandError, UsageError } from './command';
 import { regionOfApi, sigV4Signer } from './sigv4';
 
 export const API_OPTIONS = {
@@ -20,10 +21,8 @@ export interface ApiFlags {
   region?: string;
 }
 
-export class UsageError extends Error {}
-
 /** The run cannot start: the API does not answer, or does not let this caller in. */
-export class ApiUnusable extends Error {}
+export class ApiUnusable extends CommandError {}
 
 const isLoopback = (url: URL) => ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 

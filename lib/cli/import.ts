@@ -4,14 +4,12 @@
  * was refused (or `--allow-rejects`), 1 when something was, 2 when the run could not start or finish.
  */
 import { parseArgs } from 'node:util';
-import { API_OPTIONS, ApiUnusable, apiOf, checkApi, clientFromFlags, UsageError } from './api-options';
+import { API_OPTIONS, apiOf, checkApi, clientFromFlags } from './api-options';
+import { runCommand, UsageError } from './command';
 import { ImportInterrupted, type ImportSummary, importPersons, refusedCount } from './importer';
 import { openOutcomeLog, outcomePathsFor } from './outcome-log';
-import { openPersonFile, UnreadableFile } from './person-file';
+import { openPersonFile } from './person-file';
 import { progressReporter } from './progress';
-
-// Node 20 is supported here; the SDK's notice about its 2027 releases would only be noise.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 const USAGE = `usage: npm run import -- FILE [--api URL] [--token JWT | --sigv4 [--region R]]
        [--requester ID] [--concurrency N] [--resume] [--allow-rejects] [--map PATH] [--rejects PATH]`;
@@ -98,12 +96,4 @@ const main = async (argv: string[]): Promise<number> => {
   }
 };
 
-try {
-  process.exitCode = await main(process.argv.slice(2));
-} catch (error) {
-  const code = (error as { code?: string }).code ?? '';
-  const usage = error instanceof UsageError || code.startsWith('ERR_PARSE_ARGS');
-  const known = error instanceof ApiUnusable || error instanceof UnreadableFile || code === 'ENOENT';
-  console.error(usage ? `${(error as Error).message}\n${USAGE}` : known ? (error as Error).message : error);
-  process.exitCode = 2;
-}
+await runCommand(USAGE, main);

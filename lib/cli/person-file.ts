@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { CommandError } from './command';
 
 export interface PersonRecord {
   /** The line of an NDJSON file, or the position (from 1) of an element in a JSON array. */
@@ -46,7 +47,7 @@ const firstCharacter = async (path: string) => {
   return undefined;
 };
 
-export class UnreadableFile extends Error {}
+export class UnreadableFile extends CommandError {}
 
 /** Reads what an import needs to know before it starts: format, content hash, number of records. */
 export const openPersonFile = async (path: string): Promise<PersonFile> => {

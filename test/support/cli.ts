@@ -8,6 +8,8 @@ export interface CliRun {
   child: ChildProcess;
   /** stdout and stderr so far. */
   output: () => string;
+  /** stdout alone (what a tool writes for a pipe). */
+  stdout: () => string;
   /** Resolves with the exit code (null when a signal ended it) once the process has ended. */
   exited: Promise<number | null>;
 }
@@ -19,19 +21,21 @@ export const runCli = (tool: string, args: string[], env: NodeJS.ProcessEnv = {}
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stdout = '';
   child.stdout?.on('data', (chunk) => {
     output += chunk;
+    stdout += chunk;
   });
   child.stderr?.on('data', (chunk) => {
     output += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, exited };
+  return { child, output: () => output, stdout: () => stdout, exited };
 };
 
 /** Runs a tool to its end: its exit code and output. */
 export const cli = async (tool: string, args: string[], env?: NodeJS.ProcessEnv) => {
   const run = runCli(tool, args, env);
   const code = await run.exited;
-  return { code, output: run.output() };
+  return { code, output: run.output(), stdout: run.stdout() };
 };

@@ -9,7 +9,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../../../lib/cli/api-client';
-import { ApiUnusable, checkApi, clientFromFlags, UsageError } from '../../../lib/cli/api-options';
+import { ApiUnusable, checkApi, clientFromFlags } from '../../../lib/cli/api-options';
+import { UsageError } from '../../../lib/cli/command';
 import { regionOfApi, sigV4Signer } from '../../../lib/cli/sigv4';
 
 const KEY_ID = 'AKIDEXAMPLE';
