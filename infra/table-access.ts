@@ -139,6 +139,11 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
       partitions: [...PERSON_COUNTER_KEYS.map(({ pk }) => pk), POSTINGS, PERSONS],
     },
   ],
+  // The export (person-export.ts): a page of ids from the byName index, then their Person items.
+  'export-persons': [
+    { actions: ['Query'], index: PERSON_LIST_INDEX },
+    { actions: ['BatchGetItem'], partitions: [PERSONS] },
+  ],
   // The person's version (GetItem), then its history entries in its own partition (audit-log.ts).
   'list-person-audit': [{ actions: ['GetItem', 'Query'], partitions: [PERSONS] }],
   // The older /Prefix and /Suffix views read the same vocabulary partitions as /NamePrefix, /NameSuffix.

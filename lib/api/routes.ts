@@ -27,6 +27,8 @@ export interface Route {
 const ROUTE_TABLE = [
   { method: 'GET', path: '/Person', handler: 'list-persons', operation: 'listPersons' },
   { method: 'POST', path: '/Person', handler: 'create-person', operation: 'createPerson' },
+  // A literal segment beside `/Person/{id}`: matched first (lib/http/routes.ts), as API Gateway does.
+  { method: 'GET', path: '/Person/export', handler: 'export-persons', operation: 'exportPersons' },
   { method: 'GET', path: '/Person/{id}', handler: 'get-person', operation: 'getPerson' },
   { method: 'PATCH', path: '/Person/{id}', handler: 'update-person', operation: 'updatePerson' },
   { method: 'GET', path: '/Person/{id}/audit', handler: 'list-person-audit', operation: 'listPersonAudit' },

@@ -6,6 +6,7 @@
 import { auditLog } from './history/audit-log';
 import { changeHistory } from './history/change-history';
 import { idempotencyStore } from './idempotency/idempotency-store';
+import { personExport } from './person/person-export';
 import { personList } from './person/person-list';
 import { personRepository } from './person/person-repository';
 import { socialAddressWriter } from './person/social-address-writer';
@@ -30,6 +31,7 @@ export const rawClientFromEnv = () => containerFromEnv().raw;
 
 export const personRepositoryFromEnv = () => personRepository(storageFromEnv());
 export const personListFromEnv = () => personList(storageFromEnv());
+export const personExportFromEnv = () => personExport(storageFromEnv());
 export const vocabularyRepositoryFromEnv = () => vocabularyRepository(storageFromEnv());
 export const changeHistoryFromEnv = () => changeHistory(storageFromEnv());
 export const auditLogFromEnv = () => auditLog(storageFromEnv());

@@ -128,6 +128,9 @@ export const jsonLdContext = (termBase: string) => {
     nextPage: link('aps:nextPage'),
     items: { '@id': 'schema:itemListElement', '@container': '@list' },
 
+    PersonExport: 'aps:PersonExport',
+    next: link('aps:next'),
+
     AuditEntry: 'aps:AuditEntry',
     person_id: 'aps:person_id',
     action: 'aps:action',

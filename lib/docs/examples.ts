@@ -7,7 +7,16 @@
  */
 import type { OperationId } from '../api/routes';
 import { type ChangeEntry, changeEntry, type RequestOrigin, toAuditEntry } from '../domain/change-history';
-import { listPageUrl, offsetList, type PageRequest, paginatedList, toStub } from '../domain/listing';
+import {
+  EXPORT_DEFAULTS,
+  exportPage,
+  exportPageUrl,
+  listPageUrl,
+  offsetList,
+  type PageRequest,
+  paginatedList,
+  toStub,
+} from '../domain/listing';
 import { applyPatch } from '../domain/patch';
 import { type Abbreviations, PERSON_TYPE, type Person } from '../domain/person';
 import {
@@ -166,6 +175,13 @@ const auditEntries = PERSON_CHANGES.map(({ entry }) => auditEntryOut(toAuditEntr
 const STUB_QUERY = 'last_name=smith';
 const stubs = [changed.person].map((person) => toStub(person, LINKS.baseUrl, LINKS.contextUrl));
 
+/**
+ * The cursor of the example export page: opaque to clients, what the service sends when a page ended
+ * with its partition of the index (lib/db/person/person-export.ts writes it; the docs import no
+ * storage code, so it is spelled out here).
+ */
+const EXAMPLE_CURSOR = Buffer.from(JSON.stringify({ p: 2 })).toString('base64url');
+
 // ---------------------------------------------------------------------------------------------------
 // The vocabularies: the seed, and an entry a person adds and changes
 // ---------------------------------------------------------------------------------------------------
@@ -242,6 +258,15 @@ type ItemOnly = 'Stub' | 'AuditEntry';
 /** The example of each response schema, wherever an operation answers with it. */
 const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   Person: { summary: 'The person the create example made', value: createdOut },
+  PersonExport: {
+    summary: `A page of GET /Person/export?limit=${EXPORT_DEFAULTS.limit}: the sample person, and the next page`,
+    value: exportPage(
+      LINKS.contextUrl,
+      // As GET shows the person after its PATCH: no tombstones, which only the PATCH's answer echoes.
+      [toPersonOut(changed.person, LINKS)],
+      exportPageUrl(LINKS.baseUrl, '/Person/export', EXPORT_DEFAULTS.limit, EXAMPLE_CURSOR),
+    ),
+  },
   StubList: {
     summary: `GRC's list (limit/offset): GET /Person?${STUB_QUERY}`,
     value: offsetList(LINKS.contextUrl, stubs.length, 0, stubs),

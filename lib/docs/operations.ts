@@ -11,6 +11,8 @@ import type { RequesterRule } from '../api/requester';
 import type { OperationId } from '../api/routes';
 import {
   ChangeHistoryQuery,
+  EXPORT_DEFAULTS,
+  ExportPersonsQuery,
   LIST_DEFAULTS,
   ListPersonsQuery,
   MAX_CHANGES_PER_PAGE,
@@ -383,6 +385,39 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       },
     ],
     problems: WRITE_PROBLEMS,
+  },
+  exportPersons: {
+    tag: 'Person',
+    summary: 'Export every person, a page at a time',
+    description:
+      'Every stored Person, each in full as `GET /Person/{id}` answers it, in pages: follow `next` from ' +
+      'the first page until it is null. A page may hold fewer than `limit` persons, even none, while ' +
+      '`next` is not null. Each page costs about the same whatever the store holds (at most two index ' +
+      'reads and one batch read per 100 persons), so an export of N persons costs about N / limit pages. ' +
+      'The pages follow no order a client should rely on. It is no snapshot: a person changed during ' +
+      'an export is exported as it is when its page is read, a person renamed during it may come twice ' +
+      'or not at all, and one created during it may or may not come. `npm run export` follows the pages ' +
+      'and writes NDJSON.',
+    query: ExportPersonsQuery,
+    parameters: {
+      limit: {
+        description: `How many persons a page holds at most, 1 to ${EXPORT_DEFAULTS.maxLimit}`,
+        default: EXPORT_DEFAULTS.limit,
+      },
+      cursor: {
+        description:
+          "Where the page starts: the opaque value the previous page's `next` link carries (leave it out " +
+          'for the first page); anything else is 400',
+      },
+    },
+    success: [
+      {
+        status: 200,
+        description: `A page of full Persons and the link to the next page. ${PERSON_RESPONSE_NOTE}`,
+        json: 'PersonExport',
+      },
+    ],
+    problems: ['validation-error', ...STORAGE_PROBLEMS],
   },
   getPerson: {
     tag: 'Person',

@@ -10,6 +10,8 @@ import { PROBLEM_TYPE_NAMES, type ProblemBody, problemTypeUri } from '../api/pro
 import type { AuditEntry } from '../domain/audit';
 import { CHANGE_TYPES, type ChangeEntry, RESOURCE_TYPES, type RequestOrigin } from '../domain/change-history';
 import {
+  EXPORT_DEFAULTS,
+  type exportPage,
   LIST_DEFAULTS,
   MAX_CHANGES_PER_PAGE,
   type offsetList,
@@ -69,6 +71,19 @@ export const paginatedListOf = <I extends z.ZodType>(itemType: string, item: I) 
     nextPage: z.url().nullable(),
     items: z.array(item).max(PAGE_DEFAULTS.maxPerPage),
   });
+
+/** A page of `GET /Person/export`: full Persons and the link to the next page. */
+export const PersonExportOut = z.object({
+  '@context': context,
+  '@type': z.literal('PersonExport'),
+  '@set': z
+    .array(PersonOut)
+    .max(EXPORT_DEFAULTS.maxLimit)
+    .describe(
+      'Full Persons, each as GET /Person/{id} answers it; fewer than `limit`, even none, before the end',
+    ),
+  next: z.url().nullable().describe('The next page (the same `limit` and a `cursor`); null on the last page'),
+});
 
 export const AuditEntryOut = z.object({
   '@type': z.literal('AuditEntry'),
@@ -185,6 +200,7 @@ export const ProblemOut = z.object({
  */
 export const RESPONSE_SCHEMAS = {
   Person: PersonOut,
+  PersonExport: PersonExportOut,
   Stub: StubOut,
   StubList: StubListOut,
   PaginatedStubList: paginatedListOf('Stub', StubOut),
@@ -254,6 +270,7 @@ type ChangeHistoryOf = Omit<ReturnType<typeof changeHistoryOut>, 'previous_objec
   >;
 
 true satisfies Describes<typeof StubOut, Stub>;
+true satisfies Describes<typeof PersonExportOut, ReturnType<typeof exportPage<z.output<typeof PersonOut>>>>;
 true satisfies Describes<typeof StubListOut, ReturnType<typeof offsetList<Stub>>>;
 true satisfies Describes<
   ReturnType<typeof paginatedListOf<typeof StubOut>>,

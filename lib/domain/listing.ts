@@ -176,6 +176,54 @@ export const ChangeHistoryQuery = listQuery(
 export const vocabularyListQuery = (kind: VocabularyKind) =>
   listQuery({ [VOCABULARIES[kind].term]: filter, abbreviation: filter, search: filter });
 
+/** `GET /Person/export`: page sizes, and the longest cursor (a partition and an index key: ~1.6 KB). */
+export const EXPORT_DEFAULTS = { limit: 100, maxLimit: 500, maxCursorLength: 4_096 } as const;
+
+/**
+ * `GET /Person/export`: `limit` 1..500, and the opaque `cursor` of the previous page's `next` link.
+ * Only its form is checked here (base64url, bounded); what it decodes to is storage's to check
+ * (lib/db/person/person-export.ts), as a position of its own making.
+ */
+export const ExportPersonsQuery = z.strictObject(
+  {
+    limit: integer(1, EXPORT_DEFAULTS.maxLimit).optional(),
+    cursor: z
+      .string()
+      .max(EXPORT_DEFAULTS.maxCursorLength, 'Not a cursor of this export: send the one a `next` link holds')
+      .regex(/^[A-Za-z0-9_-]+$/, 'Not a cursor of this export: send the one a `next` link holds')
+      .optional(),
+  },
+  unknownParameters,
+);
+
+export type ExportPersonsQuery = z.output<typeof ExportPersonsQuery>;
+
+export interface ExportRequest {
+  limit: number;
+  cursor?: string;
+}
+
+export const exportRequest = ({ limit, cursor }: ExportPersonsQuery): ExportRequest => ({
+  limit: limit ?? EXPORT_DEFAULTS.limit,
+  ...(cursor === undefined ? {} : { cursor }),
+});
+
+/** The absolute URL of the page of an export at `path` (below `baseUrl`) that starts at `cursor`. */
+export const exportPageUrl = (baseUrl: string, path: string, limit: number, cursor: string): string =>
+  `${baseUrl}${path}?${new URLSearchParams({ limit: String(limit), cursor })}`;
+
+/**
+ * A page of the export: full Persons as GET /Person/{id} answers them, and the link to the next page,
+ * null on the last one. A page may hold fewer than `limit` persons, none even, before the end: a
+ * client follows `next` until it is null.
+ */
+export const exportPage = <T>(contextUrl: string, persons: T[], next: string | null) => ({
+  '@context': contextUrl,
+  '@type': 'PersonExport' as const,
+  '@set': persons,
+  next,
+});
+
 export interface PersonFilters {
   first_name?: string;
   last_name?: string;

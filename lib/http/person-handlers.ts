@@ -3,18 +3,28 @@
  * The function files in functions/ give each one its production dependencies.
  */
 import type { AuditLog } from '../db/history/audit-log';
+import type { PersonExport } from '../db/person/person-export';
 import type { PersonList } from '../db/person/person-list';
 import type { PersonRepository } from '../db/person/person-repository';
-import { ListPersonsQuery, personListRequest, toStub } from '../domain/listing';
+import {
+  ExportPersonsQuery,
+  exportPage,
+  exportPageUrl,
+  exportRequest,
+  ListPersonsQuery,
+  personListRequest,
+  toStub,
+} from '../domain/listing';
 import { namesVersion } from '../domain/preconditions';
-import { auditEntryOut, etagOf } from '../domain/representation';
+import { auditEntryOut, etagOf, toPersonOut } from '../domain/representation';
 import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
 import { readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
 import { ifNoneMatchOf, preconditionsOf } from './preconditions';
-import { personIdOf, queryOf } from './request';
-import { notModified, personCreated, personOk } from './responses';
+import { personIdOf, queryOf, routePath } from './request';
+import { notModified, ok, personCreated, personOk } from './responses';
+import { withoutTrailingSlash } from './routes';
 
 /** GET /Person: stubs, filtered and sorted, by limit/offset or in the PaginatedList envelope. */
 export const listPersonsHandler = ({ personList }: { personList: PersonList }) =>
@@ -23,6 +33,24 @@ export const listPersonsHandler = ({ personList }: { personList: PersonList }) =
     const { count, persons: found } = await personList.list(request);
     const items = found.map((person) => toStub(person, links.baseUrl, links.contextUrl));
     return listResponse(event, links, 'Stub', request, { total: count, items });
+  });
+
+/**
+ * GET /Person/export: every full Person, a page at a time, each as GET /Person/{id} answers it; `next`
+ * links the page after (the same `limit`, the cursor storage gave), null on the last.
+ */
+export const exportPersonsHandler = ({ personExport }: { personExport: PersonExport }) =>
+  readHandler().handler(async ({ event, links }) => {
+    const request = exportRequest(queryOf(event, ExportPersonsQuery));
+    const { persons, next } = await personExport.page(request);
+    const path = withoutTrailingSlash(routePath(event));
+    return ok(
+      exportPage(
+        links.contextUrl,
+        persons.map((person) => toPersonOut(person, links)),
+        next === null ? null : exportPageUrl(links.baseUrl, path, request.limit, next),
+      ),
+    );
   });
 
 /** GET /Person/{id}: 304 when If-None-Match names the current version. */

@@ -48,17 +48,22 @@ export type RouteMatch =
 
 /**
  * Finds the route of a request, or says why there is none. HEAD is matched as GET here, the one
- * place that knows it; the handler stack drops the body of its answer.
+ * place that knows it; the handler stack drops the body of its answer. A path two routes match
+ * (`/Person/export`, `/Person/{id}`) goes to the one with fewer path parameters that serves the method.
  */
 export const matchRoute = (method: string, path: string, routes: readonly Route[] = ROUTES): RouteMatch => {
   const requested = method.toUpperCase();
-  const matches = routes.flatMap((route) => {
-    const pathParameters = matchPath(route.path, path);
-    return pathParameters ? [{ route, pathParameters }] : [];
-  });
+  const matches = routes
+    .flatMap((route) => {
+      const pathParameters = matchPath(route.path, path);
+      return pathParameters ? [{ route, pathParameters }] : [];
+    })
+    // The most specific route first, as API Gateway picks it: `/Person/export` before `/Person/{id}`,
+    // whatever their order in the table.
+    .sort((a, b) => Object.keys(a.pathParameters).length - Object.keys(b.pathParameters).length);
   const found = matches.find(({ route }) => servedMethods(route).includes(requested as ServedMethod));
   if (found) return { kind: 'found', ...found, routeKey: `${requested} ${found.route.path}` };
   if (matches.length === 0) return { kind: 'not-found' };
-  const allow = matches.flatMap(({ route }) => servedMethods(route));
+  const allow = [...new Set(matches.flatMap(({ route }) => servedMethods(route)))];
   return requested === 'OPTIONS' ? { kind: 'options', allow } : { kind: 'method-not-allowed', allow };
 };

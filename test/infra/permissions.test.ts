@@ -108,6 +108,7 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:Query on index byName',
     'dynamodb:Query on table [GRAM#* LOCALREF#*]',
   ],
+  'export-persons': ['dynamodb:BatchGetItem on table [PERSON#*]', 'dynamodb:Query on index byName'],
   'list-person-audit': ['dynamodb:GetItem on table [PERSON#*]', 'dynamodb:Query on table [PERSON#*]'],
   'list-prefixes': ['dynamodb:Query on table [VOCABULARY#NamePrefix]'],
   'get-prefix': ['dynamodb:GetItem on table [VOCABULARY#NamePrefix]'],
@@ -193,6 +194,7 @@ const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Que
 const READ_ONLY = [
   'get-person',
   'list-persons',
+  'export-persons',
   'list-person-audit',
   'list-prefixes',
   'get-prefix',
@@ -252,7 +254,7 @@ describe('least privilege', () => {
       );
     expect(indexReaders('byChange')).toEqual(['list-change-history']);
     expect(indexReaders('byChangeId')).toEqual(['get-change-history']);
-    expect(indexReaders('byName')).toEqual(['list-persons']);
+    expect(indexReaders('byName').sort()).toEqual(['export-persons', 'list-persons']);
   });
 
   it('grants table management or a wildcard action to nobody in the stack, and Scan only to the one-off backfill', () => {

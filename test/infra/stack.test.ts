@@ -34,6 +34,7 @@ const STREAM_HANDLERS = STREAM_SUBSCRIPTIONS.map((subscription) => subscription.
 const TABLE_HANDLERS = [
   'get-person',
   'list-persons',
+  'export-persons',
   'list-person-audit',
   'list-prefixes',
   'get-prefix',

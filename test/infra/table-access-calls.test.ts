@@ -449,6 +449,7 @@ beforeAll(async () => {
     { first_name: 'a' },
   ])
     await invoke('list-persons', { method: 'GET', route: '/Person', query }, 200);
+  await invoke('export-persons', { method: 'GET', route: '/Person/export', query: { limit: '3' } }, 200);
   await invoke('list-person-audit', { method: 'GET', ...person(ada.id, '/audit') }, 200);
 
   const views = { Prefix: 'prefixes', Suffix: 'suffixes' } as const;

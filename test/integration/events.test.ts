@@ -70,6 +70,7 @@ describe('events/ against the handlers', () => {
       'get-person': 200,
       'update-person': 200,
       'list-person-audit': 200,
+      'export-persons': 200,
       'get-prefix': 200,
       'get-suffix': 200,
       'create-name-prefix': 201,

@@ -37,6 +37,27 @@ describe('matchRoute', () => {
     expect(match.kind === 'found' && match.routeKey).toBe('GET /Person/{id}');
   });
 
+  it('matches /Person/export to its own route, never to /Person/{id} with the id "export"', () => {
+    expect(matchRoute('GET', '/Person/export')).toMatchObject({
+      kind: 'found',
+      route: { handler: 'export-persons' },
+      routeKey: 'GET /Person/export',
+      pathParameters: {},
+    });
+    expect(matchRoute('HEAD', '/Person/export/')).toMatchObject({ routeKey: 'HEAD /Person/export' });
+  });
+
+  it('picks the literal route whatever the order of the table, and lists each method once', () => {
+    const table: Route[] = [
+      { method: 'GET', path: '/Thing/{id}', handler: 'get-thing', operation: 'getThing' },
+      { method: 'GET', path: '/Thing/all', handler: 'all-things', operation: 'allThings' },
+    ];
+
+    expect(matchRoute('GET', '/Thing/all', table)).toMatchObject({ route: { handler: 'all-things' } });
+    expect(matchRoute('GET', '/Thing/12', table)).toMatchObject({ route: { handler: 'get-thing' } });
+    expect(matchRoute('OPTIONS', '/Thing/all', table)).toEqual({ kind: 'options', allow: ['GET', 'HEAD'] });
+  });
+
   it('never serves HEAD from a route that is not GET', () => {
     expect(matchRoute('HEAD', '/Thing/3/merge', TABLE)).toEqual({
       kind: 'method-not-allowed',
