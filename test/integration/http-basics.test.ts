@@ -41,6 +41,7 @@ describe('HEAD', () => {
     ['/Person/{id}', () => personPath],
     ['/openapi.json', () => '/openapi.json'],
     ['/Person/{id} not found', () => '/Person/999999999'],
+    ['/Person/export', () => '/Person/export?limit=1'],
   ])('%s: the status and headers of GET, and no body', async (_, path) => {
     const got = await fetch(`${server.url}${path()}`);
     const headed = await fetch(`${server.url}${path()}`, { method: 'HEAD' });
@@ -70,6 +71,28 @@ describe('HEAD', () => {
 
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('GET, HEAD, POST');
+  });
+});
+
+describe('GET /Person/export', () => {
+  it('answers 200 with a page of full persons and the link to the next, which leads to the end', async () => {
+    const first = await fetch(`${server.url}/Person/export`);
+    const page = (await first.json()) as { '@type': string; '@set': { id: number }[]; next: string | null };
+
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    expect(page['@type']).toBe('PersonExport');
+    expect(Array.isArray(page['@set'])).toBe(true);
+    expect(page).toHaveProperty('next');
+    const ids = page['@set'].map(({ id }) => id);
+    for (let next = page.next; next !== null; ) {
+      expect(next.startsWith(`${server.url}/Person/export?limit=100&cursor=`)).toBe(true);
+      const following = (await (await fetch(next)).json()) as typeof page;
+      ids.push(...following['@set'].map(({ id }) => id));
+      next = following.next;
+    }
+    expect(ids).toContain(Number(personPath.split('/').pop()));
   });
 });
 

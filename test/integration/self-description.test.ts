@@ -5,6 +5,7 @@ import type { JsonLd, RemoteDocument } from 'jsonld/jsonld-spec';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildCreateNamePrefix } from '../../functions/create-name-prefix';
 import { buildHandler as buildCreateNameSuffix } from '../../functions/create-name-suffix';
+import { buildHandler as buildExportPersons } from '../../functions/export-persons';
 import { buildHandler as buildGetChangeHistory } from '../../functions/get-change-history';
 import { handler as getContext } from '../../functions/get-context';
 import { buildHandler as buildGetDocs } from '../../functions/get-docs';
@@ -28,6 +29,7 @@ import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-na
 import { ROUTES } from '../../lib/api/routes';
 import { auditLog } from '../../lib/db/history/audit-log';
 import { changeHistory } from '../../lib/db/history/change-history';
+import { personExport } from '../../lib/db/person/person-export';
 import { personList } from '../../lib/db/person/person-list';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { folderAssets } from '../../lib/docs/assets';
@@ -142,9 +144,13 @@ const expectDeclared = (method: string, route: string, reply: Reply) => {
       expect(ajv.validate(resolved.schema as object, value), `${name}: ${value}`).toBe(true);
   }
   checked.add(`${method} ${route}`);
-  // Resources name their context by URL; the context document itself holds one inline.
-  const context = (reply.json as { '@context'?: unknown } | undefined)?.['@context'];
-  if (typeof context === 'string') linkedData.push(reply.json);
+  // Resources name their context by URL; the context document itself holds one inline. An export
+  // page is a set of Persons with its `@type` and `next` beside `@set`, which JSON-LD 1.1 does not let
+  // a set object hold (a processor drops it, triples and all): its Persons, each with its context, are
+  // its linked data.
+  const json = reply.json as { '@context'?: unknown; '@type'?: unknown; '@set'?: unknown[] } | undefined;
+  if (json?.['@type'] === 'PersonExport') linkedData.push(...(json['@set'] ?? []));
+  else if (typeof json?.['@context'] === 'string') linkedData.push(json);
 };
 
 beforeAll(async () => {
@@ -246,6 +252,7 @@ describe('real responses match the schemas the document declares', () => {
     const history = changeHistory(suite.table);
     Object.assign(handlers, {
       listPersons: buildListPersons({ personList: personList(suite.table) }),
+      exportPersons: buildExportPersons({ personExport: personExport(suite.table) }),
       audit: buildListPersonAudit({ audit: auditLog(suite.table) }),
       listPrefixes: buildListPrefixes({ vocabulary }),
       getPrefix: buildGetPrefix({ vocabulary }),
@@ -385,6 +392,27 @@ describe('real responses match the schemas the document declares', () => {
     expect(replies.map(({ status }) => status)).toEqual([200, 200, 200, 400, 400]);
     expect(replies[2]?.json).toMatchObject({ '@type': 'PaginatedList', itemType: 'Stub' });
     for (const reply of replies) expectDeclared('GET', '/Person', reply);
+  });
+
+  it('GET /Person/export: a page of full Persons, the last page, and 400', async () => {
+    const route = '/Person/export';
+    const page = (query: Record<string, string>) =>
+      call(handlers.exportPersons as Handler, get(route, route, { query }));
+    const replies: Reply[] = [];
+    for (let query: Record<string, string> | null = { limit: '1' }; query !== null; ) {
+      const reply = await page(query);
+      replies.push(reply);
+      const { next } = reply.json as { next: string | null };
+      query = next === null ? null : Object.fromEntries(new URL(next).searchParams);
+    }
+    const refused = [await page({ limit: '0' }), await page({ cursor: 'bm90IGEgY3Vyc29y' })];
+
+    expect(replies.every(({ status }) => status === 200)).toBe(true);
+    expect(replies.flatMap((reply) => (reply.json as { '@set': { id: number }[] })['@set'])).toContainEqual(
+      expect.objectContaining({ id: person.id }),
+    );
+    expect(refused.map(({ status }) => status)).toEqual([400, 400]);
+    for (const reply of [...replies, ...refused]) expectDeclared('GET', route, reply);
   });
 
   it('GET /Person/{id}/audit: a page of AuditEntries, 400 and 404', async () => {
