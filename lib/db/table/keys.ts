@@ -70,6 +70,25 @@
  *   value alone, a value no one holds reads nothing more. The cost line's source is `local reference`,
  *   with `references`: M.
  * - `limit=0` without filters: the counters read only.
+ * What the export costs (`GET /Person/export`, lib/db/person/person-export.ts), page size L, N persons:
+ * - a page walks the P partitions of `byName` in order: one Query of the partition its cursor names,
+ *   L + 1 keys (about 100 bytes each; the one more tells whether the partition goes on, so a page
+ *   that ends a partition moves on without an empty Query), and a second Query of the next partition
+ *   when the first ends before the page is full; never more than 2. Then one BatchGetItem per 100 of
+ *   the page's ids, eventually consistent: half a read unit per 4 KB of each Person item. Per page: at
+ *   most 2 Queries and ceil(L / 100) BatchGetItems, about (L + 2) index entries and L Person items,
+ *   whatever N is. Over the export: about N / L + P pages, so at most two calls per person (an index
+ *   read and its share of a batch; only an empty partition costs a Query that finds nobody, at most P
+ *   in all) and in practice, at the default L = 100, about 2 calls per 100 persons (measured on 255
+ *   persons spread thin over the 9 partitions, 5 pages and 14 calls, at L = 100 or 500; 37 pages and
+ *   80 calls at L = 7). A page stops early, before 4 MB of stored Person JSON (Lambda answers at most
+ *   6 MB); its cursor goes on after the last person it holds.
+ * - the cursor is the partition and the last index key read (base64url JSON, checked strictly when it
+ *   comes back), so a page starts where the last one stopped without reading what came before.
+ * - it is not a snapshot: each page reads the index as it is then. A person renamed during an export
+ *   moves within its partition (its `listSk` is its name), so it may be seen twice (before and after)
+ *   or not at all (moved behind the cursor); one created during it may or may not be seen; a person
+ *   changed in another way is exported as it is when its page is read.
  * ChangeHistory. An object's entries live in the object's own history partition, sort key its version
  * (one entry per version, so two writes never collide and the object's version is the count). Each
  * entry stores the object after the change; the object before it is the entry of the version before.
