@@ -26,6 +26,12 @@ export interface BenchConfig {
     /** Runs recorded in full per variant, for capacity. */
     accountingRuns: number;
   };
+  /** Bulk import and export (bulk.ts): persons per run, the importer's concurrencies, export page size. */
+  bulk: {
+    persons: number;
+    concurrencies: number[];
+    exportLimit: number;
+  };
   cold: {
     /** Fresh processes per function, for the bundle and for bare node each. */
     runs: number;
@@ -41,6 +47,7 @@ export const FULL: BenchConfig = {
   overhead: { persons: 1_000, iterations: 300, filteredIterations: 150, warmup: 30, accountingRuns: 50 },
   scale: { sizes: [1_000, 10_000, 100_000], deepOffset: 5_000, runs: 21, runsAtLargest: 11 },
   keyed: { iterations: 300, warmup: 30, accountingRuns: 50 },
+  bulk: { persons: 1_000, concurrencies: [1, 4, 16], exportLimit: 100 },
   cold: { runs: 15 },
   throughput: { connections: 16, seconds: 10 },
 };
@@ -50,6 +57,7 @@ export const QUICK: BenchConfig = {
   overhead: { persons: 60, iterations: 8, filteredIterations: 4, warmup: 2, accountingRuns: 4 },
   scale: { sizes: [1_000, 10_000], deepOffset: 200, runs: 11, runsAtLargest: 11 },
   keyed: { iterations: 8, warmup: 2, accountingRuns: 4 },
+  bulk: { persons: 30, concurrencies: [1, 4, 16], exportLimit: 25 },
   cold: { runs: 1 },
   throughput: { connections: 16, seconds: 1 },
 };

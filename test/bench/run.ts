@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 /**
- * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,keyed,cold,scale] [--sizes 1000,10000]`: starts DynamoDB
+ * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,keyed,bulk,cold,scale] [--sizes 1000,10000]`: starts DynamoDB
  * Local, runs the sections, prints the Markdown report and writes it with the same figures as JSON to
  * DIR (`bench-results/` by default; `latest.*`, or `quick.*` with `--quick`).
  *
@@ -23,7 +23,7 @@ const { values: args } = parseArgs({
     sizes: { type: 'string' },
   },
 });
-const SECTIONS = ['overhead', 'throughput', 'keyed', 'cold', 'scale'] as const;
+const SECTIONS = ['overhead', 'throughput', 'keyed', 'bulk', 'cold', 'scale'] as const;
 const only = new Set(args.only ? args.only.split(',') : SECTIONS);
 for (const section of only)
   if (!(SECTIONS as readonly string[]).includes(section))
@@ -105,6 +105,12 @@ try {
     await createBenchTable(client, 'bench-keyed');
     const { runKeyedWrites } = await import('./keyed-writes');
     results.keyed = await runKeyedWrites(storage('bench-keyed'), raw, instrumented, config, log);
+  }
+
+  if (only.has('bulk')) {
+    await createBenchTable(client, 'bench-bulk');
+    const { runBulk } = await import('./bulk');
+    results.bulk = await runBulk(storage('bench-bulk'), raw, instrumented, config, log);
   }
 
   if (only.has('cold')) {

@@ -37,6 +37,7 @@ describe('npm run bench -- --quick', () => {
       '## 4. Cold start',
       '## 5. Throughput',
       '## 6. Keyed writes',
+      '## 7. Bulk import and export',
       '## Checks',
     ])
       expect(stdout).toContain(heading);
@@ -163,9 +164,20 @@ describe('npm run bench -- --quick', () => {
       expect(row.requests).toBeGreaterThan(0);
       expect(row.non2xx + row.errors).toBe(0);
     }
+    // The sequential loop, then the importer at each concurrency, each storing every person it sent;
+    // the export then writes every person of the table, at well under two calls a person.
+    const bulk = results.bulk;
+    expect(bulk?.rows.map((row) => row.concurrency)).toEqual([1, 1, 4, 16]);
+    for (const row of bulk?.rows ?? []) expect(row.perSecond).toBeGreaterThan(0);
+    expect(bulk?.export.persons).toBeGreaterThanOrEqual(4 * (bulk?.rows[0]?.persons ?? 0));
+    expect(bulk?.export.callsPerPerson).toBeLessThan(2);
+    expect(stdout).toMatch(/\| npm run import, --concurrency 16 \| \d+ \|/);
+
     // Four of the overhead and cold start, two of the list matching 10 persons (issue #26), the
-    // rare and common filters at the largest size and the create's write units (issue #27).
-    expect(results.checks.map((check) => check.check)).toHaveLength(9);
+    // rare and common filters at the largest size and the create's write units (issue #27), the
+    // import over sequential POSTs (issue #35).
+    expect(results.checks.map((check) => check.check)).toHaveLength(10);
+    expect(stdout).toContain('import at its best concurrency over sequential single POSTs');
     expect(stdout).toContain('planted on 10 persons: list handler median against 5 × GET over HTTP');
     expect(stdout).toContain('rare last_name (0.1%) at 1,000 persons: list handler median');
     // The write units are over 3×: the report says why, from the run's own counts.
