@@ -15,7 +15,14 @@ import { MAX_QUERY_LIMIT } from '../../lib/db/person/list-reads';
 import { fromPersonItem } from '../../lib/db/person/person-items';
 import { buildListQuery, countPersons, personList } from '../../lib/db/person/person-list';
 import { personRepository } from '../../lib/db/person/person-repository';
-import { CREATE, idsToReserve, personWrite, planPersonWrite } from '../../lib/db/person/person-write';
+import {
+  CREATE,
+  idsToReserve,
+  personWrite,
+  planIds,
+  planPersonWrite,
+  type WriteStart,
+} from '../../lib/db/person/person-write';
 import {
   buildProbeQuery,
   probeText,
@@ -30,10 +37,10 @@ import {
   PERSON_LIST_SHARDS,
   personKey,
 } from '../../lib/db/table/keys';
-import { idAllocator } from '../../lib/db/write/ids';
+import { idAllocator, type ReservedIds } from '../../lib/db/write/ids';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
-import { CreatePersonBody, PatchPersonBody } from '../../lib/domain/schemas';
+import { CreatePersonBody, PatchPersonBody, type PersonBody } from '../../lib/domain/schemas';
 import { planQuery, probesToSample, valuesMatch } from '../../lib/domain/search';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import { createLocalServer, type HttpFunction } from '../../lib/local/server';
@@ -210,6 +217,21 @@ export const runOverhead = async (
 
   // The floor's own id blocks, as a container allocates them: one UpdateItem per 50 ids.
   const floorIds = idAllocator(client, tableName);
+  /** The transaction the repository would send for this write: the floor sends it alone. */
+  const floorWrite = (start: WriteStart, body: PersonBody, reserved: ReservedIds) =>
+    personWrite(
+      tableName,
+      planPersonWrite({
+        tableName,
+        start,
+        body,
+        requester,
+        now: new Date().toISOString(),
+        ...planIds(reserved),
+        abbreviations: NO_ABBREVIATIONS,
+      }),
+      'bench',
+    ).write;
   const createBody = (label: string) => ({
     Names: { '@set': [{ first_name: 'Bench', last_name: `Create ${label}` }] },
     Emails: { '@set': [{ email: `${label}@bench.example.org` }] },
@@ -297,20 +319,7 @@ export const runOverhead = async (
           const allocation = performance.now();
           const reserved = await floorIds.reserve(idsToReserve('create', body));
           let ms = performance.now() - allocation;
-          const { input } = personWrite(
-            tableName,
-            planPersonWrite({
-              tableName,
-              start: CREATE,
-              body,
-              requester,
-              now: new Date().toISOString(),
-              nextId: reserved.sequence(),
-              changeId: reserved.first + reserved.count - 1,
-              abbreviations: NO_ABBREVIATIONS,
-            }),
-            'bench',
-          ).write;
+          const { input } = floorWrite(CREATE, body, reserved);
           ms += await timed(() => client.send(new TransactWriteCommand(input)));
           return ms;
         },
@@ -405,20 +414,7 @@ export const runOverhead = async (
           const item = Responses?.[tableName]?.find((found) => found.pk === personKey(id).pk);
           if (!item) throw new Error(`floor patch: person ${id} not found`);
           const stored = fromPersonItem(item);
-          const { input } = personWrite(
-            tableName,
-            planPersonWrite({
-              tableName,
-              start: { kind: 'update', stored, pending: null },
-              body,
-              requester,
-              now: new Date().toISOString(),
-              nextId: reserved.sequence(),
-              changeId: reserved.first + reserved.count - 1,
-              abbreviations: NO_ABBREVIATIONS,
-            }),
-            'bench',
-          ).write;
+          const { input } = floorWrite({ kind: 'update', stored, pending: null }, body, reserved);
           ms += await timed(() => client.send(new TransactWriteCommand(input)));
           return ms;
         },

@@ -140,3 +140,14 @@ export const distinctEmails = (count: number) =>
   Array.from({ length: count }, () => ({
     email: `${randomUUID().replaceAll('-', '')}@${randomUUID().slice(0, 8)}.example`,
   }));
+
+/** What the `byName` index reads of John Smith, person 100, with the given folded emails. */
+export const johnSmithListing = (...emails: string[]) => ({
+  listPk: 'PERSONS#2', // the shard of person 100
+  listSk: 'john smith\u00010000000000000100',
+  fullname: 'John Smith',
+  search_first_name: 'john',
+  search_last_name: 'smith',
+  search_email: emails.join('\n'),
+  search_rest: 'john smith',
+});

@@ -36,6 +36,7 @@ import {
   idsToReserve,
   type PersonWritePlan,
   personWrite,
+  planIds,
   planPersonWrite,
   vocabularyToRead,
   type WriteStart,
@@ -136,8 +137,7 @@ export const personRepository = ({
         body,
         requester,
         now: clock().toISOString(),
-        nextId: reserved.sequence(),
-        changeId: reserved.first + reserved.count - 1,
+        ...planIds(reserved),
         abbreviations,
         origin,
       });
@@ -176,8 +176,7 @@ export const personRepository = ({
             body,
             requester,
             now: clock().toISOString(),
-            nextId: reserved.sequence(),
-            changeId: reserved.first + reserved.count - 1,
+            ...planIds(reserved),
             abbreviations: await abbreviationsFor(start, body),
             origin,
           });

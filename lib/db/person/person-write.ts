@@ -30,6 +30,7 @@ import {
   transactionOf,
   type WriteTransaction,
 } from '../write/actions';
+import type { ReservedIds } from '../write/ids';
 import { personPut } from './person-items';
 
 /**
@@ -46,6 +47,15 @@ export const CREATE: WriteStart = { kind: 'create' };
  */
 export const idsToReserve = (kind: WriteStart['kind'], body: PersonBody): number =>
   countNewIds(body, kind === 'create') + 1;
+
+/**
+ * The ids a plan takes from its reserved block: the new person's and its sub-objects' from the first
+ * on, the ChangeHistory entry's the last.
+ */
+export const planIds = (reserved: ReservedIds): Pick<PatchContext, 'nextId' | 'changeId'> => ({
+  nextId: reserved.sequence(),
+  changeId: reserved.first + reserved.count - 1,
+});
 
 /** The vocabulary entries a write may point at, to be read before it is planned (patch.ts). */
 export const vocabularyToRead = (start: WriteStart, body: PersonBody): Record<VocabularyKind, number[]> =>

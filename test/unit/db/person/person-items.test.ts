@@ -10,7 +10,7 @@ import { ValidationFailed } from '../../../../lib/domain/errors';
 import { applyPatch } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
-import { CHANGE_ID, SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
+import { CHANGE_ID, johnSmithListing, SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
 
 const TABLE = 'people-test';
 
@@ -45,17 +45,6 @@ const patched = (stored: Person, body: unknown) =>
     abbreviations: SEEDED_ABBREVIATIONS,
   });
 
-/** What the `byName` index reads of John Smith, person 100, with the given folded emails. */
-const listing = (...emails: string[]) => ({
-  listPk: 'PERSONS#2', // the shard of person 100
-  listSk: 'john smith\u00010000000000000100',
-  fullname: 'John Smith',
-  search_first_name: 'john',
-  search_last_name: 'smith',
-  search_email: emails.join('\n'),
-  search_rest: 'john smith',
-});
-
 describe('toPersonItem and fromPersonItem', () => {
   const person = patched(created('jsmith@no-reply.org').person, {
     local_reference_id: 'ref-1',
@@ -69,7 +58,7 @@ describe('toPersonItem and fromPersonItem', () => {
       sk: 'PERSON',
       type: 'Person',
       ...person,
-      ...listing('jsmith@no-reply.org'),
+      ...johnSmithListing('jsmith@no-reply.org'),
     });
   });
 

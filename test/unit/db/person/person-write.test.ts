@@ -14,7 +14,7 @@ import { RequesterUnknown } from '../../../../lib/domain/errors';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
 import { NO_TERMS } from '../../../../lib/domain/search';
-import { CHANGE_ID, SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
+import { CHANGE_ID, johnSmithListing, SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
 
 const TABLE = 'people-test';
 const CREATED_AT = '2026-01-02T03:04:05.000Z';
@@ -120,17 +120,6 @@ const keyOf = (item: TransactItem) => {
   return `${key.pk}\n${key.sk}`;
 };
 
-/** What the `byName` index reads of John Smith, person 100, with the given folded emails. */
-const listing = (...emails: string[]) => ({
-  listPk: 'PERSONS#2', // the shard of person 100
-  listSk: 'john smith\u00010000000000000100',
-  fullname: 'John Smith',
-  search_first_name: 'john',
-  search_last_name: 'smith',
-  search_email: emails.join('\n'),
-  search_rest: 'john smith',
-});
-
 const counterIncrement = (pk: string) => ({
   Update: {
     TableName: TABLE,
@@ -165,7 +154,7 @@ describe('planPersonWrite for a create', () => {
               sk: 'PERSON',
               type: 'Person',
               ...result.patched.person,
-              ...listing('jsmith@no-reply.org', 'john.smith@example.org'),
+              ...johnSmithListing('jsmith@no-reply.org', 'john.smith@example.org'),
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
@@ -320,7 +309,7 @@ describe('planPersonWrite for an update', () => {
               sk: 'PERSON',
               type: 'Person',
               ...result.patched.person,
-              ...listing('jsmith@no-reply.org'),
+              ...johnSmithListing('jsmith@no-reply.org'),
             },
             ConditionExpression: 'attribute_exists(pk) AND #meta.#version = :previous',
             ExpressionAttributeNames: { '#meta': 'CoreMetaData', '#version': 'version' },
