@@ -173,31 +173,104 @@ const commonness = (character: string) => {
   return rank === -1 ? COMMON_FIRST.length : rank;
 };
 
-/** Higher is rarer-looking: what orders a filter's grams before anything is read. */
+/**
+ * Higher is rarer-looking. Only a tie-break between probes whose samples show as many postings (issue
+ * #36): in a directory of Polish, Czech or Turkish names (-owski, -ović, -oğlu) letter frequency says
+ * little about how many persons hold a gram, so the reader measures each probe instead.
+ */
 export const gramRarity = (gram: string) =>
   Array.from(gram).reduce((sum, character) => sum + commonness(character), 0);
 
-/** Probes sampled of each filter: a fragment's grams beyond its two rarest-looking rarely read less. */
-export const PROBES_PER_FILTER = 2;
+/**
+ * Probes sampled of one filter at most: a fragment of up to 10 code points samples every gram it has,
+ * a longer one 8 of them, spread evenly from its first gram to its last (neighbouring grams share two
+ * code points, so their persons overlap most).
+ */
+export const MAX_PROBES_PER_FILTER = 8;
 
-const rarityOf = (probe: Probe) => (probe.kind === 'gram' ? gramRarity(probe.gram) : 0);
-const rarestLookingFirst = (a: Probe, b: Probe) => rarityOf(b) - rarityOf(a);
+const spreadEvenly = <T>(items: T[], keep: number): T[] =>
+  items.length <= keep
+    ? items
+    : Array.from(
+        { length: keep },
+        (_, index) => items[Math.round((index * (items.length - 1)) / (keep - 1))] as T,
+      );
 
 /**
- * The probes worth sampling, rarest-looking first (by `gramRarity`; a prefix, which holds every gram
- * starting with it, last): of each filter its `PROBES_PER_FILTER` rarest-looking (a prefix probe is
- * its filter's only one). Each can supply all its filter's candidates, so any of them answers the
- * query; sampling them finds the one that reads least.
+ * The probes the reader samples before it reads one whole: every probe of every filter (a filter of a
+ * very long fragment `MAX_PROBES_PER_FILTER` of its grams). Each can supply all its filter's
+ * candidates, so any of them answers the query; sampling them finds the one that reads least.
  */
 export const probesToSample = (plan: QueryPlan): Probe[] =>
-  plan.filters
-    .flatMap((filter) =>
-      plan.probes
-        .filter((probe) => probe.filter === filter)
-        .sort(rarestLookingFirst)
-        .slice(0, PROBES_PER_FILTER),
-    )
-    .sort(rarestLookingFirst);
+  plan.filters.flatMap((filter) =>
+    spreadEvenly(
+      plan.probes.filter((probe) => probe.filter === filter),
+      MAX_PROBES_PER_FILTER,
+    ),
+  );
+
+/**
+ * The shard (of `shards`) a filter's probes are sampled in: a hash of its fragment (FNV-1a), so the
+ * sampling of different fragments spreads over the shards, and all the grams of one fragment are
+ * sampled in the same shard: the persons holding the whole fragment hold every one of its grams, and
+ * they then weigh the same in each gram's sample instead of adding their shard's chance to each.
+ */
+export const samplingShard = (filter: FilterPlan, shards: number) => {
+  let hash = 0x811c9dc5;
+  for (const character of filter.fragment) {
+    hash ^= character.codePointAt(0) as number;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % shards;
+};
+
+/** What one Query of a probe in its sampling shard showed. */
+export interface ProbeSample {
+  probe: Probe;
+  /** Postings it returned. */
+  read: number;
+  /** Whether it reached the end of the shard (`read` is then the shard's exact count). */
+  exhausted: boolean;
+  /** The id of the last posting it returned (0 for none): a gram's postings come in id order. */
+  lastId: number;
+}
+
+/**
+ * How many postings a probe holds in all `shards`, from its one-shard sample: an exhausted shard
+ * holds `read` exactly, and the others about as many (the shard is a hash of the id); a full page
+ * got through `lastId` of the `lastIdHandedOut` ids with `read` postings, so the shard holds about
+ * `read * lastIdHandedOut / lastId`. A prefix's postings are in order of their third code point
+ * first, not of id, so only an exhausted one is sized (an unfinished one as unbounded).
+ */
+export const estimatedPostings = (sample: ProbeSample, lastIdHandedOut: number, shards: number) => {
+  if (sample.exhausted) return sample.read * shards;
+  if (sample.probe.kind === 'prefix') return Number.POSITIVE_INFINITY;
+  return ((sample.read * Math.max(lastIdHandedOut, sample.lastId)) / Math.max(1, sample.lastId)) * shards;
+};
+
+/**
+ * The probe to read whole: the one whose sample shows the fewest postings, the rarer-looking first
+ * between equals (`gramRarity`; a prefix last). Pure, so its bound (the chosen probe holds at most
+ * 1.5 times the postings of the fragment's rarest gram plus the sampling, on populations that mislead
+ * letter frequency) is a property tested in memory.
+ */
+export const chooseProbe = (
+  samples: readonly ProbeSample[],
+  lastIdHandedOut: number,
+  shards: number,
+): Probe => {
+  const [first, ...rest] = samples.map((sample) => ({
+    probe: sample.probe,
+    size: estimatedPostings(sample, lastIdHandedOut, shards),
+    rarity: sample.probe.kind === 'gram' ? gramRarity(sample.probe.gram) : -1,
+  }));
+  if (!first) throw new Error('No probe to choose from');
+  return rest.reduce(
+    (best, next) =>
+      next.size < best.size || (next.size === best.size && next.rarity > best.rarity) ? next : best,
+    first,
+  ).probe;
+};
 
 /** The gram whose posting decides a filter for one candidate, or null (fragments under 3 code points). */
 export const checkGram = (plan: FilterPlan): string | null =>

@@ -41,7 +41,7 @@ import { idAllocator, type ReservedIds } from '../../lib/db/write/ids';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody, type PersonBody } from '../../lib/domain/schemas';
-import { planQuery, probesToSample, valuesMatch } from '../../lib/domain/search';
+import { type Probe, planQuery, probesToSample, samplingShard, valuesMatch } from '../../lib/domain/search';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import { createLocalServer, type HttpFunction } from '../../lib/local/server';
 import { type EventSpec, httpEvent } from '../support/events';
@@ -243,46 +243,53 @@ export const runOverhead = async (
   const listQueries = PERSON_LIST_PARTITIONS.map((partition) =>
     buildListQuery(tableName, partition, {}, false),
   );
-  // The filtered list reads postings (lib/db/search/posting-search.ts): of its probes, the one it reads whole
-  // (which, its own read says) and a first page of the other it samples, in every shard.
+  // The filtered list reads postings (lib/db/search/posting-search.ts): a sample of each of its probes
+  // in one shard (when it has more than one), then the one the samples show smallest whole.
   const filteredPlan = planQuery(filteredRequest.filters);
   const { detail } = await searchPostings(storage, filteredPlan, filteredRequest);
-  // The others are sampled only when the first one's sample did not reach the end of every shard.
-  const sampled = probesToSample(filteredPlan).slice(0, Number(detail?.probesSampled ?? 1));
+  const sampled = probesToSample(filteredPlan);
   const whole = sampled.find(
     (probe) => detail?.probe === `${probe.filter.filter} ${JSON.stringify(probeText(probe))}`,
   );
   if (!whole) throw new Error(`The filtered list read ${detail?.probe}, not one of the probes it samples`);
-  /** Every match of the filter: the probe read whole, each shard to its end, and the others' samples. */
+  const query = (probe: Probe, shard: number, limit: number, startKey?: Record<string, unknown>) =>
+    client.send(
+      new QueryCommand({
+        ...buildProbeQuery(tableName, probe, shard),
+        Limit: limit,
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+  // Projected as the list asks: a posting without a value in the filter's fields has none.
+  const matchesIn = (items: Record<string, unknown>[] | undefined) =>
+    (items ?? []).filter((item) => valuesMatch(whole.filter, (item.values ?? {}) as never)).length;
+  /** Every match of the filter: the samples and the id counter, then the probe chosen read whole. */
   const readAllMatches = async () => {
-    const [, ...counts] = await Promise.all([
-      sampled.length > 1
-        ? client.send(new GetCommand({ TableName: tableName, Key: idCounterKey }))
-        : undefined,
-      ...sampled.flatMap((probe) =>
-        Array.from({ length: PERSON_LIST_SHARDS }, async (_, shard) => {
-          let matches = 0;
-          let startKey: Record<string, unknown> | undefined;
-          do {
-            const page = await client.send(
-              new QueryCommand({
-                ...buildProbeQuery(tableName, probe, shard),
-                Limit: probe === whole ? MAX_QUERY_LIMIT : SAMPLE_PER_SHARD,
-                ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-              }),
-            );
-            if (probe === whole)
-              // Projected as the list asks: a posting without a value in the filter's fields has none.
-              matches += (page.Items ?? []).filter((item) =>
-                valuesMatch(whole.filter, item.values ?? {}),
-              ).length;
-            startKey = probe === whole ? page.LastEvaluatedKey : undefined;
-          } while (startKey);
-          return matches;
+    const cursors = new Map<number, Record<string, unknown> | undefined>();
+    let matches = 0;
+    if (sampled.length > 1)
+      await Promise.all([
+        client.send(new GetCommand({ TableName: tableName, Key: idCounterKey })),
+        ...sampled.map(async (probe) => {
+          const shard = samplingShard(probe.filter, PERSON_LIST_SHARDS);
+          const page = await query(probe, shard, SAMPLE_PER_SHARD);
+          if (probe !== whole) return;
+          matches += matchesIn(page.Items);
+          cursors.set(shard, page.LastEvaluatedKey);
         }),
-      ),
-    ]);
-    return counts.reduce((sum: number, count) => sum + count, 0);
+      ]);
+    await Promise.all(
+      Array.from({ length: PERSON_LIST_SHARDS }, async (_, shard) => {
+        if (cursors.has(shard) && !cursors.get(shard)) return;
+        let startKey = cursors.get(shard);
+        do {
+          const page = await query(whole, shard, MAX_QUERY_LIMIT, startKey);
+          matches += matchesIn(page.Items);
+          startKey = page.LastEvaluatedKey;
+        } while (startKey);
+      }),
+    );
+    return matches;
   };
 
   const operations: Operation[] = [

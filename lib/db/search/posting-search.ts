@@ -1,25 +1,31 @@
 /**
  * A filtered list answered from the search postings (issue #26): every list with a fragment of 2 or
  * more code points. The plan (lib/domain/search.ts) names the probes that can each supply all of a
- * filter's candidates; this reads a first page of every probe in every shard, reads the one that looks
- * rarest to its end, keeps the postings whose values match their filter, checks every other filter on
- * the candidate's posting of one of its grams (or, for a fragment under 3 code points, on the person),
- * and sorts the matches as the list does (folded fullname, then id).
+ * filter's candidates; this measures them, reads the smallest whole, keeps the postings whose values
+ * match their filter, checks every other filter on the candidate's posting of one of its grams (or, for
+ * a fragment under 3 code points, on the person), and sorts the matches as the list does (folded
+ * fullname, then id).
  *
- * How rare a probe is comes from its sample: a shard read to its end is exact; one that is not is
- * estimated from how far its first page got through the ids (a gram's postings are in id order within
- * a shard), against the last id handed out. Prefix probes (2-code-point fragments) are in order of
- * their third code point first, so only an exhausted one is ranked by its count.
+ * The rounds of parallel calls (issue #36; the costs in keys.ts):
+ * 1. every probe sampled (`probesToSample`): one Query of `SAMPLE_PER_SHARD` postings in its filter's
+ *    sampling shard, all at once, with the GetItem of the id counter; `chooseProbe` sizes each from
+ *    its sample. A plan of one probe skips this round: there is nothing to choose.
+ * 2. the chosen probe read whole: one Query per shard at once, the sampled shard going on from where
+ *    its sample stopped (nothing read twice); a shard holding more than one Query returns takes more.
+ * 3. the other filters checked on the candidates (BatchGetItem, not Queries).
  */
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonListRequest } from '../../domain/listing';
 import {
   checkGram,
+  chooseProbe,
   type FilterPlan,
   type Posting,
   type Probe,
+  type ProbeSample,
   probesToSample,
   type QueryPlan,
+  samplingShard,
   searchTerms,
   valuesMatch,
 } from '../../domain/search';
@@ -31,10 +37,11 @@ import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange }
 import { storageCall } from '../table/storage-errors';
 
 /**
- * Postings of one probe read from each shard to size it: 256 in all, so a fragment on up to a couple
- * of hundred persons is read whole in its first round of 8 Queries.
+ * Postings of one probe read from its one sampling shard to size it (the Limit of its sample Query):
+ * 64 postings of about 150 bytes, 1 to 1.5 read units. A shard with fewer is counted exactly; a full
+ * page is extrapolated from how far through the ids it got, within about 1/sqrt(64) = 12.5%.
  */
-export const SAMPLE_PER_SHARD = 32;
+export const SAMPLE_PER_SHARD = 64;
 
 interface PostingEntry {
   id: number;
@@ -49,6 +56,8 @@ interface ShardCursor {
   read: number;
   /** The id of the last posting read (a gram's postings come in id order). */
   lastId: number;
+  /** Queries of this shard in the whole read (a sampled shard's sample is not one of them). */
+  pages: number;
 }
 
 interface ProbeRead {
@@ -80,14 +89,6 @@ export const buildProbeQuery = (tableName: string, probe: Probe, shard: number):
     ReturnConsumedCapacity: 'TOTAL',
   };
 };
-
-/** How many postings a probe holds, as far as its sample shows (exact once every shard is read). */
-const estimate = ({ probe, shards }: ProbeRead, lastId: number) =>
-  shards.reduce((total, cursor) => {
-    if (cursor.done) return total + cursor.read;
-    if (probe.kind === 'prefix') return Number.MAX_SAFE_INTEGER;
-    return total + (cursor.read * lastId) / Math.max(1, cursor.lastId);
-  }, 0);
 
 /**
  * Which of `ids` match `filter`: one BatchGetItem per 100 of their postings of its check gram (any of
@@ -146,8 +147,7 @@ export const searchPostings = async (
     cursor.done = !page.LastEvaluatedKey;
   };
 
-  // The probes worth sampling, rarest-looking first.
-  const reads: ProbeRead[] = probesToSample(plan).map((probe) => ({
+  const newRead = (probe: Probe): ProbeRead => ({
     probe,
     postings: [],
     shards: Array.from({ length: PERSON_LIST_SHARDS }, (_, shard) => ({
@@ -155,37 +155,52 @@ export const searchPostings = async (
       done: false,
       read: 0,
       lastId: 0,
+      pages: 0,
     })),
-  }));
-  const sample = (read: ProbeRead) => read.shards.map((cursor) => readShard(read, cursor, SAMPLE_PER_SHARD));
-  // The first alone: a sample that reaches the end of every shard is all its postings (at most 256),
-  // less than sampling any other could save, and the common case of a rare fragment.
-  const [first, ...others] = reads as [ProbeRead, ...ProbeRead[]];
-  await Promise.all(sample(first));
-  let rarest = first;
-  let sampled = 1;
-  if (others.length > 0 && !first.shards.every((cursor) => cursor.done)) {
-    sampled = reads.length;
-    // The others' samples, and the last id handed out, which ranks a sample that did not reach the end.
+  });
+  const probes = probesToSample(plan);
+  let rarest = newRead(probes[0] as Probe);
+  let samplePostings = 0;
+  let queryRounds = 0;
+  if (probes.length > 1) {
+    // Round 1: one Query per probe in its filter's sampling shard, and the last id handed out (which
+    // sizes a sample that did not reach the end of its shard).
+    const sampled = probes.map((probe) => ({
+      read: newRead(probe),
+      shard: samplingShard(probe.filter, PERSON_LIST_SHARDS),
+    }));
     const [counter] = await Promise.all([
       storageCall(() =>
         client.send(
           new GetCommand({ TableName: tableName, Key: idCounterKey, ReturnConsumedCapacity: 'TOTAL' }),
         ),
       ),
-      ...others.flatMap(sample),
+      ...sampled.map(({ read, shard }) =>
+        readShard(read, read.shards[shard] as ShardCursor, SAMPLE_PER_SHARD),
+      ),
     ]);
     counted(1, counter.ConsumedCapacity?.CapacityUnits ?? 0);
+    queryRounds = 1;
     const lastId = (counter.Item?.value as number | undefined) ?? 1;
-    rarest = reads
-      .map((read) => ({ read, size: estimate(read, lastId) }))
-      .reduce((best, next) => (next.size < best.size ? next : best)).read;
+    const samples = sampled.map(({ read, shard }): ProbeSample => {
+      const cursor = read.shards[shard] as ShardCursor;
+      samplePostings += cursor.read;
+      return { probe: read.probe, read: cursor.read, exhausted: cursor.done, lastId: cursor.lastId };
+    });
+    const chosen = chooseProbe(samples, lastId, PERSON_LIST_SHARDS);
+    rarest = sampled.find(({ read }) => read.probe === chosen)?.read as ProbeRead;
   }
+  // Round 2, the chosen probe whole: its sample is not read again, its sampled shard goes on from its
+  // cursor (or is done). A shard holding more than one Query returns takes a round more per page.
   await Promise.all(
     rarest.shards.map(async (cursor) => {
-      while (!cursor.done) await readShard(rarest, cursor, MAX_QUERY_LIMIT);
+      while (!cursor.done) {
+        await readShard(rarest, cursor, MAX_QUERY_LIMIT);
+        cursor.pages += 1;
+      }
     }),
   );
+  queryRounds += Math.max(...rarest.shards.map((cursor) => cursor.pages));
 
   // Candidates: persons one of whose postings of the rarest probe matches its filter.
   const candidates = new Map<number, PostingEntry>();
@@ -204,7 +219,10 @@ export const searchPostings = async (
     detail: {
       probe: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
       probePostings: rarest.postings.length,
-      probesSampled: sampled,
+      probesSampled: probes.length,
+      /** Postings the samples read (round 1), the chosen probe's own among them. */
+      samplePostings,
+      queryRounds,
       candidates: candidateCount,
     },
     ...sortedWindow([...candidates.values()], { descending, window }),

@@ -40,22 +40,40 @@
  *   in P calls and a refill or two each (one Query returns at most ~10 000 entries). All N when O is
  *   past the end.
  * - a filter of 2 or more code points (lib/db/search/posting-search.ts): the search postings below, never
- *   the index, whatever N, O and L are. Of each filter its 2 rarest-looking probes (grams of a fragment
- *   of 3+ code points, by letter frequency; the prefix of one of 2) may be sampled: 32 postings from
- *   each of the 8 shards (8 Queries at once). The rarest-looking first: when that sample reaches the
- *   end of every shard, it is all that probe holds and the read stops there. Otherwise the others are
- *   sampled at once, with a GetItem of the id counter (which ranks a sample that did not reach the
- *   end), and the one that shows fewest postings is read to its end: R postings, its sample included
- *   (a shard's Query returns up to 5 000; it asks for the stub and the filter's values, so about half
- *   of each posting comes back, but the read units are those of whole postings). Every other filter
- *   is checked with one BatchGetItem per 100 candidates of their posting of one of its grams
- *   (persons, for a fragment under 3 code points).
- *   The stubs come from the postings, so the page costs nothing more; the cost line names the probe
- *   read whole, R and the probes sampled. Items read: R + at most 256 per other probe sampled + one
- *   per candidate and other filter. One fragment of 3+ code points: R ≤ 256 in 8 Queries, or
- *   R + at most 256 (≤ 2 R) in 16 Queries, a GetItem and 8 more per 5 000 of R. R is the postings
- *   of the probe picked, the fewest of those sampled: a fragment whose rarest gram looks common by its
- *   letters (not among the 2 sampled) reads a commoner one.
+ *   the index, whatever N, O and L are. Any probe of a filter (a gram of a fragment of 3+ code points,
+ *   the prefix of one of 2) can supply its candidates; the reader measures them and reads the smallest
+ *   (issue #36: letter frequency misled it, `lowski` read `wsk`, ten times `low`). In rounds of calls
+ *   sent at once:
+ *   1. the samples, when the query has more than one probe: one Query per probe (every gram of each
+ *      fragment, 8 spread over one of more than 10 code points; G in all, at most 32 for four filters)
+ *      with Limit 64, in one shard (a hash of the fragment: every gram of a fragment in the same one,
+ *      different fragments in different ones), and a GetItem of the id counter. A Query costs its
+ *      items' bytes rounded up to 4 KB, halved (eventually consistent): 64 postings of about 150 bytes
+ *      are 1 to 1.5 read units, a sample of under 27 the minimum 0.5; the GetItem 0.5. So G + 1 calls,
+ *      at most 64 G postings, at most 1.5 G + 0.5 read units. A shard read to its end counts the
+ *      probe exactly (times 8, the shard being a hash of the id); a full page is extrapolated from how
+ *      far through the ids it got (within about 12%, 1/sqrt(64)); a prefix only when exhausted.
+ *   2. the probe whose sample shows fewest postings read whole: one Query per shard (7 when its
+ *      sampled shard was read to its end; that shard otherwise goes on from its sample, nothing read
+ *      twice), R postings in all, its sample included (a shard's Query returns up to 5 000: one more
+ *      round per 5 000 a shard holds). It asks for the stub and the filter's values, so about half of
+ *      each posting comes back, but the read units are those of whole postings.
+ *   3. every other filter checked with one BatchGetItem per 100 candidates of their posting of one of
+ *      its grams (persons, for a fragment under 3 code points).
+ *   A query of one probe (a fragment of 3 or 2 code points alone) has nothing to choose: round 2 only,
+ *   8 Queries. The stubs come from the postings, so the page costs nothing more; the cost line names
+ *   the probe read whole, R, the probes sampled, the postings the samples read and the rounds of
+ *   Queries. Items read: R + at most 64 per other probe sampled + 1 + one per candidate and other
+ *   filter. Measured on DynamoDB Local (test/integration/probe-choice.test.ts, 2 000 persons of Polish
+ *   names): `last_name=lowski` reads `low` (120 postings) after samples of 208, 313 items in 12 calls
+ *   (4 + 1, then 7) and 2 rounds, 7.5 read units; it read `wsk` before: 1 597 items, 25 calls, 27.5
+ *   read units. A common fragment (`maria`, 20 000 of 100 000) costs its R plus at most 64 per other
+ *   gram: 3 + 1 calls, then 8 (2 500 postings a shard, one page each), 2 rounds. R is at most 1.5
+ *   times the rarest gram's postings plus the sampling when every other gram holds at most 1.5 times
+ *   the rarest's postings or at least 3 times and 256 more (the property of
+ *   test/unit/db/search/probe-choice.test.ts: a one-shard sample misorders those well under once in a
+ *   billion); a gram between (1.6 times the rarest, say) is now and then taken for the rarest, and R
+ *   is then its postings.
  *   A 2-code-point fragment reads every posting whose gram starts with it (`ma`: mar, mat, may, ...),
  *   the persons holding those 2 code points before another: up to N for a pair as common as `an`.
  * - every filter of one code point: no posting narrows the list (a letter is in most persons):
@@ -302,7 +320,10 @@ export const PERSON_LIST_SHARDS = 8;
 /** The one partition persons were listed in before the split: read as one more partition. */
 export const LEGACY_PERSON_LIST_PARTITION = 'PERSON';
 
-const personListPartition = (id: number) => `PERSONS#${mixed(id) % PERSON_LIST_SHARDS}`;
+/** The shard of person `id`: its `byName` partition's and its postings' (a hash of the id). */
+export const personShard = (id: number) => mixed(id) % PERSON_LIST_SHARDS;
+
+const personListPartition = (id: number) => `PERSONS#${personShard(id)}`;
 
 /** Every partition of the `byName` index, the legacy one last. */
 export const PERSON_LIST_PARTITIONS: readonly string[] = [
@@ -330,7 +351,7 @@ export const postingRange = (gramOrPrefix: string, shard: number) => {
 
 /** Where the posting of `gram` and person `id` is stored. */
 export const postingKey = (gram: string, id: number): Key => {
-  const { pk, skPrefix } = postingRange(gram, mixed(id) % PERSON_LIST_SHARDS);
+  const { pk, skPrefix } = postingRange(gram, personShard(id));
   return { pk, sk: `${skPrefix}${idDigits(id)}` };
 };
 

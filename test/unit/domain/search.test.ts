@@ -11,6 +11,7 @@ import {
   gramRarity,
   gramsOfValue,
   lookupOf,
+  MAX_PROBES_PER_FILTER,
   NO_TERMS,
   type Posting,
   type Probe,
@@ -247,12 +248,23 @@ describe('the plan of a filtered list (issue #26)', () => {
     expect(plan.filters.map(checkGram)).toEqual(['mar', null, null]);
   });
 
-  it('samples the two rarest-looking probes of each filter, rarest-looking first, a prefix last', () => {
+  it('samples every probe of every filter, 8 grams spread over a long fragment', () => {
     const text = (probe: Probe) => (probe.kind === 'gram' ? probe.gram : probe.prefix);
-    // "zyx" and "yxw" hold the rarest letters of "ezyxwe"; "mar" beats "ari" and "ria" (m is rarer).
     expect(
-      probesToSample(planQuery({ last_name: 'ezyxwe', email: 'jo', first_name: 'maria' })).map(text),
-    ).toEqual(['zyx', 'yxw', 'mar', 'ari', 'jo']);
+      probesToSample(planQuery({ last_name: 'lowski', email: 'jo', first_name: 'maria' })).map(text),
+    ).toEqual(['low', 'ows', 'wsk', 'ski', 'jo', 'mar', 'ari', 'ria']);
+    // 12 grams: the first, the last and 6 between.
+    expect(probesToSample(planQuery({ search: 'abcdefghijklmn' })).map(text)).toEqual([
+      'abc',
+      'cde',
+      'def',
+      'fgh',
+      'ghi',
+      'ijk',
+      'jkl',
+      'lmn',
+    ]);
+    expect(probesToSample(planQuery({ search: 'abcdefghij' }))).toHaveLength(MAX_PROBES_PER_FILTER);
     expect(gramRarity('qzx')).toBeGreaterThan(gramRarity('the'));
     // Digits and other scripts rank as rare, what every email holds as common.
     expect(gramRarity('123')).toBeGreaterThan(gramRarity('.co'));
