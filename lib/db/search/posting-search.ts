@@ -219,6 +219,7 @@ export const searchPostings = async (
     detail: {
       probe: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
       probePostings: rarest.postings.length,
+      /** The probes compared (1: the query has one, read without sampling). */
       probesSampled: probes.length,
       /** Postings the samples read (round 1), the chosen probe's own among them. */
       samplePostings,

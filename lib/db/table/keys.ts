@@ -67,13 +67,17 @@
  *   filter. Measured on DynamoDB Local (test/integration/probe-choice.test.ts, 2 000 persons of Polish
  *   names): `last_name=lowski` reads `low` (120 postings) after samples of 208, 313 items in 12 calls
  *   (4 + 1, then 7) and 2 rounds, 7.5 read units; it read `wsk` before: 1 597 items, 25 calls, 27.5
- *   read units. A common fragment (`maria`, 20 000 of 100 000) costs its R plus at most 64 per other
+ *   read units. A rare fragment whose other grams are common pays their samples in full: `quillfeather`
+ *   at 10 000 persons (`npm run bench -- --quick`: 10 matches, 8 of its 10 grams sampled) reads 151
+ *   items in 16 calls, where it read 10 in 8 when its rarest-looking gram happened to be its rarest;
+ *   at most 64 G postings and 1.5 G read units, the price of never reading ten times the rarest.
+ *   A common fragment (`maria`, 20 000 of 100 000) costs its R plus at most 64 per other
  *   gram: 3 + 1 calls, then 8 (2 500 postings a shard, one page each), 2 rounds. R is at most 1.5
  *   times the rarest gram's postings plus the sampling when every other gram holds at most 1.5 times
  *   the rarest's postings or at least 3 times and 256 more (the property of
- *   test/unit/db/search/probe-choice.test.ts: a one-shard sample misorders those well under once in a
- *   billion); a gram between (1.6 times the rarest, say) is now and then taken for the rarest, and R
- *   is then its postings.
+ *   test/unit/db/search/probe-choice.test.ts: a one-shard sample misorders those about once in a
+ *   billion at most); a gram between (1.6 times the rarest, say) is now and then taken for the
+ *   rarest, and R is then its postings.
  *   A 2-code-point fragment reads every posting whose gram starts with it (`ma`: mar, mat, may, ...),
  *   the persons holding those 2 code points before another: up to N for a pair as common as `an`.
  * - every filter of one code point: no posting narrows the list (a letter is in most persons):
