@@ -5,7 +5,7 @@
  * connection dropped. Only requests that are safe to repeat are repeated: GETs, and writes that carry
  * an Idempotency-Key.
  */
-import { type RequestSigner, sigV4Signer } from './sigv4';
+import type { RequestSigner } from './sigv4';
 
 export interface ApiAnswer {
   status: number;
@@ -123,5 +123,3 @@ export const apiClient = ({
     },
   };
 };
-
-export { sigV4Signer };
