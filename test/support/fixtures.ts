@@ -151,3 +151,18 @@ export const johnSmithListing = (...emails: string[]) => ({
   search_email: emails.join('\n'),
   search_rest: 'john smith',
 });
+
+/**
+ * The context of a self-registered write in the unit tests: a create (person 100, its sub-objects
+ * from 101, entry 99) or a PATCH (new sub-objects from 200, entry 199), by requester 0.
+ */
+export const writeContext = (kind: 'create' | 'update') => {
+  let next = kind === 'create' ? 100 : 200;
+  return {
+    requester: 0,
+    now: kind === 'create' ? '2026-11-25T00:00:00.000Z' : '2026-11-26T00:00:00.000Z',
+    nextId: () => next++,
+    changeId: kind === 'create' ? 99 : 199,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  };
+};

@@ -13,35 +13,18 @@ import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../lib/db/w
 import { applyPatch, type PatchResult } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
-import { SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
+import { writeContext } from '../../../support/fixtures';
 
 const TABLE = 'references-test';
-
-const ids = (first: number) => {
-  let next = first;
-  return () => next++;
-};
 
 const createBody = (body: Record<string, unknown>) =>
   CreatePersonBody.parse({ Names: { '@set': [{ first_name: 'Ann', last_name: 'Lee' }] }, ...body });
 
 const create = (body: Record<string, unknown>): PatchResult =>
-  applyPatch(null, createBody(body), {
-    requester: 0,
-    now: '2026-11-25T00:00:00.000Z',
-    nextId: ids(100),
-    changeId: 99,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  });
+  applyPatch(null, createBody(body), writeContext('create'));
 
 const patch = (stored: Person, body: unknown): PatchResult =>
-  applyPatch(stored, PatchPersonBody.parse(body), {
-    requester: 0,
-    now: '2026-11-26T00:00:00.000Z',
-    nextId: ids(200),
-    changeId: 199,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  });
+  applyPatch(stored, PatchPersonBody.parse(body), writeContext('update'));
 
 const ann = (local_reference_id: string | null) => create({ local_reference_id }).person;
 
@@ -151,11 +134,7 @@ describe("the reference item in the person's write", () => {
         tableName: TABLE,
         start: stored ? { kind: 'update', stored, pending: null } : CREATE,
         body: stored ? PatchPersonBody.parse(body) : createBody(body),
-        requester: 0,
-        now: '2026-11-26T00:00:00.000Z',
-        nextId: ids(stored ? 200 : 100),
-        changeId: stored ? 199 : 99,
-        abbreviations: SEEDED_ABBREVIATIONS,
+        ...writeContext(stored ? 'update' : 'create'),
       }),
       'token',
     );

@@ -15,33 +15,16 @@ import { applyPatch } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
 import { END_MARK, searchTerms } from '../../../../lib/domain/search';
-import { SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
+import { writeContext } from '../../../support/fixtures';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
 const TABLE = 'postings-test';
 
-const ids = (first: number) => {
-  let next = first;
-  return () => next++;
-};
-
 const created = (body: unknown): Person =>
-  applyPatch(null, CreatePersonBody.parse(body), {
-    requester: 0,
-    now: '2026-11-25T00:00:00.000Z',
-    nextId: ids(100),
-    changeId: 99,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  }).person;
+  applyPatch(null, CreatePersonBody.parse(body), writeContext('create')).person;
 
 const patched = (stored: Person, body: unknown): Person =>
-  applyPatch(stored, PatchPersonBody.parse(body), {
-    requester: 0,
-    now: '2026-11-26T00:00:00.000Z',
-    nextId: ids(200),
-    changeId: 199,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  }).person;
+  applyPatch(stored, PatchPersonBody.parse(body), writeContext('update')).person;
 
 const ann = () =>
   created({
