@@ -4,7 +4,7 @@ import type { BulkSection } from './bulk';
 import type { ColdSection } from './cold-start';
 import type { KeyedSection } from './keyed-writes';
 import type { OverheadSection } from './overhead';
-import type { ScaleSection } from './scale';
+import type { ProbeBar, ScaleSection } from './scale';
 import { COMMON_QUERY, PLANTED_QUERY, RARE_QUERY } from './seed';
 import { ratio, round } from './stats';
 import type { ThroughputRow } from './throughput';
@@ -79,7 +79,17 @@ export const THRESHOLDS = {
   createWcuOverBefore: 3,
   /** Issue #35: the importer at its best concurrency over a sequential loop of single POSTs. */
   importOverSequential: 3,
+  /**
+   * Issue #36: a filtered list reads at most this many times the postings of its fragments' rarest
+   * gram, plus its samples, in at most `probeRounds` rounds of parallel Queries.
+   */
+  probeOverRarest: 1.5,
+  probeRounds: 3,
 };
+
+/** The postings a list read beyond its samples, against the bar's bound (issue #36). */
+const beyondSamples = (bar: ProbeBar) => bar.postingsRead - bar.samplePostings;
+const probeBound = (bar: ProbeBar) => THRESHOLDS.probeOverRarest * bar.rarestPostings + bar.samplePostings;
 
 export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Check[] => {
   const checks: Check[] = [];
@@ -125,6 +135,25 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
       threshold: `≤ ${THRESHOLDS.plantedSpread.itemsRead}× items, ≤ ${THRESHOLDS.plantedSpread.latency}× latency`,
       worst: `${items}× items, ${latency}× latency`,
       passed: items <= THRESHOLDS.plantedSpread.itemsRead && latency <= THRESHOLDS.plantedSpread.latency,
+    });
+  }
+  const barred = (results.scale?.rows ?? []).flatMap((row) => (row.bar ? [{ ...row, bar: row.bar }] : []));
+  if (barred.length > 0) {
+    const over = (row: (typeof barred)[number]) =>
+      beyondSamples(row.bar) / Math.max(1, row.bar.rarestPostings);
+    const worst = barred.reduce((a, b) => (over(b) > over(a) ? b : a));
+    checks.push({
+      check: `filtered lists, every filter at ${sizesOf(barred)} persons: postings read against the fragment's rarest gram (issue #36)`,
+      threshold: `≤ ${THRESHOLDS.probeOverRarest} × rarest + samples`,
+      worst: `${worst.query} at ${persons(worst.persons)}: ${persons(worst.bar.postingsRead)} ≤ ${persons(Math.floor(probeBound(worst.bar)))} (${worst.bar.rarest} ${persons(worst.bar.rarestPostings)}, samples ${persons(worst.bar.samplePostings)})`,
+      passed: barred.every((row) => row.bar.postingsRead <= probeBound(row.bar)),
+    });
+    const slowest = barred.reduce((a, b) => (b.bar.queryRounds > a.bar.queryRounds ? b : a));
+    checks.push({
+      check: `filtered lists, every filter at ${sizesOf(barred)} persons: rounds of parallel Queries (issue #36)`,
+      threshold: `≤ ${THRESHOLDS.probeRounds}`,
+      worst: `${slowest.bar.queryRounds} (${slowest.query} at ${persons(slowest.persons)})`,
+      passed: slowest.bar.queryRounds <= THRESHOLDS.probeRounds,
     });
   }
   const largest = Math.max(0, ...(results.scale?.rows ?? []).map((row) => row.persons));
@@ -213,6 +242,8 @@ const byCommand = (counts: Record<string, number>) =>
     .join(', ');
 const kib = (bytes: number) => (bytes / 1024).toFixed(0);
 const persons = (count: number) => count.toLocaleString('en-US');
+const sizesOf = (rows: readonly { persons: number }[]) =>
+  [...new Set(rows.map((row) => row.persons))].map(persons).join(', ');
 
 export const markdown = (results: BenchResults): string => {
   const { machine } = results;
@@ -326,6 +357,28 @@ export const markdown = (results: BenchResults): string => {
       table(
         ['query', 'items read ×', 'calls ×', 'latency ×'],
         scale.growth.map((row) => [row.query, row.itemsRead, row.calls, row.latency]),
+      ),
+      'Probe choice (issue #36): the postings each filtered list read (the samples of every probe, then the ' +
+        "rest of the one it chose) against the fragment's rarest gram in the data the bench seeded, whose " +
+        `names include families (-owski, -ović, -oğlu, -sson) whose rare-looking grams are common. The bound is ${THRESHOLDS.probeOverRarest} × the rarest plus the samples.`,
+      table(
+        ['query', 'persons', 'rarest probe', 'chosen probe', 'samples', 'postings read', 'bound', 'rounds'],
+        scale.rows.flatMap((row) =>
+          row.bar
+            ? [
+                [
+                  row.query,
+                  persons(row.persons),
+                  `${row.bar.rarest} (${persons(row.bar.rarestPostings)})`,
+                  `${row.probe} (${persons(row.probePostings ?? 0)})`,
+                  persons(row.bar.samplePostings),
+                  persons(row.bar.postingsRead),
+                  persons(Math.floor(probeBound(row.bar))),
+                  row.bar.queryRounds,
+                ],
+              ]
+            : [],
+        ),
       ),
     );
   }

@@ -10,7 +10,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import type { ListCost } from '../../lib/db/person/list-reads';
 import { personList } from '../../lib/db/person/person-list';
+import { probeText } from '../../lib/db/search/posting-search';
 import type { Storage } from '../../lib/db/table/client';
+import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
+import { type Probe, planQuery, postingsOf, searchTerms } from '../../lib/domain/search';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
 import { httpEvent } from '../support/events';
@@ -20,6 +23,7 @@ import {
   averageIndexEntryBytes,
   COMMON_FIRST_NAME,
   COMMON_QUERY,
+  MISLEADING_QUERIES,
   PLANTED_LAST_NAME,
   PLANTED_QUERY,
   RARE_LAST_NAME,
@@ -27,6 +31,18 @@ import {
   seedPersons,
 } from './seed';
 import { ratio, type Summary, summarise } from './stats';
+
+/** What the probe bar of issue #36 compares for a list answered from the postings. */
+export interface ProbeBar {
+  /** The rarest probe of the query's fragments in the data the bench seeded, and its postings. */
+  rarest: string;
+  rarestPostings: number;
+  /** Postings the list read: every probe's sample, and the rest of the probe it chose. */
+  postingsRead: number;
+  samplePostings: number;
+  /** Rounds of parallel Queries (the samples, then the chosen probe's pages). */
+  queryRounds: number;
+}
 
 export interface ScaleRow {
   query: string;
@@ -43,6 +59,7 @@ export interface ScaleRow {
   /** Bytes the list's reads answered (index entries at their average size; postings as projected). */
   bytesRead: number;
   latency: Summary;
+  bar?: ProbeBar;
 }
 
 export interface ScaleGrowth {
@@ -65,6 +82,34 @@ export interface ScaleSection {
   growth: ScaleGrowth[];
 }
 
+/** The postings of a probe in the seeded data: its gram's, or all of the grams its prefix starts. */
+const postingsOfProbe = (probe: Probe, postingsOfGram: ReadonlyMap<string, number>) => {
+  if (probe.kind === 'gram') return postingsOfGram.get(probe.gram) ?? 0;
+  let sum = 0;
+  for (const [gram, count] of postingsOfGram) if (gram.startsWith(probe.prefix)) sum += count;
+  return sum;
+};
+
+/** A list's probe bar figures: its read from its cost line, its rarest probe from the seeded data. */
+const probeBar = (
+  parameters: Record<string, string>,
+  cost: { samplePostings?: number; postingsRead?: number; queryRounds?: number },
+  postingsOfGram: ReadonlyMap<string, number>,
+): ProbeBar => {
+  const { filters } = personListRequest(ListPersonsQuery.parse(parameters));
+  const [rarest] = planQuery(filters)
+    .probes.map((probe) => ({ probe, postings: postingsOfProbe(probe, postingsOfGram) }))
+    .sort((a, b) => a.postings - b.postings);
+  if (!rarest) throw new Error(`No probe for ${JSON.stringify(parameters)}`);
+  return {
+    rarest: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
+    rarestPostings: rarest.postings,
+    postingsRead: cost.postingsRead ?? 0,
+    samplePostings: cost.samplePostings ?? 0,
+    queryRounds: cost.queryRounds ?? 0,
+  };
+};
+
 /** VmRSS and VmHWM of a Linux process, MiB (zeros where /proc is not there). */
 const memoryOf = (pid: number | undefined) => {
   const status = pid && existsSync(`/proc/${pid}/status`) ? readFileSync(`/proc/${pid}/status`, 'utf8') : '';
@@ -80,7 +125,14 @@ export const runScale = async (
   log: (message: string) => void,
   dynamoPid?: number,
 ): Promise<ScaleSection> => {
-  type CostLine = ListCost & { source: string; probe?: string; probePostings?: number };
+  type CostLine = ListCost & {
+    source: string;
+    probe?: string;
+    probePostings?: number;
+    samplePostings?: number;
+    postingsRead?: number;
+    queryRounds?: number;
+  };
   let cost: CostLine | undefined;
   const costLogger = {
     info: (_message: string, details: CostLine) => {
@@ -97,7 +149,10 @@ export const runScale = async (
     { query: 'email fragment (1 person)', parameters: { email: 'seed-123@' } },
     { query: '3-letter search', parameters: { search: 'son' } },
     { query: '2-letter last_name', parameters: { last_name: 'ho' } },
+    ...MISLEADING_QUERIES,
   ];
+  /** Postings per gram of the persons seeded so far: what each probe of a filter holds. */
+  const postingsOfGram = new Map<string, number>();
 
   const rows: ScaleRow[] = [];
   const seedSeconds: Record<string, number> = {};
@@ -111,6 +166,10 @@ export const runScale = async (
     await seedPersons(storage, {
       from: seeded,
       count: size - seeded,
+      seeded: (person) => {
+        for (const { gram } of postingsOf(searchTerms(person)))
+          postingsOfGram.set(gram, (postingsOfGram.get(gram) ?? 0) + 1);
+      },
       progress: (done, written) => {
         seedItems[size] = written;
         if (done - reported >= 10_000) {
@@ -171,6 +230,7 @@ export const runScale = async (
         rcu: capacity,
         bytesRead,
         latency: summarise(latencies),
+        ...(cost.source === 'postings' ? { bar: probeBar(parameters, cost, postingsOfGram) } : {}),
       });
     }
   }

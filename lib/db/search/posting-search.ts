@@ -125,6 +125,7 @@ export const searchPostings = async (
   const checker = (filter: FilterPlan, ids: number[]) =>
     filterChecker({ client, tableName }, filter, ids, { consistent: false, onCall: counted });
 
+  let postingsRead = 0;
   const readShard = async (read: ProbeRead, cursor: ShardCursor, limit: number) => {
     const page = await storageCall(() =>
       client.send(
@@ -140,6 +141,7 @@ export const searchPostings = async (
       ({ id, fullname, values = {} }) => ({ id, fullname, values }) as PostingEntry,
     );
     counted(page.ScannedCount ?? items.length, page.ConsumedCapacity?.CapacityUnits ?? 0);
+    postingsRead += items.length;
     read.postings.push(...items);
     cursor.read += items.length;
     cursor.lastId = items.at(-1)?.id ?? cursor.lastId;
@@ -223,6 +225,8 @@ export const searchPostings = async (
       probesSampled: probes.length,
       /** Postings the samples read (round 1), the chosen probe's own among them. */
       samplePostings,
+      /** Postings every Query read: the samples and the rest of the chosen probe. */
+      postingsRead,
       queryRounds,
       candidates: candidateCount,
     },
