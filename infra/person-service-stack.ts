@@ -317,7 +317,10 @@ export class PersonServiceStack extends Stack {
           // From the oldest record kept: a redeploy that replaces the mapping misses no insert, and
           // enrichment is idempotent (its mark), so a record seen twice is written once.
           startingPosition: StartingPosition.TRIM_HORIZON,
-          batchSize: STREAM_DELIVERY.batchSize,
+          batchSize: subscription.batching?.size ?? STREAM_DELIVERY.batchSize,
+          ...(subscription.batching
+            ? { maxBatchingWindow: Duration.seconds(subscription.batching.windowSeconds) }
+            : {}),
           bisectBatchOnError: true,
           retryAttempts: STREAM_DELIVERY.retryAttempts,
           maxRecordAge: STREAM_DELIVERY.maxRecordAge,

@@ -25,6 +25,7 @@ import {
   PERSON_COUNTER_KEYS,
   PERSON_LIST_INDEX,
   personKey,
+  postingCountKey,
   postingKey,
   vocabularyPartition,
 } from '../lib/db/table/keys';
@@ -86,6 +87,8 @@ const HISTORY: Record<ResourceType, string> = {
 const PERSON_CLAIMS = [...claimsOf('email'), ...claimsOf('name')];
 /** The search postings (`GRAM#*`); a person's `POSTINGS` item is in its own partition (`PERSON#*`). */
 const POSTINGS = partitionsLike(postingKey('abc', 0));
+/** The count of each gram's postings (`POSTINGCOUNT#*`), kept from the stream (posting-counts.ts). */
+const POSTING_COUNTS = partitionsLike(postingCountKey('abc'));
 /** The reference items of root `local_reference_id`s (`LOCALREF#*`), written with their person. */
 const LOCAL_REFERENCES = partitionsLike(localReferenceKey('ref', 0));
 const BACKFILL_POSITIONS = partitionsLike(backfillSegmentKey('1', 0, 1));
@@ -144,6 +147,8 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['Query'], index: PERSON_LIST_INDEX },
     { actions: ['BatchGetItem'], partitions: [PERSONS] },
   ],
+  // The stream's posting inserts and removes summed per gram and added to its count (posting-counts.ts).
+  'count-postings': [{ actions: ['UpdateItem'], partitions: [POSTING_COUNTS] }],
   // The person's version (GetItem), then its history entries in its own partition (audit-log.ts).
   'list-person-audit': [{ actions: ['GetItem', 'Query'], partitions: [PERSONS] }],
   // The older /Prefix and /Suffix views read the same vocabulary partitions as /NamePrefix, /NameSuffix.

@@ -10,6 +10,14 @@ import { PERSON_TYPE } from '../domain/person';
 export const isPersonInsert = (record: DynamoDBRecord): boolean =>
   record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === PERSON_TYPE;
 
+/** What every search posting's partition key starts with (lib/db/table/keys.ts, `postingPartition`). */
+export const POSTING_PARTITION_PREFIX = 'GRAM#';
+
+/** Which records the posting counts want: a posting stored or deleted (a MODIFY changes no count). */
+export const isPostingInsertOrRemove = (record: DynamoDBRecord): boolean =>
+  (record.eventName === 'INSERT' || record.eventName === 'REMOVE') &&
+  record.dynamodb?.Keys?.pk?.S?.startsWith(POSTING_PARTITION_PREFIX) === true;
+
 export interface StreamSubscription {
   /** The handler module: `functions/<handler>.ts`, exporting `handler`. */
   handler: string;
@@ -17,6 +25,11 @@ export interface StreamSubscription {
   accepts: (record: DynamoDBRecord) => boolean;
   /** The same, as a Lambda event filter pattern (the stack's `FilterCriteria`). */
   filterPattern: Record<string, unknown>;
+  /**
+   * Records per invocation and how long Lambda may gather them, where not the stack's default (a few,
+   * at once): the counts sum a batch per gram, so a larger batch costs fewer writes.
+   */
+  batching?: { size: number; windowSeconds: number };
 }
 
 export const STREAM_SUBSCRIPTIONS: readonly StreamSubscription[] = [
@@ -24,5 +37,14 @@ export const STREAM_SUBSCRIPTIONS: readonly StreamSubscription[] = [
     handler: 'enrich-person',
     accepts: isPersonInsert,
     filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [PERSON_TYPE] } } } },
+  },
+  {
+    handler: 'count-postings',
+    accepts: isPostingInsertOrRemove,
+    filterPattern: {
+      eventName: ['INSERT', 'REMOVE'],
+      dynamodb: { Keys: { pk: { S: [{ prefix: POSTING_PARTITION_PREFIX }] } } },
+    },
+    batching: { size: 1_000, windowSeconds: 10 },
   },
 ];

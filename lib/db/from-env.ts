@@ -10,6 +10,7 @@ import { personExport } from './person/person-export';
 import { personList } from './person/person-list';
 import { personRepository } from './person/person-repository';
 import { socialAddressWriter } from './person/social-address-writer';
+import { countPostings } from './search/posting-counts';
 import { type DynamoClients, dynamoClients, type Storage, storageConfigFromEnv } from './table/client';
 import { vocabularyRepository } from './vocabulary/vocabulary-repository';
 
@@ -36,6 +37,7 @@ export const vocabularyRepositoryFromEnv = () => vocabularyRepository(storageFro
 export const changeHistoryFromEnv = () => changeHistory(storageFromEnv());
 export const auditLogFromEnv = () => auditLog(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());
+export const postingCounterFromEnv = () => countPostings(storageFromEnv());
 /** The idempotency records of keyed writes, in the same table, on the raw client (Powertools). */
 export const idempotencyStoreFromEnv = () =>
   idempotencyStore({ client: rawClientFromEnv(), tableName: storageFromEnv().tableName });

@@ -20,6 +20,8 @@ import {
   PERSON_COUNTER_KEYS,
   personCounterKey,
   personKey,
+  postingCountKey,
+  postingKey,
   vocabularyKey,
 } from '../../lib/db/table/keys';
 import {
@@ -37,14 +39,15 @@ let template: Template;
 let functions: ReturnType<typeof serviceFunctions>;
 let tableId: string;
 let secretId: string;
-let queueId: string;
+let queueIds: string[];
 
 beforeAll(() => {
   ({ template } = synthesize());
   functions = serviceFunctions(template);
   [tableId] = only(template.findResources('AWS::DynamoDB::Table'));
   [secretId] = only(template.findResources('AWS::SecretsManager::Secret'));
-  [queueId] = only(template.findResources('AWS::SQS::Queue'));
+  // One dead-letter queue per stream subscription.
+  queueIds = Object.keys(template.findResources('AWS::SQS::Queue'));
 });
 
 /** A grant as the tests write it: `action on resource [partitions] (tx)`. */
@@ -58,7 +61,7 @@ const grantsOf = (handler: string): string[] => {
     [`${tableId}.Arn/index/byChangeId`]: 'index byChangeId',
     [`${tableId}.StreamArn`]: 'stream',
     [`${secretId}.Ref`]: 'secret',
-    [`${queueId}.Arn`]: 'dead-letter queue',
+    ...Object.fromEntries(queueIds.map((queueId) => [`${queueId}.Arn`, 'dead-letter queue'])),
   };
   return permissionsOf(template, roleOf(found.resource))
     .map(({ action, resource, condition = {} }) => {
@@ -98,6 +101,17 @@ const updateEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
   ...createEntry(kind),
   `dynamodb:GetItem on table [VOCABULARY#${kind}]`,
   `dynamodb:DeleteItem on table [ABBREVIATION#${kind}#* HASHED#ABBREVIATION#${kind}#*] ${TX}`,
+];
+
+/** A stream subscription's: the stream as the event source mapping reads it (ListStreams takes no resource but *), and its DLQ. */
+const STREAM_READS = [
+  'dynamodb:DescribeStream on stream',
+  'dynamodb:GetRecords on stream',
+  'dynamodb:GetShardIterator on stream',
+  'dynamodb:ListStreams on *',
+  'sqs:GetQueueAttributes on dead-letter queue',
+  'sqs:GetQueueUrl on dead-letter queue',
+  'sqs:SendMessage on dead-letter queue',
 ];
 
 const EXPECTED: Record<string, string[]> = {
@@ -145,16 +159,10 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:Query on table [PERSON#*]',
     `dynamodb:PutItem on table [PERSON#*] ${TX}`,
     `dynamodb:UpdateItem on table [${PERSON_COUNTERS}] ${TX}`,
-    // The stream, as the event source mapping reads it (ListStreams takes no resource but *).
-    'dynamodb:DescribeStream on stream',
-    'dynamodb:GetRecords on stream',
-    'dynamodb:GetShardIterator on stream',
-    'dynamodb:ListStreams on *',
+    ...STREAM_READS,
     'secretsmanager:GetSecretValue on secret',
-    'sqs:GetQueueAttributes on dead-letter queue',
-    'sqs:GetQueueUrl on dead-letter queue',
-    'sqs:SendMessage on dead-letter queue',
   ],
+  'count-postings': ['dynamodb:UpdateItem on table [POSTINGCOUNT#*]', ...STREAM_READS],
   'list-change-history': [
     `dynamodb:GetItem on table [PERSON#* ${VOCABULARIES}]`,
     `dynamodb:Query on table [${HISTORIES}]`,
@@ -343,6 +351,10 @@ describe('partition patterns', () => {
       ['get-person', claimKey({ field: 'email', value: 'a@b.c' }).pk],
       ['list-persons', claimKey({ field: 'email', value: 'a@b.c' }).pk],
       ['enrich-person', personCounterKey(3).pk],
+      // The posting counts are kept apart from the postings and the persons they count.
+      ['count-postings', postingKey('abc', 1).pk],
+      ['count-postings', personKey(1).pk],
+      ['create-person', postingCountKey('abc').pk],
       // A vocabulary's functions touch that vocabulary only, and never a person's claims or counters.
       ['create-name-prefix', vocabularyKey('NameSuffix', 1).pk],
       ['create-name-prefix', historyKey('NameSuffix', 1, 1).pk],
@@ -369,12 +381,13 @@ describe('partition patterns', () => {
     expect(never.filter(([handler, pk]) => reaches(handler, pk))).toEqual([]);
   });
 
-  it('leave the id counter (and the backfill its own positions, keyed writes their idempotency records) the only partitions written outside a transaction', () => {
+  it('leave the id counter (and the backfill its own positions, keyed writes their idempotency records, the stream the posting counts) the only partitions written outside a transaction', () => {
     const writes = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
     const allowed = [
       { actions: ['UpdateItem'], partitions: [idCounterKey.pk] },
       { actions: ['GetItem', 'PutItem'], partitions: ['BACKFILL#*'] },
       { actions: ['PutItem', 'UpdateItem', 'DeleteItem'], partitions: ['IDEMPOTENCY#*'] },
+      { actions: ['UpdateItem'], partitions: ['POSTINGCOUNT#*'] },
     ];
     for (const rules of Object.values(TABLE_ACCESS))
       for (const rule of rules)

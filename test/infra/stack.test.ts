@@ -1,5 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { constructIdOf } from '../../infra/person-service-stack';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/api/stream-subscriptions';
 import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
@@ -53,6 +54,7 @@ const TABLE_HANDLERS = [
   'create-person',
   'update-person',
   'enrich-person',
+  'count-postings',
   'seed-reference-data',
   'backfill-postings',
 ];
@@ -234,44 +236,79 @@ describe('the HTTP API', () => {
   });
 });
 
-describe('enrichment on the table stream', () => {
-  const mapping = () => only(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))[1].Properties;
+describe('the table stream', () => {
+  /** The event source mapping, dead-letter queue and error log filter of one stream function. */
+  const mapping = (handler: string) =>
+    (
+      Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).find(
+        (resource) => ref(resource.Properties.FunctionName) === fn(handler).id,
+      ) as Resource
+    ).Properties;
+  const queueOf = (handler: string) =>
+    only(
+      Object.fromEntries(
+        Object.entries(resourcesOf(template, 'AWS::SQS::Queue')).filter(([queueId]) =>
+          queueId.startsWith(`${constructIdOf(handler)}DeadLetters`),
+        ),
+      ),
+    );
 
-  it('feeds the enrichment function from the table’s stream', () => {
-    expect(mapping().FunctionName).toEqual({ Ref: fn('enrich-person').id });
-    expect(mapping().EventSourceArn).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
+  it('feeds each subscribed function, and only those, from the table’s stream', () => {
+    const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'));
+    expect(mappings.map((resource) => ref(resource.Properties.FunctionName)).sort()).toEqual(
+      STREAM_HANDLERS.map((handler) => fn(handler).id).sort(),
+    );
+    for (const resource of mappings)
+      expect(resource.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
   });
 
-  it('filters with the subscription’s own filter pattern (Person INSERTs)', () => {
-    const [subscription] = STREAM_SUBSCRIPTIONS;
-    expect(
-      mapping().FilterCriteria.Filters.map((filter: { Pattern: string }) => JSON.parse(filter.Pattern)),
-    ).toEqual([subscription?.filterPattern]);
-    expect(subscription?.filterPattern).toMatchObject({ eventName: ['INSERT'] });
+  it('filters each with its subscription’s own filter pattern', () => {
+    for (const subscription of STREAM_SUBSCRIPTIONS)
+      expect(
+        mapping(subscription.handler).FilterCriteria.Filters.map((filter: { Pattern: string }) =>
+          JSON.parse(filter.Pattern),
+        ),
+      ).toEqual([subscription.filterPattern]);
+    expect(STREAM_SUBSCRIPTIONS.map(({ filterPattern }) => filterPattern.eventName)).toEqual([
+      ['INSERT'],
+      ['INSERT', 'REMOVE'],
+    ]);
   });
 
-  it('takes small batches, splits failing ones, retries a bounded number of times, reports per record', () => {
-    expect(mapping()).toMatchObject({
-      BatchSize: 5,
+  it('gives enrichment small batches at once, splits failing ones, retries a bounded number of times, reports per record', () => {
+    const delivery = {
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 3,
       MaximumRecordAgeInSeconds: 6 * 3600,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       StartingPosition: 'TRIM_HORIZON',
+    };
+    expect(mapping('enrich-person')).toMatchObject({ BatchSize: 5, ...delivery });
+    expect(mapping('enrich-person').MaximumBatchingWindowInSeconds).toBeUndefined();
+    // The counts sum a batch per gram: up to 1 000 records gathered for up to 10 s.
+    expect(mapping('count-postings')).toMatchObject({
+      BatchSize: 1_000,
+      MaximumBatchingWindowInSeconds: 10,
+      ...delivery,
     });
   });
 
-  it('sends records it gives up on to an encrypted SQS dead-letter queue that keeps them 14 days', () => {
-    const [queueId, queue] = only(resourcesOf(template, 'AWS::SQS::Queue'));
-    expect(mapping().DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
-    expect(queue.Properties).toMatchObject({
-      MessageRetentionPeriod: 14 * 24 * 3600,
-      SqsManagedSseEnabled: true,
-    });
+  it('sends records it gives up on to an encrypted SQS dead-letter queue per function that keeps them 14 days', () => {
+    expect(Object.keys(resourcesOf(template, 'AWS::SQS::Queue'))).toHaveLength(STREAM_HANDLERS.length);
+    for (const handler of STREAM_HANDLERS) {
+      const [queueId, queue] = queueOf(handler);
+      expect(mapping(handler).DestinationConfig.OnFailure.Destination).toEqual({
+        'Fn::GetAtt': [queueId, 'Arn'],
+      });
+      expect(queue.Properties).toMatchObject({
+        MessageRetentionPeriod: 14 * 24 * 3600,
+        SqsManagedSseEnabled: true,
+      });
+    }
   });
 
-  it('gives the function time for a batch of lookups with retries', () => {
-    expect(fn('enrich-person').resource.Properties.Timeout).toBe(120);
+  it('gives the functions time for a batch of lookups with retries', () => {
+    for (const handler of STREAM_HANDLERS) expect(fn(handler).resource.Properties.Timeout).toBe(120);
   });
 });
 
@@ -362,37 +399,40 @@ describe('alarms', () => {
     expect(throttled.sort()).toEqual([...functions.values()].map(({ id }) => id).sort());
   });
 
-  it('watch enrichment errors: failed invocations plus records logged as errors', () => {
-    const [filterId, filter] = only(resourcesOf(template, 'AWS::Logs::MetricFilter'));
-    expect(filter.Properties.FilterPattern).toBe('{ $.level = "ERROR" }');
-    expect(filter.Properties.LogGroupName).toEqual(
-      fn('enrich-person').resource.Properties.LoggingConfig.LogGroup,
-    );
-    const logged = filter.Properties.MetricTransformations[0];
+  it('watch each stream function’s errors: failed invocations plus records logged as errors', () => {
+    const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter'));
     const errors = alarms().filter(
       (alarm) => alarm.Properties.Metrics?.[0]?.Expression === 'failed + logged',
     );
-    expect(errors).toHaveLength(1);
-    expect(metricsOf(errors[0] as Resource)).toEqual([
-      {
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn('enrich-person').id } }],
-        MetricName: 'Errors',
-        Namespace: 'AWS/Lambda',
-      },
-      { MetricName: logged.MetricName, Namespace: logged.MetricNamespace },
-    ]);
-    expect(filterId).toBeTruthy();
+    expect(filters).toHaveLength(STREAM_HANDLERS.length);
+    expect(errors).toHaveLength(STREAM_HANDLERS.length);
+    for (const handler of STREAM_HANDLERS) {
+      const filter = filters.find(
+        (resource) =>
+          JSON.stringify(resource.Properties.LogGroupName) ===
+          JSON.stringify(fn(handler).resource.Properties.LoggingConfig.LogGroup),
+      ) as Resource;
+      expect(filter.Properties.FilterPattern).toBe('{ $.level = "ERROR" }');
+      const logged = filter.Properties.MetricTransformations[0];
+      expect(errors.map((alarm) => metricsOf(alarm))).toContainEqual([
+        {
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: fn(handler).id } }],
+          MetricName: 'Errors',
+          Namespace: 'AWS/Lambda',
+        },
+        { MetricName: logged.MetricName, Namespace: logged.MetricNamespace },
+      ]);
+    }
   });
 
-  it('watch the dead-letter queue’s depth', () => {
-    const [queueId] = only(resourcesOf(template, 'AWS::SQS::Queue'));
+  it('watch each dead-letter queue’s depth', () => {
     const depth = alarms().filter(
       (alarm) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible',
     );
-    expect(depth.map((alarm) => alarm.Properties.Dimensions)).toEqual([
-      [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
-    ]);
-    expect(depth[0]?.Properties).toMatchObject({ Threshold: 1, Statistic: 'Maximum' });
+    expect(depth.map((alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0]).sort()).toEqual(
+      Object.keys(resourcesOf(template, 'AWS::SQS::Queue')).sort(),
+    );
+    for (const alarm of depth) expect(alarm.Properties).toMatchObject({ Threshold: 1, Statistic: 'Maximum' });
   });
 
   it('all notify the alarm topic', () => {

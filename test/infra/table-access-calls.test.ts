@@ -35,6 +35,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   CloudFormationCustomResourceEvent,
   Context,
+  DynamoDBStreamEvent,
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildHandler as backfillHandler } from '../../infra/handlers/backfill-postings';
@@ -51,12 +52,12 @@ import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
 import { repairPostings } from '../../lib/db/search/backfill';
 import { documentClient } from '../../lib/db/table/client';
 import { PARTITION_KEY, tableDefinition } from '../../lib/db/table/definition';
-import { localReferenceKey, personKey, postingsPendingKey } from '../../lib/db/table/keys';
+import { localReferenceKey, personKey, postingKey, postingsPendingKey } from '../../lib/db/table/keys';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { seedPersons } from '../bench/seed';
 import { createTestTable } from '../support/dynamo';
-import { type EventSpec, httpEvent, lambdaContext } from '../support/events';
+import { type EventSpec, httpEvent, lambdaContext, streamRecord } from '../support/events';
 import { distinctEmails } from '../support/fixtures';
 
 /** One authorization DynamoDB asks IAM for: an action on the table or an index, for these partitions. */
@@ -381,6 +382,21 @@ beforeAll(async () => {
   await as('enrich-person', async () => {
     const writer = socialAddressWriter({ client, tableName: table.tableName });
     expect(await writer.fill(ada.id, { twitter: 'https://twitter.com/ada' })).toBe('written');
+  });
+
+  // The posting counts, through the handler functions/count-postings.ts wires: one posting stored,
+  // another deleted.
+  await as('count-postings', async () => {
+    const { handler } = (await import('../../functions/count-postings')) as {
+      handler: (event: DynamoDBStreamEvent) => Promise<void>;
+    };
+    const posting = (gram: string) => ({ ...postingKey(gram, ada.id), type: 'Posting', id: ada.id });
+    await handler({
+      Records: [
+        streamRecord('INSERT', { tableName: table.tableName, item: posting('ada') }),
+        streamRecord('REMOVE', { tableName: table.tableName, oldItem: posting('zed') }),
+      ],
+    });
   });
 
   // The deploy-time backfill of the postings: two persons' postings gone (one with more than a

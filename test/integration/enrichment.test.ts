@@ -3,7 +3,6 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
@@ -12,6 +11,7 @@ import { clearbitProvider } from '../../lib/enrichment/clearbit';
 import { enrichRecords } from '../../lib/enrichment/enrich-records';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import type { TestTable } from '../support/dynamo';
+import { streamRecord as recordOf } from '../support/events';
 import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
@@ -162,8 +162,6 @@ const enrichment = ({ url, table }: WiringOptions = {}) => {
 // ---------------------------------------------------------------------------------------------------
 // Persons and the stream records Lambda would deliver for them.
 
-let sequence = 100_000_000;
-
 const storedItem = async (pk: string, sk: string) => {
   const { Item } = await suite.table.client.send(
     new GetCommand({ TableName: suite.table.tableName, Key: { pk, sk }, ConsistentRead: true }),
@@ -172,33 +170,13 @@ const storedItem = async (pk: string, sk: string) => {
   return Item;
 };
 
-/** A stream record as Lambda hands it to the function (NEW_AND_OLD_IMAGES). */
+/** A stream record of this suite's table, as Lambda hands it to the function. */
 const streamRecord = (
   eventName: 'INSERT' | 'MODIFY',
   item: Record<string, unknown>,
   oldItem?: Record<string, unknown>,
-): DynamoDBRecord => {
-  const image = (value: Record<string, unknown>) =>
-    marshall(value, { removeUndefinedValues: true }) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
-  const newImage = image(item);
-  return {
-    eventID: randomUUID().replaceAll('-', ''),
-    eventName,
-    eventVersion: '1.1',
-    eventSource: 'aws:dynamodb',
-    awsRegion: 'local',
-    eventSourceARN: `arn:aws:dynamodb:local:000000000000:table/${suite.table.tableName}/stream/2026-11-21T15:04:05.123`,
-    dynamodb: {
-      ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
-      Keys: image({ pk: item.pk, sk: item.sk }),
-      NewImage: newImage,
-      ...(oldItem ? { OldImage: image(oldItem) } : {}),
-      SequenceNumber: String(++sequence).padStart(21, '0'),
-      SizeBytes: JSON.stringify(newImage).length,
-      StreamViewType: 'NEW_AND_OLD_IMAGES',
-    },
-  };
-};
+): DynamoDBRecord =>
+  recordOf(eventName, { tableName: suite.table.tableName, item, ...(oldItem ? { oldItem } : {}) });
 
 const create = async (body: unknown) => {
   const { status, body: person } = await suite.api.post(body);

@@ -1,6 +1,12 @@
 /** Realistic API Gateway HTTP API (payload format 2.0) events, as Lambda receives them. */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+  DynamoDBRecord,
+} from 'aws-lambda';
 import { lambdaContext as localContext } from '../../lib/local/lambda-context';
 
 export interface EventSpec {
@@ -87,4 +93,41 @@ export const invoke = async <T = Record<string, unknown>>(
     ),
     body: (result.body ? JSON.parse(result.body) : undefined) as T,
   } satisfies Response<T>;
+};
+
+let sequence = 100_000_000;
+
+/**
+ * A stream record as Lambda hands it to a function (NEW_AND_OLD_IMAGES): an INSERT has the new item,
+ * a REMOVE the old one, a MODIFY both.
+ */
+export const streamRecord = (
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
+  {
+    tableName,
+    item,
+    oldItem,
+  }: { tableName: string; item?: Record<string, unknown>; oldItem?: Record<string, unknown> },
+): DynamoDBRecord => {
+  const image = (value: Record<string, unknown>) =>
+    marshall(value, { removeUndefinedValues: true }) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
+  const keyed = (item ?? oldItem ?? {}) as Record<string, unknown>;
+  const newImage = item ? image(item) : undefined;
+  return {
+    eventID: randomUUID().replaceAll('-', ''),
+    eventName,
+    eventVersion: '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: 'local',
+    eventSourceARN: `arn:aws:dynamodb:local:000000000000:table/${tableName}/stream/2026-11-21T15:04:05.123`,
+    dynamodb: {
+      ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
+      Keys: image({ pk: keyed.pk, sk: keyed.sk }),
+      ...(newImage ? { NewImage: newImage } : {}),
+      ...(oldItem ? { OldImage: image(oldItem) } : {}),
+      SequenceNumber: String(++sequence).padStart(21, '0'),
+      SizeBytes: JSON.stringify(newImage ?? keyed).length,
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+  };
 };

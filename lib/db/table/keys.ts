@@ -15,6 +15,7 @@
  * | person counters   | `COUNTER#persons#<hash(id) % 16>` | `COUNTER`               | value: persons of that shard (ADD 1 in the create's transaction); the count is their sum with `COUNTER#persons`, the one counter of tables written before the shards, which is read and never written |
  * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
  * | posting           | `GRAM#<gram's first 2 code points>#<hash(id) % 8>` | `<gram's 3rd code point><id, 16 digits>` | id, fullname, values: per field, the person's folded values that hold the gram |
+ * | posting count     | `POSTINGCOUNT#<gram's first 2 code points>` | `<gram's 3rd code point>` | postings: how many postings the gram has, kept by the stream (lib/db/search/posting-counts.ts) |
  * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
  * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value (below) |
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/search/backfill.ts) |
@@ -159,6 +160,19 @@
  * 84 (the new email's grams, and every posting whose values now also hold it). Worth it: without the
  * postings a filtered list reads every index entry (at 100 000 persons some 24 MB, ~2 950 read units
  * a request), so one search costs about what the postings of six creates do.
+ *
+ * Posting counts (issue #36, lib/db/search/posting-counts.ts): how many postings each gram has, kept
+ * off the write path by the function `count-postings` on the table's stream (its INSERTs and REMOVEs
+ * of postings; a posting put again is a MODIFY and counts nothing). One item per gram,
+ * `POSTINGCOUNT#<first 2 code points>` / `<3rd code point>`, about 50 bytes, so a prefix's grams are
+ * one partition. Lambda gathers up to 1 000 records for up to 10 s, and the batch's changes are
+ * summed per gram: one UpdateItem ADD (one write unit) per gram whose postings the batch changed. A
+ * batch of one create (slow traffic) writes about 50 counts, half the create's own ~110 units; a
+ * batch of an import's creates far fewer per create (`.or`, `org` once for all of them). No write
+ * waits on them and no count is written by every write: one partition takes one UpdateItem per
+ * batch per gram of its prefix, at most (stream shards) × (batches a second each), well under the
+ * 1 000 a partition takes. A batch delivered again after a failure adds its grams twice: a count is
+ * a size to compare, not an answer.
  *
  * Local references (API.md 4, `local_reference_id=<value>`). A client finds its persons by its own key:
  * the exact root `local_reference_id`, case and all, no substring (`ref-1` is not `ref-10`). Each
@@ -357,6 +371,27 @@ export const postingRange = (gramOrPrefix: string, shard: number) => {
 export const postingKey = (gram: string, id: number): Key => {
   const { pk, skPrefix } = postingRange(gram, personShard(id));
   return { pk, sk: `${skPrefix}${idDigits(id)}` };
+};
+
+/** Where `gram`'s posting is in the keys of a posting item (null for a key that is not a posting's). */
+export const gramOfPostingKey = ({ pk, sk }: Key): string | null => {
+  const [kind, ...rest] = pk.split('#');
+  if (kind !== 'GRAM' || rest.length < 2) return null;
+  const prefix = rest.slice(0, -1).join('#');
+  const [third] = Array.from(sk);
+  return third === undefined ? null : `${prefix}${third}`;
+};
+
+/** The partition of the posting counts of every gram starting with `prefix` (2 code points). */
+export const postingCountPartition = (prefix: string) => `POSTINGCOUNT#${prefix}`;
+
+/** Where the count of `gram`'s postings is kept: in its prefix's partition, keyed by its 3rd code point. */
+export const postingCountKey = (gram: string): Key => {
+  const points = Array.from(gram);
+  return {
+    pk: postingCountPartition(points.slice(0, POSTING_PREFIX_POINTS).join('')),
+    sk: points.slice(POSTING_PREFIX_POINTS).join(''),
+  };
 };
 
 /** The partition of the persons whose root `local_reference_id` is `value` (see above). */

@@ -1,0 +1,4 @@
+import { postingCounterFromEnv } from '../lib/db/from-env';
+
+/** DynamoDB Streams: keeps each gram's count of postings, which a filtered list compares (issue #36). */
+export const handler = postingCounterFromEnv();

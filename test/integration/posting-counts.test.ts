@@ -1,0 +1,94 @@
+/**
+ * The posting counts (issue #36) kept from DynamoDB Local's own stream, fed to the count handler by
+ * the local stream poller as Lambda's event source mapping would: after creates, renames (which put
+ * every posting again: MODIFY records) and email changes (postings deleted), every gram's count is
+ * the number of its postings in the table.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isPostingInsertOrRemove } from '../../lib/api/stream-subscriptions';
+import { countPostings } from '../../lib/db/search/posting-counts';
+import { gramOfPostingKey, type Key } from '../../lib/db/table/keys';
+import { startStreamPoller } from '../../lib/local/streams';
+import { personApi, personBody, uniqueTag } from '../support/api';
+import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
+
+/** How long the poller may take to hand the last records over. */
+const SETTLED_WITHIN_MS = 20_000;
+
+let table: TestTable;
+let poller: Awaited<ReturnType<typeof startStreamPoller>>;
+beforeAll(async () => {
+  table = await createTestTable({}, { stream: true });
+  poller = await startStreamPoller({
+    endpoint: inject('dynamoEndpoint'),
+    tableName: table.tableName,
+    consumers: [{ name: 'count-postings', accepts: isPostingInsertOrRemove, handler: countPostings(table) }],
+    intervalMs: 100,
+  });
+});
+afterAll(() => poller?.stop());
+
+/** Postings per gram in the table, and the counts the stream kept (a test table: a scan is fine). */
+const tally = async () => {
+  const { Items = [] } = await table.client.send(new ScanCommand({ TableName: table.tableName }));
+  const postings = new Map<string, number>();
+  const counts = new Map<string, number>();
+  for (const item of Items) {
+    if (item.type === 'Posting') {
+      const gram = gramOfPostingKey(item as Key) as string;
+      postings.set(gram, (postings.get(gram) ?? 0) + 1);
+    }
+    if (item.type === 'PostingCount' && item.postings !== 0)
+      counts.set(`${String(item.pk).slice('POSTINGCOUNT#'.length)}${item.sk}`, Number(item.postings));
+  }
+  return { postings: Object.fromEntries(postings), counts: Object.fromEntries(counts) };
+};
+
+const settled = async () => {
+  const deadline = Date.now() + SETTLED_WITHIN_MS;
+  for (;;) {
+    const { postings, counts } = await tally();
+    if (JSON.stringify(Object.entries(postings).sort()) === JSON.stringify(Object.entries(counts).sort()))
+      return postings;
+    if (Date.now() > deadline) expect(counts).toEqual(postings);
+    await new Promise((wait) => setTimeout(wait, 200));
+  }
+};
+
+describe('the posting counts, from the stream', () => {
+  it('equal the postings of every gram after creates, renames and email changes', async () => {
+    const api = personApi(testRepository(table));
+    const family = uniqueTag('owski');
+    const created = [];
+    for (const [first, last] of [
+      ['Jan', `Nowak${family}`],
+      ['Anna', `Kowal${family}`],
+      ['Maria', `Lewand${family}`],
+      ['Maria', `Nowak${family}`],
+    ]) {
+      const { status, body } = await api.post(
+        personBody(first as string, last as string, `${first}.${last}@example.org`.toLowerCase()),
+      );
+      expect(status).toBe(201);
+      created.push(body);
+    }
+    const before = await settled();
+    // Nowak and Kowal share `owa`; the family tag's grams are held by all four.
+    expect(Object.values(before).some((count) => count === 4)).toBe(true);
+
+    const [jan, anna] = created as [(typeof created)[number], (typeof created)[number]];
+    // A rename puts every posting of the person again (MODIFY) and some new ones; an email change
+    // deletes the old email's postings.
+    const [name] = jan.Names['@set'];
+    const [email] = anna.Emails['@set'];
+    const renamed = await api.patch(jan.id, { Names: { '@set': [{ id: name?.id, first_name: 'Janusz' }] } });
+    expect(renamed.status).toBe(200);
+    const moved = await api.patch(anna.id, {
+      Emails: { '@set': [{ id: email?.id, email: `${uniqueTag('ak')}@example.net` }] },
+    });
+    expect(moved.status).toBe(200);
+    const after = await settled();
+    expect(after).not.toEqual(before);
+  }, 60_000);
+});
