@@ -26,6 +26,7 @@ import {
   PERSON_LIST_INDEX,
   personKey,
   postingCountKey,
+  postingCountsCompleteKey,
   postingKey,
   vocabularyPartition,
 } from '../lib/db/table/keys';
@@ -130,16 +131,17 @@ const updateEntry = (kind: VocabularyKind): TableAccessRule[] => [
 export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> = {
   'get-person': [{ actions: ['GetItem'], partitions: [PERSONS] }],
   // Unfiltered, the list reads the index and the person counters (the shards and the legacy one);
-  // filtered, the search postings, the id counter (how far a probe's sample got) and, to check a
-  // fragment under 3 code points on candidates, their persons (posting-search.ts); by
-  // local_reference_id, that value's reference items (local-reference-search.ts). Nothing else.
+  // filtered, the posting counts (a prefix's by Query), the search postings, without complete counts
+  // the id counter (how far a probe's sample got) and, to check a fragment under 3 code points on
+  // candidates, their persons (posting-search.ts); by local_reference_id, that value's reference
+  // items (local-reference-search.ts). Nothing else.
   'list-persons': [
     { actions: ['Query'], index: PERSON_LIST_INDEX },
-    { actions: ['Query'], partitions: [POSTINGS, LOCAL_REFERENCES] },
+    { actions: ['Query'], partitions: [POSTINGS, POSTING_COUNTS, LOCAL_REFERENCES] },
     { actions: ['GetItem'], partitions: [idCounterKey.pk] },
     {
       actions: ['BatchGetItem'],
-      partitions: [...PERSON_COUNTER_KEYS.map(({ pk }) => pk), POSTINGS, PERSONS],
+      partitions: [...PERSON_COUNTER_KEYS.map(({ pk }) => pk), POSTINGS, POSTING_COUNTS, PERSONS],
     },
   ],
   // The export (person-export.ts): a page of ids from the byName index, then their Person items.
@@ -254,9 +256,12 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
   ],
   // The deploy-time seed (`seedVocabulary`): the id counter raised and reserved from, each vocabulary
-  // read, each missing entry written as a create is (without a requester to check).
+  // read, each missing entry written as a create is (without a requester to check); then, on a table
+  // with no person (its person counters read), the posting counts marked complete (posting-counts.ts).
   'seed-reference-data': [
     RESERVE_IDS,
+    { actions: ['BatchGetItem'], partitions: PERSON_COUNTER_KEYS.map(({ pk }) => pk) },
+    { actions: ['PutItem'], partitions: [postingCountsCompleteKey.pk] },
     { actions: ['Query'], partitions: VOCABULARIES },
     {
       actions: ['PutItem'],

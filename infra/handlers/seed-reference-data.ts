@@ -4,10 +4,12 @@
  * deployed table holds exactly what `SEEDED_VOCABULARY` (lib/domain/vocabulary.ts) declares, each entry
  * with its ChangeHistory entry and abbreviation claim. A stack update that changes the seed changes the
  * resource's `DataVersion` and so seeds again (only entries not there yet are written); delete leaves
- * the data with the table.
+ * the data with the table. On a table that holds no person yet it also marks the posting counts
+ * complete.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
 import { documentClient } from '../../lib/db/table/client';
 import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
 
@@ -21,6 +23,9 @@ export const buildHandler =
     if (event.RequestType === 'Delete') return { PhysicalResourceId: event.PhysicalResourceId };
     const tableName = event.ResourceProperties.TableName as string;
     await seedVocabulary({ client, tableName });
+    // The stack's count-postings function counts the stream from its start: on a table that holds no
+    // person yet, the counts are complete (lib/db/search/posting-counts.ts).
+    await markPostingCountsIfEmpty({ client, tableName }, new Date().toISOString());
     // Stable per table: a new table (a replacement) is a new resource, the old one's delete a no-op.
     return { PhysicalResourceId: `reference-data:${tableName}` };
   };

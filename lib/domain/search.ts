@@ -248,29 +248,46 @@ export const estimatedPostings = (sample: ProbeSample, lastIdHandedOut: number, 
   return ((sample.read * Math.max(lastIdHandedOut, sample.lastId)) / Math.max(1, sample.lastId)) * shards;
 };
 
+/** A probe and how many postings it holds (counted, or estimated from a sample). */
+export interface SizedProbe {
+  probe: Probe;
+  postings: number;
+}
+
+/** The probe with the fewest postings, the rarer-looking first between equals (`gramRarity`; a prefix last). */
+export const fewestPostings = (sized: readonly SizedProbe[]): Probe => {
+  const [first, ...rest] = sized.map(({ probe, postings }) => ({
+    probe,
+    postings,
+    rarity: probe.kind === 'gram' ? gramRarity(probe.gram) : -1,
+  }));
+  if (!first) throw new Error('No probe to choose from');
+  return rest.reduce(
+    (best, next) =>
+      next.postings < best.postings || (next.postings === best.postings && next.rarity > best.rarity)
+        ? next
+        : best,
+    first,
+  ).probe;
+};
+
 /**
- * The probe to read whole: the one whose sample shows the fewest postings, the rarer-looking first
- * between equals (`gramRarity`; a prefix last). Pure, so its bound (the chosen probe holds at most
- * 1.5 times the postings of the fragment's rarest gram plus the sampling, on populations that mislead
- * letter frequency) is a property tested in memory.
+ * The probe to read whole when the counts are not there: the one whose sample shows the fewest
+ * postings. Pure, so its bound (the chosen probe holds at most 1.5 times the postings of the
+ * fragment's rarest gram plus the sampling, on populations that mislead letter frequency) is a
+ * property tested in memory.
  */
 export const chooseProbe = (
   samples: readonly ProbeSample[],
   lastIdHandedOut: number,
   shards: number,
-): Probe => {
-  const [first, ...rest] = samples.map((sample) => ({
-    probe: sample.probe,
-    size: estimatedPostings(sample, lastIdHandedOut, shards),
-    rarity: sample.probe.kind === 'gram' ? gramRarity(sample.probe.gram) : -1,
-  }));
-  if (!first) throw new Error('No probe to choose from');
-  return rest.reduce(
-    (best, next) =>
-      next.size < best.size || (next.size === best.size && next.rarity > best.rarity) ? next : best,
-    first,
-  ).probe;
-};
+): Probe =>
+  fewestPostings(
+    samples.map((sample) => ({
+      probe: sample.probe,
+      postings: estimatedPostings(sample, lastIdHandedOut, shards),
+    })),
+  );
 
 /** The gram whose posting decides a filter for one candidate, or null (fragments under 3 code points). */
 export const checkGram = (plan: FilterPlan): string | null =>

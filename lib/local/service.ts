@@ -4,6 +4,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
+import { markPostingCountsIfEmpty } from '../db/search/posting-counts';
 import { documentClient } from '../db/table/client';
 import { corsOriginsFrom } from '../http/cors';
 import {
@@ -94,6 +95,9 @@ export const startLocalService = async ({
     useLocalTable(dynamo.endpoint, tableName);
     const client = documentClient(localClientConfig(dynamo.endpoint));
     await ensureTable(client, tableName);
+    // The stream poller below counts every posting from now on (with enrichment, as deployed): on a
+    // table that holds no person yet, the counts are then complete (posting-counts.ts).
+    if (enrichment) await markPostingCountsIfEmpty({ client, tableName }, new Date().toISOString());
     client.destroy();
     storageReady(dynamo);
 

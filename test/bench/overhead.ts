@@ -143,7 +143,7 @@ export const runOverhead = async (
   const patchTargets = 3 * (iterations + warmup) + accountingRuns + 1;
   const seeded = Math.max(config.overhead.persons, patchTargets + 10);
   log(`overhead: seeding ${seeded} persons`);
-  const ids = await seedPersons(storage, { from: 0, count: seeded });
+  const ids = await seedPersons(storage, { from: 0, count: seeded, countPostings: true });
   const [requester, ...pool] = ids as [number, ...number[]];
   let nextTarget = 0;
   const patchTarget = () => {

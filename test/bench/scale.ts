@@ -40,7 +40,7 @@ export interface ProbeBar {
   /** Postings the list read: every probe's sample, and the rest of the probe it chose. */
   postingsRead: number;
   samplePostings: number;
-  /** Rounds of parallel Queries (the samples, then the chosen probe's pages). */
+  /** Rounds of parallel calls up to the last posting read (counts, samples without them, the chosen probe's pages). */
   queryRounds: number;
 }
 
@@ -166,6 +166,7 @@ export const runScale = async (
     await seedPersons(storage, {
       from: seeded,
       count: size - seeded,
+      countPostings: true,
       seeded: (person) => {
         for (const { gram } of postingsOf(searchTerms(person)))
           postingsOfGram.set(gram, (postingsOfGram.get(gram) ?? 0) + 1);

@@ -7,9 +7,11 @@
  */
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { toPersonItem } from '../../lib/db/person/person-items';
+import { addPostingCounts } from '../../lib/db/search/posting-counts';
 import { postingItemsOf } from '../../lib/db/search/postings';
 import type { Storage } from '../../lib/db/table/client';
 import {
+  gramOfPostingKey,
   idCounterKey,
   type Key,
   PERSON_LIST_INDEX,
@@ -140,12 +142,17 @@ export interface SeedOptions {
   progress?: (done: number, written: number) => void;
   /** Each person as it is stored (the bench counts its grams' postings). */
   seeded?: (person: Person) => void;
+  /**
+   * Adds the seeded postings to the posting counts as the stream's count-postings would (the bench's
+   * tables have no stream); their lists read the counts once the table is marked (createBenchTable).
+   */
+  countPostings?: boolean;
 }
 
 /** Seeds `count` persons and returns their ids, in seeding order. */
 export const seedPersons = async (
   storage: Storage,
-  { from, count, concurrency = 8, progress, seeded }: SeedOptions,
+  { from, count, concurrency = 8, progress, seeded, countPostings = false }: SeedOptions,
 ): Promise<number[]> => {
   if (count <= 0) return [];
   const { client, tableName } = storage;
@@ -168,6 +175,8 @@ export const seedPersons = async (
   let written = 0;
   /** Persons per person counter shard, added to each counter once at the end. */
   const shardCounts = new Map<string, { key: Key; count: number }>();
+  /** Postings per gram, added to the posting counts once at the end. */
+  const gramCounts = new Map<string, number>();
   const worker = async () => {
     while (next < count) {
       const start = next;
@@ -188,7 +197,13 @@ export const seedPersons = async (
         });
         ids[n] = first;
         seeded?.(person);
-        items.push(toPersonItem(person), ...postingItemsOf(person));
+        const postings = postingItemsOf(person);
+        if (countPostings)
+          for (const posting of postings) {
+            const gram = gramOfPostingKey(posting) as string;
+            gramCounts.set(gram, (gramCounts.get(gram) ?? 0) + 1);
+          }
+        items.push(toPersonItem(person), ...postings);
         const shard = personCounterKey(person.id);
         shardCounts.set(shard.pk, { key: shard, count: (shardCounts.get(shard.pk)?.count ?? 0) + 1 });
       }
@@ -201,6 +216,7 @@ export const seedPersons = async (
   await Promise.all(Array.from({ length: concurrency }, worker));
   for (const { key, count: added } of shardCounts.values())
     await client.send(new UpdateCommand(counterUpdate(tableName, key, added)));
+  await addPostingCounts(storage, gramCounts);
   return ids;
 };
 

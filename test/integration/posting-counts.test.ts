@@ -4,11 +4,14 @@
  * every posting again: MODIFY records) and email changes (postings deleted), every gram's count is
  * the number of its postings in the table.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isPostingInsertOrRemove } from '../../lib/api/stream-subscriptions';
-import { countPostings } from '../../lib/db/search/posting-counts';
-import { gramOfPostingKey, type Key } from '../../lib/db/table/keys';
+import { personList } from '../../lib/db/person/person-list';
+import { countPostings, markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
+import { gramOfPostingKey, type Key, postingCountsCompleteKey } from '../../lib/db/table/keys';
+import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
+import { planQuery } from '../../lib/domain/search';
 import { startStreamPoller } from '../../lib/local/streams';
 import { personApi, personBody, uniqueTag } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
@@ -57,6 +60,24 @@ const settled = async () => {
 };
 
 describe('the posting counts, from the stream', () => {
+  it('are marked complete on a table that holds no person yet, and only then', async () => {
+    expect(await markPostingCountsIfEmpty(table, '2026-11-26T00:00:00Z')).toBe(true);
+    // Again: the mark stays as it was.
+    expect(await markPostingCountsIfEmpty(table, '2026-11-27T00:00:00Z')).toBe(true);
+    const { Item } = await table.client.send(
+      new GetCommand({ TableName: table.tableName, Key: postingCountsCompleteKey }),
+    );
+    expect(Item).toMatchObject({ at: '2026-11-26T00:00:00Z' });
+
+    const other = await createTestTable();
+    expect((await personApi(testRepository(other)).post(personBody('Ada', 'Lovelace'))).status).toBe(201);
+    expect(await markPostingCountsIfEmpty(other, '2026-11-26T00:00:00Z')).toBe(false);
+    const unmarked = await other.client.send(
+      new GetCommand({ TableName: other.tableName, Key: postingCountsCompleteKey }),
+    );
+    expect(unmarked.Item).toBeUndefined();
+  });
+
   it('equal the postings of every gram after creates, renames and email changes', async () => {
     const api = personApi(testRepository(table));
     const family = uniqueTag('owski');
@@ -90,5 +111,18 @@ describe('the posting counts, from the stream', () => {
     expect(moved.status).toBe(200);
     const after = await settled();
     expect(after).not.toEqual(before);
+
+    // A filtered list reads the counts and then exactly the rarest gram of its fragment.
+    const fragment = `nowak${family}`.toLowerCase();
+    const answer = await personList(table).list(
+      personListRequest(ListPersonsQuery.parse({ last_name: fragment })),
+    );
+    expect(answer.count).toBe(2);
+    const rarest = Math.min(
+      ...planQuery({ last_name: fragment }).probes.map((probe) =>
+        probe.kind === 'gram' ? (after[probe.gram] ?? 0) : Number.POSITIVE_INFINITY,
+      ),
+    );
+    expect(answer.detail).toMatchObject({ sizedBy: 'counts', samplePostings: 0, postingsRead: rarest });
   }, 60_000);
 });

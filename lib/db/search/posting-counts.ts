@@ -9,13 +9,21 @@
  * grams already added are then added twice. A count is a size to compare, not an answer (the list
  * counts its matches itself), and one retried batch moves it by a few postings.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Probe } from '../../domain/search';
 import { batchGet, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
-import { gramOfPostingKey, type Key, postingCountKey } from '../table/keys';
+import {
+  gramOfPostingKey,
+  type Key,
+  PERSON_COUNTER_KEYS,
+  postingCountKey,
+  postingCountPartition,
+  postingCountsCompleteKey,
+} from '../table/keys';
 import { storageCall } from '../table/storage-errors';
 
 /** The gram of a stream record's posting and what it does to its count (null: not a posting's). */
@@ -67,26 +75,80 @@ export const addPostingCounts = async (
 };
 
 /**
- * The counts of a plan's gram probes: one BatchGetItem per 100, eventually consistent (a count item
- * is about 40 bytes: half a read unit each). Null when one of them has no count: a gram no stream
- * ever counted (a table written before the counts, or a gram no one holds), which the list then
- * measures by sampling instead. A prefix probe (a 2-code-point fragment) has no count of its own.
+ * The postings of each of a plan's probes, when the counts hold every posting of the table (their
+ * mark, `postingCountsCompleteKey`), else null: the list then measures its probes by sampling. In
+ * one round: one BatchGetItem of the mark and the grams' counts (eventually consistent, about 50
+ * bytes each: half a read unit an item), and one Query per prefix probe of its prefix's partition
+ * (every gram starting with it, summed). A gram with no count item has no posting.
  */
 export const readPostingCounts = async (
   storage: Storage,
   probes: readonly Probe[],
   onCall: (items: number, capacityUnits: number) => void,
 ): Promise<Map<Probe, number> | null> => {
-  if (probes.some((probe) => probe.kind !== 'gram')) return null;
-  const keyOf = (probe: Probe) => postingCountKey(probe.kind === 'gram' ? probe.gram : probe.prefix);
-  const found = await batchGet(storage, probes.map(keyOf), { consistent: false, onCall });
-  const counts = new Map<Probe, number>();
-  for (const probe of probes) {
-    const item = found.get(keyString(keyOf(probe)));
-    if (item === undefined) return null;
-    counts.set(probe, Number(item.postings));
+  const grams = probes.flatMap((probe) => (probe.kind === 'gram' ? [probe.gram] : []));
+  const prefixSum = async (prefix: string) => {
+    let sum = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await storageCall(() =>
+        storage.client.send(
+          new QueryCommand({
+            TableName: storage.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': postingCountPartition(prefix) },
+            ReturnConsumedCapacity: 'TOTAL',
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) sum += Number(item.postings);
+      onCall(page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits ?? 0);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return sum;
+  };
+  const [found, ...sums] = await Promise.all([
+    batchGet(storage, [postingCountsCompleteKey, ...grams.map(postingCountKey)], {
+      consistent: false,
+      onCall,
+    }),
+    ...probes.map((probe) => (probe.kind === 'prefix' ? prefixSum(probe.prefix) : Promise.resolve(0))),
+  ]);
+  if (!found.has(keyString(postingCountsCompleteKey))) return null;
+  return new Map(
+    probes.map((probe, index) => [
+      probe,
+      probe.kind === 'prefix'
+        ? (sums[index] as number)
+        : Number(found.get(keyString(postingCountKey(probe.gram)))?.postings ?? 0),
+    ]),
+  );
+};
+
+/**
+ * Marks the counts complete when the table holds no person yet (so no posting): from then on the
+ * stream's counts are every posting's. Run where the stream is counted from the table's start (the
+ * deploy's reference-data resource, `npm start` with its stream poller); a table that already holds
+ * persons stays unmarked, and its lists measure by sampling.
+ */
+export const markPostingCountsIfEmpty = async (storage: Storage, now: string): Promise<boolean> => {
+  const counters = await batchGet(storage, PERSON_COUNTER_KEYS);
+  if ([...counters.values()].some((item) => Number(item.value) > 0)) return false;
+  try {
+    await storageCall(() =>
+      storage.client.send(
+        new PutCommand({
+          TableName: storage.tableName,
+          Item: { ...postingCountsCompleteKey, type: 'PostingCountsComplete', at: now },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      ),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
-  return counts;
+  return true;
 };
 
 /** The stream handler's work: the batch's changes added to the counts; a failure hands the batch back. */

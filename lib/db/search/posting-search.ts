@@ -7,12 +7,14 @@
  * fullname, then id).
  *
  * The rounds of parallel calls (issue #36; the costs in keys.ts):
- * 1. every probe sampled (`probesToSample`): one Query of `SAMPLE_PER_SHARD` postings in its filter's
- *    sampling shard, all at once, with the GetItem of the id counter; `chooseProbe` sizes each from
- *    its sample. A plan of one probe skips this round: there is nothing to choose.
- * 2. the chosen probe read whole: one Query per shard at once, the sampled shard going on from where
- *    its sample stopped (nothing read twice); a shard holding more than one Query returns takes more.
- * 3. the other filters checked on the candidates (BatchGetItem, not Queries).
+ * 1. every probe's postings as the stream counted them (`readPostingCounts`: one BatchGetItem, and a
+ *    Query per prefix), and the fewest read. A plan of one probe skips this: nothing to choose.
+ * 2. only where the counts are not complete (a table that held persons before them): every probe
+ *    sampled (`probesToSample`), one Query of `SAMPLE_PER_SHARD` postings in its filter's sampling
+ *    shard, all at once, with the GetItem of the id counter; `chooseProbe` sizes each from its sample.
+ * 3. the chosen probe read whole: one Query per shard at once (a sampled shard going on from where
+ *    its sample stopped, nothing read twice); a shard holding more than one Query returns takes more.
+ * 4. the other filters checked on the candidates (BatchGetItem, not Queries).
  */
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonListRequest } from '../../domain/listing';
@@ -20,6 +22,7 @@ import {
   checkGram,
   chooseProbe,
   type FilterPlan,
+  fewestPostings,
   type Posting,
   type Probe,
   type ProbeSample,
@@ -35,6 +38,7 @@ import { type BatchGetOptions, batchGet, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
 import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
+import { readPostingCounts } from './posting-counts';
 
 /**
  * Postings of one probe read from its one sampling shard to size it (the Limit of its sample Query):
@@ -160,13 +164,9 @@ export const searchPostings = async (
       pages: 0,
     })),
   });
-  const probes = probesToSample(plan);
-  let rarest = newRead(probes[0] as Probe);
   let samplePostings = 0;
-  let queryRounds = 0;
-  if (probes.length > 1) {
-    // Round 1: one Query per probe in its filter's sampling shard, and the last id handed out (which
-    // sizes a sample that did not reach the end of its shard).
+  /** The probes sampled in one shard each, and the chosen one's read with its sample in it. */
+  const sampleProbes = async (probes: Probe[]): Promise<ProbeRead> => {
     const sampled = probes.map((probe) => ({
       read: newRead(probe),
       shard: samplingShard(probe.filter, PERSON_LIST_SHARDS),
@@ -182,7 +182,6 @@ export const searchPostings = async (
       ),
     ]);
     counted(1, counter.ConsumedCapacity?.CapacityUnits ?? 0);
-    queryRounds = 1;
     const lastId = (counter.Item?.value as number | undefined) ?? 1;
     const samples = sampled.map(({ read, shard }): ProbeSample => {
       const cursor = read.shards[shard] as ShardCursor;
@@ -190,9 +189,29 @@ export const searchPostings = async (
       return { probe: read.probe, read: cursor.read, exhausted: cursor.done, lastId: cursor.lastId };
     });
     const chosen = chooseProbe(samples, lastId, PERSON_LIST_SHARDS);
-    rarest = sampled.find(({ read }) => read.probe === chosen)?.read as ProbeRead;
+    return sampled.find(({ read }) => read.probe === chosen)?.read as ProbeRead;
+  };
+
+  const probes = probesToSample(plan);
+  let rarest = newRead(probes[0] as Probe);
+  let queryRounds = 0;
+  let sizedBy: 'counts' | 'samples' | 'one probe' = 'one probe';
+  if (probes.length > 1) {
+    // Round 1: every probe's postings as the stream counted them, when the counts are complete.
+    const counts = await readPostingCounts({ client, tableName }, probes, counted);
+    queryRounds = 1;
+    if (counts) {
+      sizedBy = 'counts';
+      rarest = newRead(fewestPostings(probes.map((probe) => ({ probe, postings: counts.get(probe) ?? 0 }))));
+    } else {
+      // Round 2, without counts: one Query per probe in its filter's sampling shard, and the last id
+      // handed out (which sizes a sample that did not reach the end of its shard).
+      sizedBy = 'samples';
+      rarest = await sampleProbes(probes);
+      queryRounds = 2;
+    }
   }
-  // Round 2, the chosen probe whole: its sample is not read again, its sampled shard goes on from its
+  // Then the chosen probe whole: a sample of it is not read again, its sampled shard goes on from its
   // cursor (or is done). A shard holding more than one Query returns takes a round more per page.
   await Promise.all(
     rarest.shards.map(async (cursor) => {
@@ -221,8 +240,9 @@ export const searchPostings = async (
     detail: {
       probe: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
       probePostings: rarest.postings.length,
-      /** The probes compared (1: the query has one, read without sampling). */
+      /** The probes compared (1: the query has one, read without sizing it), and how they were sized. */
       probesSampled: probes.length,
+      sizedBy,
       /** Postings the samples read (round 1), the chosen probe's own among them. */
       samplePostings,
       /** Postings every Query read: the samples and the rest of the chosen probe. */

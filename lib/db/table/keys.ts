@@ -16,6 +16,7 @@
  * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
  * | posting           | `GRAM#<gram's first 2 code points>#<hash(id) % 8>` | `<gram's 3rd code point><id, 16 digits>` | id, fullname, values: per field, the person's folded values that hold the gram |
  * | posting count     | `POSTINGCOUNT#<gram's first 2 code points>` | `<gram's 3rd code point>` | postings: how many postings the gram has, kept by the stream (lib/db/search/posting-counts.ts) |
+ * | counts complete   | `POSTINGCOUNT#`             | `COMPLETE`              | at: the counts hold every posting (written while the table held no person) |
  * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
  * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value (below) |
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/search/backfill.ts) |
@@ -393,6 +394,9 @@ export const postingCountKey = (gram: string): Key => {
     sk: points.slice(POSTING_PREFIX_POINTS).join(''),
   };
 };
+
+/** Says every posting of the table is counted (see above): the partition of no gram's prefix. */
+export const postingCountsCompleteKey: Key = { pk: postingCountPartition(''), sk: 'COMPLETE' };
 
 /** The partition of the persons whose root `local_reference_id` is `value` (see above). */
 export const localReferencePartition = (value: string) => `LOCALREF#${value}`;
