@@ -241,6 +241,7 @@ const byCommand = (counts: Record<string, number>) =>
     .map(([command, count]) => `${command} ${count}`)
     .join(', ');
 const kib = (bytes: number) => (bytes / 1024).toFixed(0);
+const share = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
 const persons = (count: number) => count.toLocaleString('en-US');
 const sizesOf = (rows: readonly { persons: number }[]) =>
   [...new Set(rows.map((row) => row.persons))].map(persons).join(', ');
@@ -382,6 +383,45 @@ export const markdown = (results: BenchResults): string => {
         ),
       ),
     );
+    const constant = scale.constant;
+    if (constant)
+      parts.push(
+        `The common fragment's constant (issue #36): ${constant.query} at ${persons(constant.persons)} persons, ` +
+          `${persons(constant.matches)} matches of the ${persons(constant.postings)} postings of ${constant.probe}, ` +
+          `window ${constant.window.offset}+${constant.window.limit}: each step of the list run on its own, median ` +
+          `of ${constant.runs} runs, each after the handler answered the same request (its median here; ` +
+          `${ms(constant.scaleRow)} ms in its row above). The Queries on the raw client (the SDK's parsing in, the ` +
+          "document client's unmarshalling apart); other: the rest of the handler (request, answer " +
+          'serialization, cost log line, the document client) and the samples of round 1, measured apart too.',
+        table(
+          ['step', 'ms', 'share'],
+          [
+            ...constant.parts.map(({ part, ms: value }) => [part, ms(value), share(value, constant.whole)]),
+            [
+              '… of which sort keys (fold, listSortKey)',
+              ms(constant.sortSplit.keys),
+              share(constant.sortSplit.keys, constant.whole),
+            ],
+            [
+              '… of which ordering and the window',
+              ms(constant.sortSplit.order),
+              share(constant.sortSplit.order, constant.whole),
+            ],
+            [
+              '(for reference: sorting every match)',
+              ms(constant.sortSplit.fullSort),
+              share(constant.sortSplit.fullSort, constant.whole),
+            ],
+            ['other', ms(constant.other), share(constant.other, constant.whole)],
+            [
+              '… of which, measured apart, the samples (round 1)',
+              ms(constant.samples),
+              share(constant.samples, constant.whole),
+            ],
+            ['handler (whole)', ms(constant.whole), '100%'],
+          ],
+        ),
+      );
   }
 
   const cold = results.coldStart;

@@ -140,7 +140,14 @@ try {
   if (only.has('scale')) {
     await createBenchTable(client, 'bench-scale');
     const { runScale } = await import('./scale');
-    results.scale = await runScale(storage('bench-scale'), instrumented, config, log, dynamo.process.pid);
+    results.scale = await runScale(
+      storage('bench-scale'),
+      raw,
+      instrumented,
+      config,
+      log,
+      dynamo.process.pid,
+    );
   }
 
   results.machine.loadAtEnd = loadavg().map((value) => Number(value.toFixed(2)));

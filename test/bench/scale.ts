@@ -7,6 +7,7 @@
  * computed from the recorded calls.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import type { ListCost } from '../../lib/db/person/list-reads';
 import { personList } from '../../lib/db/person/person-list';
@@ -19,6 +20,7 @@ import type { HttpFunction } from '../../lib/local/server';
 import { httpEvent } from '../support/events';
 import { capacityOf, type Instrument, type RecordedCall } from './capacity';
 import type { BenchConfig } from './config';
+import { type ConstantBreakdown, runConstant } from './constant';
 import {
   averageIndexEntryBytes,
   COMMON_FIRST_NAME,
@@ -30,7 +32,7 @@ import {
   RARE_QUERY,
   seedPersons,
 } from './seed';
-import { ratio, type Summary, summarise } from './stats';
+import { ratio, round, type Summary, summarise } from './stats';
 
 /** What the probe bar of issue #36 compares for a list answered from the postings. */
 export interface ProbeBar {
@@ -80,6 +82,8 @@ export interface ScaleSection {
   dynamoMemoryMiB: Record<string, { resident: number; peak: number }>;
   rows: ScaleRow[];
   growth: ScaleGrowth[];
+  /** Where the common fragment's time goes at the largest size (issue #36 step 3, constant.ts). */
+  constant?: ConstantBreakdown;
 }
 
 /** The postings of a probe in the seeded data: its gram's, or all of the grams its prefix starts. */
@@ -120,6 +124,7 @@ const memoryOf = (pid: number | undefined) => {
 
 export const runScale = async (
   storage: Storage,
+  raw: DynamoDBClient,
   instrument: Instrument,
   config: BenchConfig,
   log: (message: string) => void,
@@ -238,6 +243,24 @@ export const runScale = async (
 
   const first = config.scale.sizes[0] as number;
   const last = config.scale.sizes.at(-1) as number;
+  const common = queries.find(({ query }) => query === COMMON_QUERY);
+  const commonRow = rows.find((row) => row.query === COMMON_QUERY && row.persons === last);
+  let constant: ConstantBreakdown | undefined;
+  if (common && commonRow) {
+    const event = httpEvent({ method: 'GET', route: '/Person', query: common.parameters });
+    constant = await runConstant(storage, raw, {
+      ...common,
+      persons: last,
+      answer: () => handler(event, lambdaContext('list-persons', 600_000)),
+      scaleRow: commonRow.latency.median,
+      runs: config.scale.runsAtLargest,
+    });
+    log(
+      `scale: ${COMMON_QUERY} at ${last} persons, ${constant.matches} matches: ${constant.parts
+        .map(({ part, ms }) => `${part} ${round(ms)}`)
+        .join(', ')}, other ${round(constant.other)} of ${round(constant.whole)} ms`,
+    );
+  }
   const growth = queries.map(({ query }) => {
     const from = rows.find((row) => row.query === query && row.persons === first) as ScaleRow;
     const to = rows.find((row) => row.query === query && row.persons === last) as ScaleRow;
@@ -257,5 +280,6 @@ export const runScale = async (
     dynamoMemoryMiB,
     rows,
     growth,
+    ...(constant ? { constant } : {}),
   };
 };

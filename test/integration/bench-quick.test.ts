@@ -121,6 +121,26 @@ describe('npm run bench -- --quick', () => {
     expect(firstPage).toBeLessThan(1.2);
     expect(deepOffset).toBeGreaterThan(2);
     expect(deepOffset).toBeLessThan(3.2);
+    // The common fragment's constant (issue #36 step 3), at the largest size: every step of the list
+    // timed, the parts within the handler's median, and the count the list answered.
+    const constant = results.scale?.constant;
+    expect(constant).toMatchObject({ query: 'common first_name (20%)', persons: 1_000, matches: 200 });
+    expect(constant?.parts.map(({ part }) => part)).toEqual([
+      'Queries of the chosen probe (raw)',
+      'unmarshalling',
+      'matching',
+      'sorting and windowing',
+    ]);
+    for (const { ms } of constant?.parts ?? []) expect(ms).toBeGreaterThan(0);
+    expect(constant?.sortSplit.keys).toBeGreaterThan(0);
+    expect(constant?.sortSplit.order).toBeGreaterThan(0);
+    const steps = (constant?.parts ?? []).reduce((sum, { ms }) => sum + ms, 0);
+    expect(steps).toBeLessThanOrEqual(constant?.whole ?? 0);
+    expect(constant?.sortSplit.fullSort).toBeGreaterThan(0);
+    expect(constant?.samples).toBeGreaterThan(0);
+    expect(constant?.scaleRow).toBe(at1000('common first_name (20%)')?.latency.median);
+    expect(constant?.postings).toBeGreaterThanOrEqual(200);
+    expect(stdout).toContain("The common fragment's constant (issue #36)");
 
     const cold = results.coldStart?.rows ?? [];
     expect(cold.length).toBeGreaterThanOrEqual(15);
