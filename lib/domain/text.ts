@@ -25,19 +25,29 @@ const UNDECOMPOSABLE_LETTERS = new RegExp(`[${Object.keys(UNDECOMPOSABLE).join('
 const WHITESPACE_RUN = /\s+/gu;
 
 /**
+ * Words of printable ASCII between single spaces: NFKD leaves them as they are, they hold no ignorable
+ * or combining character, no undecomposable letter and no white space to collapse or trim, so folding
+ * them is lower-casing them. A filtered list folds the fullname of every match to order them (20 000
+ * for a common first name at 100 000 persons); such a name takes a third of the time this way.
+ */
+const PLAIN_ASCII = /^(?:[!-~]+(?: [!-~]+)*)?$/;
+
+/**
  * Folds a string for comparison: case- and accent-insensitive, invisible characters dropped, whitespace
  * collapsed, so that "  José  Smith" and "jose smith" compare equal. Used for name uniqueness, sorting
  * and search.
  */
 export const fold = (text: string): string =>
-  text
-    .normalize('NFKD')
-    .replace(DEFAULT_IGNORABLE, '')
-    .replace(COMBINING_MARKS, '')
-    .toLowerCase()
-    .replace(UNDECOMPOSABLE_LETTERS, (letter) => UNDECOMPOSABLE[letter] ?? letter)
-    .replace(WHITESPACE_RUN, ' ')
-    .trim();
+  PLAIN_ASCII.test(text)
+    ? text.toLowerCase()
+    : text
+        .normalize('NFKD')
+        .replace(DEFAULT_IGNORABLE, '')
+        .replace(COMBINING_MARKS, '')
+        .toLowerCase()
+        .replace(UNDECOMPOSABLE_LETTERS, (letter) => UNDECOMPOSABLE[letter] ?? letter)
+        .replace(WHITESPACE_RUN, ' ')
+        .trim();
 
 /** Blank means absent: null, or nothing but white space. */
 export const isBlank = (text: string | null | undefined): boolean => text == null || text.trim() === '';

@@ -24,7 +24,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { MAX_QUERY_LIMIT, sortBySortKey, sortedWindow } from '../../lib/db/person/list-reads';
+import { MAX_QUERY_LIMIT, sortedWindow, sortNameOf, windowBySortKey } from '../../lib/db/person/list-reads';
 import {
   buildProbeQuery,
   probeText,
@@ -32,7 +32,7 @@ import {
   searchPostings,
 } from '../../lib/db/search/posting-search';
 import type { Storage } from '../../lib/db/table/client';
-import { idCounterKey, listSortKey, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
+import { idCounterKey, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import { ListPersonsQuery, type PersonSummary, personListRequest } from '../../lib/domain/listing';
 import {
   type Posting,
@@ -42,7 +42,6 @@ import {
   samplingShard,
   valuesMatch,
 } from '../../lib/domain/search';
-import { fold } from '../../lib/domain/text';
 import { summarise } from './stats';
 
 /** One step of the list, its median over the runs. */
@@ -188,13 +187,15 @@ export const runConstant = async (
 
     // The two parts of that step, again on their own.
     started = performance.now();
-    const keyed = found.map((match) => ({ match, key: listSortKey(fold(match.fullname), match.id) }));
+    const keyed = found.map((match) => ({ match, key: sortNameOf(match) }));
     const keys = elapsed(started);
     started = performance.now();
-    sortBySortKey(keyed, ({ key }) => key, descending).slice(window.offset, window.offset + window.limit);
+    const keyOf = ({ key }: (typeof keyed)[number]) => key;
+    const idOf = ({ match }: (typeof keyed)[number]) => match.id;
+    windowBySortKey(keyed, keyOf, descending, window, idOf);
     const order = elapsed(started);
     started = performance.now();
-    sortBySortKey(keyed, ({ key }) => key, descending);
+    windowBySortKey(keyed, keyOf, descending, { offset: 0, limit: keyed.length }, idOf);
     const fullSort = elapsed(started);
 
     postings = items.length;

@@ -398,12 +398,12 @@ export const markdown = (results: BenchResults): string => {
           [
             ...constant.parts.map(({ part, ms: value }) => [part, ms(value), share(value, constant.whole)]),
             [
-              '… of which sort keys (fold, listSortKey)',
+              '… of which sort keys (sortNameOf: fold, listSortName)',
               ms(constant.sortSplit.keys),
               share(constant.sortSplit.keys, constant.whole),
             ],
             [
-              '… of which ordering and the window',
+              '… of which the window selected (windowBySortKey)',
               ms(constant.sortSplit.order),
               share(constant.sortSplit.order, constant.whole),
             ],

@@ -5,7 +5,7 @@
  */
 import type { PersonSummary, Window } from '../../domain/listing';
 import { fold } from '../../domain/text';
-import { listSortKey } from '../table/keys';
+import { listSortName } from '../table/keys';
 
 export interface ListCost {
   calls: number;
@@ -59,28 +59,136 @@ export const compareSortKeys = (a: string, b: string): number => {
 const HIGH_UNIT = /[\uD800-\uFFFF]/;
 
 /**
- * Entries in the order of their sort keys as DynamoDB orders them. The native comparison of UTF-16
- * units is about four times faster than `compareSortKeys` and agrees with it unless both keys hold a
- * unit at or above U+D800 (their first difference is then below it on one side), so only such pairs
- * take the slow path: a filtered list sorts every match (20 000 for a common first name at 100 000
- * persons).
+ * An entry with its sort key, whether the key holds a unit at or above U+D800, the number that orders
+ * equal keys (0 when the key says it all) and its input place.
+ */
+interface Keyed<T> {
+  entry: T;
+  key: string;
+  high: boolean;
+  tie: number;
+  at: number;
+}
+
+const keyedBy = <T>(entries: readonly T[], keyOf: (entry: T) => string): Keyed<T>[] =>
+  entries.map((entry, at) => {
+    const key = keyOf(entry);
+    return { entry, key, high: HIGH_UNIT.test(key), tie: 0, at };
+  });
+
+/**
+ * The order of DynamoDB's sort keys. The native comparison of UTF-16 units is about four times faster
+ * than `compareSortKeys` and agrees with it unless both keys hold a unit at or above U+D800 (their
+ * first difference is then below it on one side), so only such pairs take the slow path.
+ */
+const byKey = <T>(a: Keyed<T>, b: Keyed<T>) =>
+  (a.high && b.high ? compareSortKeys(a.key, b.key) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0) ||
+  a.tie - b.tie;
+
+/**
+ * Entries in the order of their sort keys as DynamoDB orders them; equal keys keep their input order
+ * (in either direction: `Array.prototype.sort` is stable).
  */
 export const sortBySortKey = <T>(
   entries: readonly T[],
   keyOf: (entry: T) => string,
   descending = false,
 ): T[] => {
-  const keyed = entries.map((entry) => {
-    const key = keyOf(entry);
-    return { entry, key, high: HIGH_UNIT.test(key) };
-  });
   const sign = descending ? -1 : 1;
-  keyed.sort(
-    (a, b) =>
-      sign * (a.high && b.high ? compareSortKeys(a.key, b.key) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0),
-  );
-  return keyed.map(({ entry }) => entry);
+  return keyedBy(entries, keyOf)
+    .sort((a, b) => sign * byKey(a, b))
+    .map(({ entry }) => entry);
 };
+
+/**
+ * `sortBySortKey(entries, keyOf, descending).slice(offset, offset + limit)`, without ordering every
+ * entry when the window ends well before them: a filtered list orders all its matches (20 000 for a
+ * common first name at 100 000 persons) for a page of 50. The first `offset + limit` entries in that
+ * order are kept in a heap whose root is the last of them (one comparison for each entry that does not
+ * come before it, most of them), then ordered; equal keys are told apart by their input place, as the
+ * stable sort keeps them, so the window is the same entries in the same order.
+ *
+ * `tieOf` orders entries whose keys are equal, before their input place: a key and a number, for a
+ * list whose sort keys end in a number (`listSortKey`) without building each of those strings.
+ */
+export const windowBySortKey = <T>(
+  entries: readonly T[],
+  keyOf: (entry: T) => string,
+  descending: boolean,
+  { offset, limit }: Window,
+  tieOf?: (entry: T) => number,
+): T[] => {
+  const end = offset + limit;
+  if (offset >= entries.length || limit <= 0) return [];
+  const sign = descending ? -1 : 1;
+  /** Negative when `a` comes before `b` in the list. */
+  const before = (a: Keyed<T>, b: Keyed<T>) => sign * byKey(a, b) || a.at - b.at;
+  const keyedOf = (entry: T, at: number): Keyed<T> => {
+    const key = keyOf(entry);
+    return { entry, key, high: HIGH_UNIT.test(key), tie: tieOf ? tieOf(entry) : 0, at };
+  };
+  if (end * SELECT_BELOW > entries.length)
+    return entries
+      .map(keyedOf)
+      .sort(before)
+      .slice(offset, end)
+      .map(({ entry }) => entry);
+  // A max-heap of the first `end` entries seen so far: the root is the last of them.
+  const heap: Keyed<T>[] = [];
+  const siftDown = (from: number) => {
+    const item = heap[from] as Keyed<T>;
+    let at = from;
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const later =
+        right < heap.length && before(heap[right] as Keyed<T>, heap[left] as Keyed<T>) > 0 ? right : left;
+      if (before(heap[later] as Keyed<T>, item) <= 0) break;
+      heap[at] = heap[later] as Keyed<T>;
+      at = later;
+    }
+    heap[at] = item;
+  };
+  for (let at = 0; at < entries.length; at++) {
+    const keyed = keyedOf(entries[at] as T, at);
+    if (heap.length < end) {
+      // Sift up.
+      let place = heap.length;
+      heap.push(keyed);
+      while (place > 0) {
+        const parent = (place - 1) >> 1;
+        if (before(heap[parent] as Keyed<T>, keyed) >= 0) break;
+        heap[place] = heap[parent] as Keyed<T>;
+        place = parent;
+      }
+      heap[place] = keyed;
+    } else if (before(keyed, heap[0] as Keyed<T>) < 0) {
+      heap[0] = keyed;
+      siftDown(0);
+    }
+  }
+  return heap
+    .sort(before)
+    .slice(offset)
+    .map(({ entry }) => entry);
+};
+
+/**
+ * A window ending before 1/`SELECT_BELOW` of the entries is selected with the heap, a longer one by
+ * sorting them all (the heap's comparisons grow with the window).
+ */
+const SELECT_BELOW = 4;
+
+/**
+ * A match's place in the list is `listSortKey`: its folded fullname as `listSortName` makes it, `\u0001`,
+ * then its id in 16 digits. Ordering by that name, then by the id as a number, is the same order: the
+ * name holds no control character, so no unit as low as `\u0001` (a name that is the start of another
+ * comes first either way), and 16 digits order ids below 10^16 as numbers. It spares building a key
+ * string for every match (half the time of the keys, measured at 20 000).
+ */
+export const sortNameOf = ({ fullname }: PersonSummary) => listSortName(fold(fullname));
+const idOf = ({ id }: PersonSummary) => id;
 
 /**
  * The count and the window of a filtered list's matches, in the list's order (folded fullname, then
@@ -91,7 +199,8 @@ export const sortedWindow = (
   { descending, window }: { descending: boolean; window: Window },
 ): Pick<PersonListResult, 'count' | 'persons'> => ({
   count: matches.length,
-  persons: sortBySortKey(matches, ({ id, fullname }) => listSortKey(fold(fullname), id), descending)
-    .slice(window.offset, window.offset + window.limit)
-    .map(({ id, fullname }) => ({ id, fullname })),
+  persons: windowBySortKey(matches, sortNameOf, descending, window, idOf).map(({ id, fullname }) => ({
+    id,
+    fullname,
+  })),
 });

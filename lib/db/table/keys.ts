@@ -437,7 +437,11 @@ const utf8Prefix = (text: string, bytes: number) => {
  * orders its matches by it without the partition (whose hash it need not pay for each match).
  */
 export const listSortKey = (foldedFullname: string, id: number) =>
-  `${utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES)}\u0001${idDigits(id)}`;
+  `${listSortName(foldedFullname)}\u0001${idDigits(id)}`;
+
+/** The name of `listSortKey`: the folded fullname without control characters, its first 512 bytes. */
+export const listSortName = (foldedFullname: string) =>
+  utf8Prefix(foldedFullname.replace(/\p{Cc}/gu, ''), MAX_SORT_NAME_BYTES);
 
 /** Where a person stands in the `byName` index: its partition and `listSortKey`. */
 export const personListKey = (foldedFullname: string, id: number) => ({

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fold, fullnameOf, isBlank, isStructuredName } from '../../../lib/domain/text';
 
@@ -24,6 +25,27 @@ describe('fold', () => {
 
   it('makes names that differ only in case, accents and spacing compare equal', () => {
     expect(fold('  José   SMITH ')).toBe(fold('jose smith'));
+  });
+
+  it('lower-cases words of printable ASCII between single spaces, as the whole fold does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.stringMatching(/^[!-~]{1,8}$/), { maxLength: 5 }), (words) => {
+        const plain = words.join(' ');
+        expect(fold(plain)).toBe(plain.toLowerCase());
+        // With a letter past ASCII the whole fold runs: the same, and the é an e.
+        expect(fold(`${plain}é`)).toBe(`${plain.toLowerCase()}e`);
+      }),
+      { numRuns: 2_000 },
+    );
+    // ASCII that is not such words still has its white space collapsed and trimmed.
+    expect([' Ann', 'Ann ', 'Ann  Lee', 'Ann\tLee', 'Ann\u0000Lee', ''].map(fold)).toEqual([
+      'ann',
+      'ann',
+      'ann lee',
+      'ann lee',
+      'ann\u0000lee',
+      '',
+    ]);
   });
 
   it('keeps names that differ in letters apart', () => {
