@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import { applyPatch } from '../../../lib/domain/patch';
+import {
+  ALL_VISIBLE,
+  type CandidateFacts,
+  candidateFragments,
+  extensionOf,
+  factsOf,
+  isCallbackName,
+  jsonpOf,
+  matchRequestOf,
+  nameSimilarity,
+  previewHtml,
+  proposedProperties,
+  publicPropertiesFrom,
+  RECONCILE_LIMITS,
+  rankCandidates,
+  resultOf,
+  suggestTerms,
+  type Visibility,
+} from '../../../lib/domain/reconcile';
+import { CreatePersonBody } from '../../../lib/domain/schemas';
+import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
+
+const personOf = (body: unknown, id = 100) => {
+  let next = id;
+  return applyPatch(null, CreatePersonBody.parse(body), {
+    requester: 0,
+    now: '2026-11-25T00:00:00.000Z',
+    nextId: () => next++,
+    changeId: 99,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  }).person;
+};
+
+const facts = (id: number, fullname: string, emails: string[] = []): CandidateFacts => {
+  const [first = '', last = ''] = fullname.toLowerCase().split(' ');
+  return { id, fullname, names: [fullname.toLowerCase()], firstNames: [first], lastNames: [last], emails };
+};
+
+const PUBLIC: Visibility = { publicRead: true, publicProperties: ['fullname'] };
+
+describe('a reconciliation query as a match request', () => {
+  it('folds the name, normalises emails and applies the default and largest limits', () => {
+    const request = matchRequestOf({
+      query: '  José   SMITH ',
+      properties: [
+        { pid: 'email', v: 'J.Smith@Example.ORG' },
+        { pid: 'first_name', v: ['José'] },
+        { pid: 'unknown', v: 'x' },
+      ],
+    });
+    expect(request).toMatchObject({
+      name: 'jose smith',
+      emails: ['j.smith@example.org'],
+      firstNames: ['jose'],
+      lastNames: [],
+      limit: RECONCILE_LIMITS.defaultLimit,
+      wantsPersons: true,
+    });
+    expect(matchRequestOf({ query: 'a', limit: 0 }).limit).toBe(RECONCILE_LIMITS.defaultLimit);
+    expect(matchRequestOf({ query: 'a', limit: 1000 }).limit).toBe(RECONCILE_LIMITS.maxLimit);
+  });
+
+  it.each([
+    [undefined, true],
+    ['Person', true],
+    [['Q5', 'Person'], true],
+    ['http://schema.org/Person', true],
+    ['Q5', false],
+  ])('type %j wants persons: %s', (type, wants) => {
+    expect(matchRequestOf({ query: 'x', ...(type === undefined ? {} : { type }) }).wantsPersons).toBe(wants);
+  });
+
+  it('ignores an email property under the public-read option unless email is public', () => {
+    const query = { query: 'x', properties: [{ pid: 'email', v: 'a@b.org' }] };
+    expect(matchRequestOf(query, PUBLIC).emails).toEqual([]);
+    expect(
+      matchRequestOf(query, { publicRead: true, publicProperties: ['fullname', 'email'] }).emails,
+    ).toEqual(['a@b.org']);
+  });
+
+  it('looks candidates up by the whole name and its longest words of 3 or more code points', () => {
+    expect(candidateFragments('jon de smith')).toEqual(['jon de smith', 'smith', 'jon']);
+    expect(candidateFragments('smith')).toEqual(['smith']);
+    expect(candidateFragments('a')).toEqual([]);
+  });
+});
+
+describe('the score', () => {
+  it('is 1 for equal names and lower the more trigrams differ', () => {
+    expect(nameSimilarity('john smith', 'john smith')).toBe(1);
+    const near = nameSimilarity('jon smith', 'john smith');
+    const far = nameSimilarity('jon smith', 'mary jones');
+    expect(near).toBeGreaterThan(0.4);
+    expect(near).toBeGreaterThan(far);
+  });
+
+  it('marks the one candidate holding the email sent as certain, whatever its name', () => {
+    const request = matchRequestOf({
+      query: 'J. Smith',
+      properties: [{ pid: 'email', v: 'js@example.org' }],
+    });
+    const ranked = rankCandidates(request, [
+      facts(1, 'John Smith'),
+      facts(2, 'Jane Smith', ['js@example.org']),
+    ]);
+    expect(ranked[0]).toMatchObject({ facts: { id: 2 }, score: 100, match: true });
+    expect(ranked[1]?.match).toBe(false);
+    expect(ranked[0]?.features).toContainEqual({ id: 'email', value: true });
+  });
+
+  it('never marks namesakes without an email as certain', () => {
+    const ranked = rankCandidates(matchRequestOf({ query: 'John Smith' }), [
+      facts(1, 'John Smith'),
+      facts(2, 'John Smith'),
+    ]);
+    expect(ranked.map(({ match }) => match)).toEqual([false, false]);
+    expect(ranked.map(({ score }) => score)).toEqual([100, 100]);
+  });
+
+  it('marks a unique exact name certain only with no close second and nothing against it', () => {
+    const request = matchRequestOf({ query: 'John Smith' });
+    expect(rankCandidates(request, [facts(1, 'John Smith'), facts(2, 'Mary Smith')])[0]?.match).toBe(true);
+    expect(rankCandidates(request, [facts(1, 'John Smith'), facts(2, 'John Smith Jr')])[0]?.match).toBe(
+      false,
+    );
+    const withOtherEmail = matchRequestOf({
+      query: 'John Smith',
+      properties: [{ pid: 'email', v: 'x@y.org' }],
+    });
+    expect(rankCandidates(withOtherEmail, [facts(1, 'John Smith', ['js@example.org'])])[0]?.match).toBe(
+      false,
+    );
+  });
+
+  it('decides certainty on every candidate, then cuts to the limit', () => {
+    const request = matchRequestOf({ query: 'John Smith', limit: 1 });
+    const ranked = rankCandidates(request, [facts(1, 'John Smith'), facts(2, 'John Smith')]);
+    expect(ranked).toHaveLength(1);
+    expect(ranked[0]?.match).toBe(false);
+  });
+
+  it('answers ids as strings, type as an array, and hides private features under public read', () => {
+    const request = matchRequestOf({ query: 'John Smith', properties: [{ pid: 'first_name', v: 'John' }] });
+    const ranked = rankCandidates(request, [facts(7, 'John Smith')]);
+    expect(resultOf(ranked).result[0]).toEqual({
+      id: '7',
+      name: 'John Smith',
+      type: [{ id: 'Person', name: 'Person' }],
+      score: 100,
+      match: true,
+      features: [
+        { id: 'name', value: 1 },
+        { id: 'first_name', value: true },
+      ],
+    });
+    expect(resultOf(ranked, PUBLIC).result[0]?.features).toEqual([{ id: 'name', value: 1 }]);
+  });
+});
+
+describe('the answers', () => {
+  const person = personOf(
+    {
+      Names: {
+        '@set': [{ first_name: 'Ada', last_name: '<Lovelace>', primary: true }],
+      },
+      Emails: { '@set': [{ email: 'ada@example.org', primary: true }] },
+      PhoneNumbers: { '@set': [{ phone_number: '+44 20 0000', primary: true }] },
+    },
+    42,
+  );
+
+  it('keys extension rows by the ids exactly as sent, with empty cells for unknown ids', () => {
+    const query = {
+      ids: ['42', '0042', 'x'],
+      properties: [{ id: 'fullname' }, { id: 'email' }, { id: 'nope' }],
+    };
+    const answer = extensionOf(query, new Map([[42, person]]), ALL_VISIBLE);
+    expect(answer.meta.map(({ id }) => id)).toEqual(['fullname', 'email', 'nope']);
+    expect(answer.rows['42']).toEqual({
+      fullname: [{ str: 'Ada <Lovelace>' }],
+      email: [{ str: 'ada@example.org' }],
+      nope: [],
+    });
+    expect(answer.rows['0042']).toEqual({ fullname: [], email: [], nope: [] });
+    expect(answer.rows.x).toEqual({ fullname: [], email: [], nope: [] });
+  });
+
+  it('shows only the public properties under the public-read option', () => {
+    const answer = extensionOf(
+      { ids: ['42'], properties: [{ id: 'email' }, { id: 'fullname' }] },
+      new Map([[42, person]]),
+      PUBLIC,
+    );
+    expect(answer.rows['42']).toEqual({ email: [], fullname: [{ str: 'Ada <Lovelace>' }] });
+    expect(proposedProperties(PUBLIC).properties).toEqual([{ id: 'fullname', name: 'Full name' }]);
+    expect(suggestTerms('property', 'em', PUBLIC).result).toEqual([]);
+    expect(suggestTerms('property', 'em', ALL_VISIBLE).result.map(({ id }) => id)).toEqual([
+      'email',
+      'emails',
+    ]);
+  });
+
+  it('escapes the preview card and leaves private details out', () => {
+    const html = previewHtml(person, PUBLIC, 'http://h/Person/42');
+    expect(html).toContain('Ada &lt;Lovelace&gt;');
+    expect(html).not.toContain('<Lovelace>');
+    expect(html).not.toContain('ada@example.org');
+    expect(previewHtml(person, ALL_VISIBLE, 'http://h/Person/42')).toContain('ada@example.org');
+  });
+
+  it('reads the facts of a stored person', () => {
+    expect(factsOf(person)).toMatchObject({
+      id: 42,
+      names: ['ada <lovelace>'],
+      emails: ['ada@example.org'],
+      firstNames: ['ada'],
+      lastNames: ['<lovelace>'],
+    });
+  });
+
+  it.each([
+    ['jQuery36001_1700000000', true],
+    ['a.b.c', true],
+    ['alert(1)', false],
+    ['a b', false],
+    ['', false],
+    ['x'.repeat(129), false],
+  ])('callback %j is a valid name: %s', (name, valid) => {
+    expect(isCallbackName(name)).toBe(valid);
+  });
+
+  it('wraps JSONP after a comment', () => {
+    expect(jsonpOf('cb', '{"a":1}')).toBe('/**/ cb({"a":1});');
+  });
+
+  it('refuses a public property that is no property, and always shows fullname', () => {
+    expect(publicPropertiesFrom(undefined)).toEqual(['fullname']);
+    expect(publicPropertiesFrom('email, phones')).toEqual(['fullname', 'email', 'phones']);
+    expect(() => publicPropertiesFrom('emial')).toThrow(/emial/);
+  });
+});
