@@ -91,6 +91,9 @@ export interface PersonServiceStackProps extends StackProps {
   config: StackConfig;
 }
 
+/** The functions that read the search postings: updated only once the postings backfill is done. */
+const POSTING_READERS = ['list-persons', 'reconcile-persons', 'suggest-persons'];
+
 export class PersonServiceStack extends Stack {
   readonly table: PersonTable;
   readonly api: HttpApi;
@@ -116,9 +119,10 @@ export class PersonServiceStack extends Stack {
     this.referenceData(stateful);
     const backfill = this.postingsBackfill(stateful);
     // A deploy updates the writers before the backfill runs (so no person written meanwhile lacks its
-    // postings) and the list only after it is done (so no search misses a person stored before them).
+    // postings) and the readers of postings (the list, reconciliation) only after it is done (so no
+    // search misses a person stored before them).
     for (const [handler, fn] of this.functions)
-      if (handler === 'list-persons') fn.node.addDependency(backfill);
+      if (POSTING_READERS.includes(handler)) fn.node.addDependency(backfill);
       else if (handler !== 'backfill-postings') backfill.node.addDependency(fn);
     this.throttleAlarms();
     this.alarmActions();

@@ -144,6 +144,20 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
       partitions: [...PERSON_COUNTER_KEYS.map(({ pk }) => pk), POSTINGS, POSTING_COUNTS, PERSONS],
     },
   ],
+  // Reconciliation (reconcile-candidates.ts): the email claims sent, the postings of the name and its
+  // words with the id counter (posting-search.ts's samples), then the candidates' persons; data
+  // extension reads persons only.
+  'reconcile-persons': [
+    { actions: ['GetItem'], partitions: [...claimsOf('email', { literalOnly: true }), idCounterKey.pk] },
+    { actions: ['Query'], partitions: [POSTINGS] },
+    { actions: ['BatchGetItem'], partitions: [PERSONS] },
+  ],
+  // Suggest reads the postings of the prefix typed (with the id counter); properties and types nothing.
+  'suggest-persons': [
+    { actions: ['GetItem'], partitions: [idCounterKey.pk] },
+    { actions: ['Query'], partitions: [POSTINGS] },
+  ],
+  'preview-person': [{ actions: ['BatchGetItem'], partitions: [PERSONS] }],
   // The export (person-export.ts): a page of ids from the byName index, then their Person items.
   'export-persons': [
     { actions: ['Query'], index: PERSON_LIST_INDEX },

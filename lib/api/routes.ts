@@ -22,6 +22,12 @@ export interface Route {
   operation: string;
   /** Self-description routes stay public when deployed (API.md 9); the rest need authorization. */
   public?: boolean;
+  /**
+   * A route of the Reconciliation API (API.md 12): read-only, it answers CORS for any origin whatever
+   * `CORS_ORIGINS` says (the function sets it; the local CORS layer leaves it alone), and the deploy's
+   * public-read option opens it, and only it, to callers without credentials (OpenRefine sends none).
+   */
+  reconciliation?: boolean;
 }
 
 const ROUTE_TABLE = [
@@ -50,6 +56,42 @@ const ROUTE_TABLE = [
     path: '/ChangeHistory/{id}',
     handler: 'get-change-history',
     operation: 'getChangeHistory',
+  },
+  // The Reconciliation API 0.2 (API.md 12): the literal paths before `/reconcile/suggest/{kind}`.
+  {
+    method: 'GET',
+    path: '/reconcile',
+    handler: 'reconcile-persons',
+    operation: 'reconcile',
+    reconciliation: true,
+  },
+  {
+    method: 'POST',
+    path: '/reconcile',
+    handler: 'reconcile-persons',
+    operation: 'reconcileBatch',
+    reconciliation: true,
+  },
+  {
+    method: 'GET',
+    path: '/reconcile/suggest/{kind}',
+    handler: 'suggest-persons',
+    operation: 'suggestReconcile',
+    reconciliation: true,
+  },
+  {
+    method: 'GET',
+    path: '/reconcile/properties',
+    handler: 'suggest-persons',
+    operation: 'proposeProperties',
+    reconciliation: true,
+  },
+  {
+    method: 'GET',
+    path: '/reconcile/preview',
+    handler: 'preview-person',
+    operation: 'previewPerson',
+    reconciliation: true,
   },
   { method: 'GET', path: '/openapi.json', handler: 'get-openapi', operation: 'getOpenApi', public: true },
   {

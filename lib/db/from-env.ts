@@ -11,6 +11,7 @@ import { personList } from './person/person-list';
 import { personRepository } from './person/person-repository';
 import { socialAddressWriter } from './person/social-address-writer';
 import { countPostings } from './search/posting-counts';
+import { reconcileReader } from './search/reconcile-candidates';
 import { type DynamoClients, dynamoClients, type Storage, storageConfigFromEnv } from './table/client';
 import { vocabularyRepository } from './vocabulary/vocabulary-repository';
 
@@ -36,6 +37,7 @@ export const personExportFromEnv = () => personExport(storageFromEnv());
 export const vocabularyRepositoryFromEnv = () => vocabularyRepository(storageFromEnv());
 export const changeHistoryFromEnv = () => changeHistory(storageFromEnv());
 export const auditLogFromEnv = () => auditLog(storageFromEnv());
+export const reconcileReaderFromEnv = () => reconcileReader(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());
 export const postingCounterFromEnv = () => countPostings(storageFromEnv());
 /** The idempotency records of keyed writes, in the same table, on the raw client (Powertools). */

@@ -20,6 +20,15 @@ import {
 import { applyPatch } from '../domain/patch';
 import { type Abbreviations, PERSON_TYPE, type Person } from '../domain/person';
 import {
+  ALL_VISIBLE,
+  manifestOf,
+  matchRequestOf,
+  PERSON_ENTITY_TYPE,
+  proposedProperties,
+  rankCandidates,
+  resultOf,
+} from '../domain/reconcile';
+import {
   auditEntryOut,
   changeHistoryOut,
   type Links,
@@ -326,7 +335,43 @@ export const responseExample = (operation: string, schema: ResponseSchemaName): 
   (schema in BY_SCHEMA ? BY_SCHEMA[schema as Exclude<ResponseSchemaName, ItemOnly>] : undefined);
 
 /** Bodies of a fixed media type (`content` in operations.ts), by operation and media type. */
+const adaFacts = {
+  id: 30711,
+  fullname: 'Ada Lovelace',
+  names: ['ada lovelace'],
+  firstNames: ['ada'],
+  lastNames: ['lovelace'],
+  emails: ['ada@example.org'],
+};
+const reconcileAnswer = (query: Parameters<typeof matchRequestOf>[0]) =>
+  resultOf(rankCandidates(matchRequestOf(query), [adaFacts]));
+
 const BY_MEDIA_TYPE: Partial<Record<OperationId, Record<string, Example>>> = {
+  reconcile: {
+    'application/json': { summary: 'GET /reconcile: the service manifest', value: manifestOf(LINKS) },
+  },
+  reconcileBatch: {
+    'application/json': {
+      summary:
+        'POST /reconcile with queries={"q0":{"query":"Ada Lovelace"},"q1":{"query":"A. Lovelace",...}}',
+      value: {
+        q0: reconcileAnswer({ query: 'Ada Lovelace' }),
+        q1: reconcileAnswer({ query: 'A. Lovelace', properties: [{ pid: 'email', v: 'ada@example.org' }] }),
+      },
+    },
+  },
+  suggestReconcile: {
+    'application/json': {
+      summary: 'GET /reconcile/suggest/entity?prefix=lovel',
+      value: { result: [{ id: '30711', name: 'Ada Lovelace', notable: [{ ...PERSON_ENTITY_TYPE }] }] },
+    },
+  },
+  proposeProperties: {
+    'application/json': {
+      summary: 'GET /reconcile/properties?type=Person',
+      value: proposedProperties(ALL_VISIBLE),
+    },
+  },
   getProblem: {
     'application/json': {
       summary: 'GET /problems/duplicate-email with Accept: application/json',

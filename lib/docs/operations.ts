@@ -28,7 +28,7 @@ import type { ResponseSchemaName } from './response-schemas';
 
 export type { ResponseSchemaName } from './response-schemas';
 
-export type Tag = 'Person' | 'Vocabularies' | 'ChangeHistory' | 'Self-description';
+export type Tag = 'Person' | 'Vocabularies' | 'ChangeHistory' | 'Matching' | 'Self-description';
 
 export const TAGS: Record<Tag, string> = {
   Person: 'Person records: list, read, create, update, and their change history',
@@ -38,6 +38,9 @@ export const TAGS: Record<Tag, string> = {
   ChangeHistory:
     'One entry per stored change of any object (Person, NamePrefix, NameSuffix), with the object before ' +
     'and after it',
+  Matching:
+    'The W3C Entity Reconciliation Service API 0.2 (the one OpenRefine 3.x speaks): candidates for names ' +
+    'and emails, suggest, preview and data extension; CORS for any origin, JSONP with `callback`',
   'Self-description':
     'This document, the JSON Schema of the Person, the JSON-LD context, this page and the pages that ' +
     'problem types resolve to; public, for tools',
@@ -119,6 +122,10 @@ export const QUERY_PARAMETERS: Record<string, ParameterDoc> = {
 /** Path parameters by name. `{id}` takes its schema from the Person's `id`. */
 export const PATH_PARAMETERS: Record<string, { description: string; schema?: JsonSchema }> = {
   id: { description: 'The id' },
+  kind: {
+    description: 'What to suggest: persons, properties or types',
+    schema: { type: 'string', enum: ['entity', 'property', 'type'] },
+  },
   asset: {
     description: 'A file of the documentation page',
     schema: { type: 'string', enum: DOCS_ASSET_NAMES },
@@ -323,7 +330,82 @@ const prefixes = vocabularyOperations('NamePrefix');
 const suffixes = vocabularyOperations('NameSuffix');
 
 /** By operationId: the compiler holds this table to one description per route of the route table. */
+const RECONCILE_PROBLEMS: ProblemType[] = [
+  'validation-error',
+  'payload-too-large',
+  'unsupported-media-type',
+  'unavailable',
+  'internal-error',
+];
+
+/** A Reconciliation API answer: its shape is the 0.2 specification's (reconciliation-api/specs). */
+const reconcileJson = (description: string): SuccessDoc[] => [
+  {
+    status: 200,
+    description,
+    content: {
+      'application/json': { type: 'object' },
+      'application/javascript': { type: 'string', description: 'With `callback`: the JSON as a JSONP call' },
+    },
+  },
+];
+
+const RECONCILE_USE =
+  'Parameters the Reconciliation API does not define (`_`, `spell`, `exact`, `prefixed`, `scoring`, ' +
+  '`type`) are ignored, never refused; `callback` (a function name) answers JSONP. Anyone may read it ' +
+  'from a browser page (CORS for any origin, no credentials).';
+
+const RECONCILE_OPERATIONS = {
+  reconcile: {
+    tag: 'Matching',
+    summary: 'Reconciliation service: manifest, queries, data extension',
+    description:
+      'Without parameters: the service manifest. With `queries` (a JSON object of queries keyed `q0`, ' +
+      '`q1`, ...: `query`, `type`, `limit`, `properties` [{`pid`, `v`}] with `email`, `first_name`, ' +
+      '`last_name`): for each, candidates `{id, name, type, score, match, features}`, best first. The ' +
+      'score (0 to 100) is the trigram similarity of the folded name (an exact email: 100); `match` is ' +
+      'true for one candidate only when certain (its email, or a unique exact name with no close ' +
+      'second). With `extend` ({"ids": [...], "properties": [{"id": ...}]}): the values of those ' +
+      `properties, rows keyed by the ids as sent. ${RECONCILE_USE}`,
+    success: reconcileJson('The manifest, the candidates of each query, or the extension rows'),
+    problems: RECONCILE_PROBLEMS,
+  },
+  reconcileBatch: {
+    tag: 'Matching',
+    summary: 'Reconciliation queries or data extension, form-encoded',
+    description:
+      'The same as `GET /reconcile`, with `queries` or `extend` in a form-encoded body ' +
+      '(`application/x-www-form-urlencoded`), as OpenRefine sends them.',
+    success: reconcileJson('The candidates of each query, or the extension rows'),
+    problems: RECONCILE_PROBLEMS,
+  },
+  suggestReconcile: {
+    tag: 'Matching',
+    summary: 'Suggest persons, properties or types',
+    description: `Entries whose name holds \`prefix\` (entity: persons; property; type). ${RECONCILE_USE}`,
+    success: reconcileJson('The suggestions, `{"result": [...]}`'),
+    problems: ['not-found', ...RECONCILE_PROBLEMS],
+  },
+  proposeProperties: {
+    tag: 'Matching',
+    summary: 'Properties for data extension',
+    description: `The properties data extension can return (\`limit\` at most). ${RECONCILE_USE}`,
+    success: reconcileJson('`{"type": "Person", "properties": [{id, name}]}`'),
+    problems: RECONCILE_PROBLEMS,
+  },
+  previewPerson: {
+    tag: 'Matching',
+    summary: 'A person as a small HTML card',
+    description:
+      'The card OpenRefine shows in an iframe (so it may be framed): the name, the id, and the details ' +
+      'the service shows. `id` is the person id.',
+    success: [{ status: 200, description: 'The card', content: { 'text/html': { type: 'string' } } }],
+    problems: ['not-found', ...RECONCILE_PROBLEMS],
+  },
+} satisfies Record<string, OperationDoc>;
+
 export const OPERATIONS: Record<OperationId, OperationDoc> = {
+  ...RECONCILE_OPERATIONS,
   listPersons: {
     tag: 'Person',
     summary: 'List person stubs',

@@ -18,7 +18,7 @@
  * `CLOSE_SECOND` of it, and nothing sent speaks against it (an email it does not hold, a first or last
  * name it does not have).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { normaliseEmail } from './email';
 import { fullnameOfPerson, type Person, primaryOf } from './person';
 import { fold } from './text';

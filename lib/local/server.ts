@@ -25,7 +25,7 @@ import { PROBLEM_TYPES, type ProblemType } from '../api/problems';
 import { FALLBACK_HANDLER, ROUTES, type Route } from '../api/routes';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../http/cors';
 import { problemBody, problemOf } from '../http/problems';
-import { matchRoute } from '../http/routes';
+import { matchPath, matchRoute } from '../http/routes';
 import { toApiGatewayEvent, writeResult } from './http-events';
 import { lambdaContext } from './lambda-context';
 
@@ -148,7 +148,10 @@ const corsLayer = (origins: readonly string[], routes: readonly Route[]) => {
     const match = matchRoute('OPTIONS', path, routes);
     const isPreflight = request.method === 'OPTIONS' && 'access-control-request-method' in request.headers;
     const served =
-      origin !== undefined && origins.includes(origin) && (request.method !== 'OPTIONS' || isPreflight);
+      origin !== undefined &&
+      origins.includes(origin) &&
+      (request.method !== 'OPTIONS' || isPreflight) &&
+      !isReconciliation(path, routes);
     // A preflight of a path no route has is not answered here: the router's 404 goes back without CORS.
     if (!served || (isPreflight && match.kind !== 'options')) return callback(null, { origin: false });
     callback(null, {
@@ -167,6 +170,13 @@ const corsLayer = (origins: readonly string[], routes: readonly Route[]) => {
       layer(request, response, (error?: unknown) => (error ? reject(error) : resolve(false)));
     });
 };
+
+/**
+ * The Reconciliation API's paths (API.md 12) answer CORS for any origin themselves, whatever the
+ * listed origins are: the layer leaves them alone.
+ */
+const isReconciliation = (path: string, routes: readonly Route[]) =>
+  routes.some((route) => route.reconciliation && matchPath(route.path, path) !== undefined);
 
 /**
  * A function's result behind the CORS layer, as API Gateway treats it when CORS is on: the function's
@@ -229,7 +239,10 @@ export const createLocalServer = ({
       const handler = await load(name);
       const answer = await handler(toApiGatewayEvent(request, body, route), lambdaContext(name));
       const result = typeof answer === 'string' ? { statusCode: 200, body: answer } : answer;
-      writeResult(response, withCors ? behindCors(result, response) : result);
+      writeResult(
+        response,
+        withCors && !isReconciliation(path, routes) ? behindCors(result, response) : result,
+      );
     } catch (error) {
       // The function itself failed: 500 whatever it threw (API Gateway's is a bare JSON message),
       // with the detail every unmapped error gets, which says nothing of it.

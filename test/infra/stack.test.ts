@@ -36,6 +36,9 @@ const TABLE_HANDLERS = [
   'get-person',
   'list-persons',
   'export-persons',
+  'reconcile-persons',
+  'suggest-persons',
+  'preview-person',
   'list-person-audit',
   'list-prefixes',
   'get-prefix',
@@ -331,8 +334,10 @@ describe('the postings backfill', () => {
     const dependsOn = (resource as { DependsOn?: string[] }).DependsOn ?? [];
     for (const writer of ['create-person', 'update-person', 'enrich-person', 'update-name-prefix'])
       expect(dependsOn).toContain(fn(writer).id);
-    expect(dependsOn).not.toContain(fn('list-persons').id);
-    expect((fn('list-persons').resource as { DependsOn?: string[] }).DependsOn).toContain(backfillId);
+    for (const reader of ['list-persons', 'reconcile-persons', 'suggest-persons']) {
+      expect(dependsOn).not.toContain(fn(reader).id);
+      expect((fn(reader).resource as { DependsOn?: string[] }).DependsOn).toContain(backfillId);
+    }
   });
 });
 

@@ -480,6 +480,43 @@ beforeAll(async () => {
     200,
   );
   await invoke('export-persons', { method: 'GET', route: '/Person/export', query: { limit: '3' } }, 200);
+  // Reconciliation: the email claim, the name's postings (sampled, so the id counter too) and the
+  // candidates' persons; data extension the persons; suggest a prefix's postings; the preview a person.
+  const form = (parameters: Record<string, string>) => ({
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(parameters).toString(),
+  });
+  const queries = { q0: { query: 'Ada Lovelace', properties: [{ pid: 'email', v: 'ada@example.org' }] } };
+  await invoke(
+    'reconcile-persons',
+    { method: 'POST', route: '/reconcile', ...form({ queries: JSON.stringify(queries) }) },
+    200,
+  );
+  const extend = { ids: [String(ada.id)], properties: [{ id: 'fullname' }] };
+  await invoke(
+    'reconcile-persons',
+    { method: 'GET', route: '/reconcile', query: { extend: JSON.stringify(extend) } },
+    200,
+  );
+  await invoke(
+    'suggest-persons',
+    {
+      method: 'GET',
+      route: '/reconcile/suggest/{kind}',
+      path: '/reconcile/suggest/entity',
+      pathParameters: { kind: 'entity' },
+      query: { prefix: 'lovelace' },
+    },
+    200,
+  );
+  await as('preview-person', async () => {
+    const { handler } = await import('../../functions/preview-person');
+    const result = await handler(
+      httpEvent({ method: 'GET', route: '/reconcile/preview', query: { id: String(ada.id) } }),
+      lambdaContext(),
+    );
+    expect(result.statusCode).toBe(200);
+  });
   await invoke('list-person-audit', { method: 'GET', ...person(ada.id, '/audit') }, 200);
 
   const views = { Prefix: 'prefixes', Suffix: 'suffixes' } as const;

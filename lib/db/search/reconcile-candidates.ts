@@ -1,0 +1,176 @@
+/**
+ * Where reconciliation's candidates come from (issue #37, API.md 12): the email claims and the search
+ * postings the filtered list reads (posting-search.ts), never the list's index or every person, so a
+ * query costs what its answer holds, not what the table holds (the cost is in keys.ts). Scoring and
+ * certainty are lib/domain/reconcile.ts's; this only finds and reads.
+ *
+ * One query, in rounds of calls sent at once:
+ * 1. a GetItem of the email claim of each `email` sent (the one person holding it), and the postings
+ *    of the whole folded name (`searchPostings` with it as a `search` fragment: every person one of
+ *    whose names or emails holds it);
+ * 2. only when round 1 found fewer persons than the query's limit: the postings of each of the name's
+ *    longest words (at most 3 of 3 or more code points), so that "Jon Smith" still finds John Smith;
+ * 3. one BatchGetItem of the persons kept (the best `MAX_READ` by their fullname's similarity, every
+ *    namesake of the exact name among them), to score them on all their names and emails.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { PersonSummary } from '../../domain/listing';
+import type { Person } from '../../domain/person';
+import {
+  type CandidateFacts,
+  candidateFragments,
+  factsOf,
+  type MatchRequest,
+  nameSimilarity,
+  RECONCILE_LIMITS,
+} from '../../domain/reconcile';
+import { planQuery } from '../../domain/search';
+import { fold } from '../../domain/text';
+import { costRecorder, type ListCost } from '../person/list-reads';
+import { fromPersonItem } from '../person/person-items';
+import { batchGet, keyString } from '../table/batch-get';
+import type { Storage } from '../table/client';
+import { claimKey, personKey } from '../table/keys';
+import { storageCall } from '../table/storage-errors';
+import { searchPostings } from './posting-search';
+
+/** Persons read whole for one query at most: the limit's largest, and the namesakes with it. */
+export const MAX_READ = 4 * RECONCILE_LIMITS.maxLimit;
+
+/** Every match of a fragment (the reader counts them all anyway; the window only cuts its sort). */
+const ALL = { offset: 0, limit: Number.MAX_SAFE_INTEGER };
+
+export interface CandidateRead {
+  candidates: CandidateFacts[];
+  cost: ListCost;
+  /** What the read went through, for the cost log line. */
+  detail: Record<string, number | string>;
+}
+
+export interface ReconcileReader {
+  /** The persons a match request may be about, with what they are scored on. */
+  candidates(request: MatchRequest): Promise<CandidateRead>;
+  /** Stubs of the persons one of whose names or emails holds the (folded) text, best first. */
+  suggest(text: string, limit: number): Promise<PersonSummary[]>;
+  /** These persons, by id; an id no person has is absent. */
+  persons(ids: readonly number[]): Promise<Map<number, Person>>;
+}
+
+/**
+ * The persons of these ids, eventually consistent (a reconciliation is a read that may be a moment
+ * behind a write, as lists are).
+ *
+ * Merging (API.md 13) is not built yet: when it is, a person merged into another is dropped here (its
+ * item says so), so that it is never a candidate, a suggestion, a preview or an extension row.
+ */
+const readPersons = async (
+  storage: Storage,
+  ids: readonly number[],
+  onCall?: (items: number, units: number) => void,
+): Promise<Map<number, Person>> => {
+  if (ids.length === 0) return new Map();
+  const found = await batchGet(storage, ids.map(personKey), {
+    consistent: false,
+    ...(onCall ? { onCall } : {}),
+  });
+  const persons = new Map<number, Person>();
+  for (const id of ids) {
+    const item = found.get(keyString(personKey(id)));
+    if (item) persons.set(id, fromPersonItem(item));
+  }
+  return persons;
+};
+
+export const reconcileReader = (storage: Storage): ReconcileReader => {
+  const { client, tableName } = storage;
+
+  /** The stubs of every person a fragment's postings hold; what the read cost joins `total`. */
+  const search = async (fragment: string, total: ListCost) => {
+    const plan = planQuery({ search: fragment });
+    if (plan.probes.length === 0) return [];
+    const { persons, cost } = await searchPostings(storage, plan, { descending: false, window: ALL });
+    total.calls += cost.calls;
+    total.itemsRead += cost.itemsRead;
+    total.capacityUnits += cost.capacityUnits;
+    return persons;
+  };
+
+  const holderOf = async (email: string, record: (items: number, units: number) => void) => {
+    const { Item, ConsumedCapacity } = await storageCall(() =>
+      client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: claimKey({ field: 'email', value: email }),
+          ReturnConsumedCapacity: 'TOTAL',
+        }),
+      ),
+    );
+    record(Item ? 1 : 0, ConsumedCapacity?.CapacityUnits ?? 0);
+    return typeof Item?.personId === 'number' ? Item.personId : undefined;
+  };
+
+  return {
+    async candidates(request): Promise<CandidateRead> {
+      const { cost, record } = costRecorder();
+      if (!request.wantsPersons) return { candidates: [], cost, detail: { fragments: 0 } };
+      const [whole, ...words] = candidateFragments(request.name);
+      const found = new Map<number, string>();
+      const [holders, first] = await Promise.all([
+        Promise.all(request.emails.map((email) => holderOf(email, record))),
+        whole === undefined ? Promise.resolve([]) : search(whole, cost),
+      ]);
+      for (const { id, fullname } of first) found.set(id, fullname);
+      const emailHolders = holders.filter((id): id is number => id !== undefined);
+      let fragments = whole === undefined ? 0 : 1;
+      if (found.size < request.limit && words.length > 0) {
+        fragments += words.length;
+        for (const persons of await Promise.all(words.map((word) => search(word, cost))))
+          for (const { id, fullname } of persons) found.set(id, fullname);
+      }
+      // The best by their fullname alone, every exact namesake and email holder kept.
+      const ranked = [...found]
+        .map(([id, fullname]) => {
+          const folded = fold(fullname);
+          return { id, exact: folded === request.name, similarity: nameSimilarity(request.name, folded) };
+        })
+        .sort((a, b) => Number(b.exact) - Number(a.exact) || b.similarity - a.similarity || a.id - b.id);
+      const kept = [
+        ...new Set([
+          ...emailHolders,
+          ...ranked
+            .filter(({ exact }, index) => exact || index < RECONCILE_LIMITS.maxLimit)
+            .map(({ id }) => id),
+        ]),
+      ].slice(0, MAX_READ);
+      const persons = await readPersons(storage, kept, record);
+      return {
+        candidates: kept.flatMap((id) => {
+          const person = persons.get(id);
+          return person ? [factsOf(person)] : [];
+        }),
+        cost,
+        detail: {
+          fragments,
+          postingMatches: found.size,
+          emailHolders: emailHolders.length,
+          read: kept.length,
+        },
+      };
+    },
+
+    async suggest(text, limit) {
+      const wanted = fold(text);
+      if (Array.from(wanted).length < 2) return [];
+      const persons = await search(wanted, costRecorder().cost);
+      const starts = (fullname: string) =>
+        fold(fullname)
+          .split(' ')
+          .some((word) => word.startsWith(wanted));
+      return [...persons]
+        .sort((a, b) => Number(starts(b.fullname)) - Number(starts(a.fullname)))
+        .slice(0, limit);
+    },
+
+    persons: (ids) => readPersons(storage, ids),
+  };
+};
