@@ -9,7 +9,8 @@
  *   short names have grams) of the folded query and the closest of the candidate's names (its fullname,
  *   every Name's "first last" and freeform name), times 100;
  * - each `first_name` / `last_name` property sent that one of the candidate's Names holds (folded) adds
- *   5, one it does not hold takes 10 off;
+ *   5, one it does not hold takes 10 off; an `email` sent that a candidate with emails does not hold
+ *   takes 10 off (one without any is not held to it: a spreadsheet may know an address it lacks);
  * - an `email` property that is one of the candidate's emails (normalised as uniqueness compares them,
  *   API.md 5.5) is decisive: 100, whatever the name says (an email is held by one person only);
  * clamped to 0..100 and rounded to one decimal.
@@ -285,7 +286,10 @@ export const scoreCandidate = (request: MatchRequest, facts: CandidateFacts): Sc
   const first = agreement(request.firstNames, facts.firstNames);
   const last = agreement(request.lastNames, facts.lastNames);
   const adjust = (value: boolean | undefined) => (value === undefined ? 0 : value ? 5 : -10);
-  const raw = email === true ? 100 : 100 * similarity + adjust(first) + adjust(last);
+  // A person may have more emails than the one a spreadsheet knows: an email it lacks counts against
+  // it only when it has one at all.
+  const otherEmail = email === false && facts.emails.length > 0;
+  const raw = email === true ? 100 : 100 * similarity + adjust(first) + adjust(last) - (otherEmail ? 10 : 0);
   const score = Math.round(Math.min(100, Math.max(0, raw)) * 10) / 10;
   const features: Feature[] = [{ id: 'name', value: Math.round(similarity * 1000) / 1000 }];
   if (email !== undefined) features.push({ id: 'email', value: email });
@@ -296,9 +300,7 @@ export const scoreCandidate = (request: MatchRequest, facts: CandidateFacts): Sc
     score,
     exactName: similarity === 1,
     email,
-    // A person may have more emails than the one a spreadsheet knows: an email it lacks counts against
-    // it only when it has one at all.
-    contradicted: (email === false && facts.emails.length > 0) || first === false || last === false,
+    contradicted: otherEmail || first === false || last === false,
     features,
   };
 };
@@ -307,9 +309,12 @@ export interface Candidate extends ScoredCandidate {
   match: boolean;
 }
 
-/** Best first: score, then the exact name, then the lower id (older record) for a stable order. */
+/** Best first: score, then the email holder, the exact name, the lower id (older record): a stable order. */
 const byScore = (a: ScoredCandidate, b: ScoredCandidate) =>
-  b.score - a.score || Number(b.exactName) - Number(a.exactName) || a.facts.id - b.facts.id;
+  b.score - a.score ||
+  Number(b.email === true) - Number(a.email === true) ||
+  Number(b.exactName) - Number(a.exactName) ||
+  a.facts.id - b.facts.id;
 
 /**
  * Every candidate scored, the certain one (if any) marked, best first, cut to the request's limit.

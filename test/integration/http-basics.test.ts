@@ -281,6 +281,39 @@ describe('CORS with CORS_ORIGINS', () => {
     for (const answer of answers) expect(corsHeaders(answer), answer.url).toEqual([]);
   });
 
+  it('opens the Reconciliation API to any origin, listed or not, with CORS off or on (API.md 12)', async () => {
+    const queries = JSON.stringify({ q0: { query: 'Cross Origin' }, q1: { query: 'Cross Origin' } });
+    const answers = [];
+    for (const url of [server.url, cors.url])
+      for (const origin of [APP, OTHER])
+        answers.push(
+          await fetch(`${url}/reconcile?_=1700000000000`, { headers: { origin } }),
+          await fetch(`${url}/reconcile`, {
+            method: 'POST',
+            headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ queries }),
+          }),
+        );
+
+    for (const answer of answers) {
+      expect(answer.status, answer.url).toBe(200);
+      expect(answer.headers.get('access-control-allow-origin'), answer.url).toBe('*');
+      expect(answer.headers.get('access-control-allow-credentials'), answer.url).toBeNull();
+    }
+    const batch = (await answers[5]?.json()) as Record<
+      string,
+      { result: { name: string; type: unknown[] }[] }
+    >;
+    expect(batch.q0?.result[0]).toMatchObject({
+      name: 'Cross Origin',
+      type: [{ id: 'Person', name: 'Person' }],
+    });
+    expect(batch.q1).toEqual(batch.q0);
+    const jsonp = await fetch(`${cors.url}/reconcile?callback=jQuery1_2&_=3`, { headers: { origin: OTHER } });
+    expect(jsonp.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    expect(await jsonp.text()).toMatch(/^\/\*\*\/ jQuery1_2\(\{"versions":\["0\.2"\]/);
+  });
+
   it('sends an OPTIONS that is no preflight on to the router: 204 with Allow', async () => {
     const response = await fetch(`${cors.url}/Person`, { method: 'OPTIONS', headers: { origin: APP } });
 

@@ -8,8 +8,9 @@
  * 1. a GetItem of the email claim of each `email` sent (the one person holding it), and the postings
  *    of the whole folded name (`searchPostings` with it as a `search` fragment: every person one of
  *    whose names or emails holds it);
- * 2. only when round 1 found fewer persons than the query's limit: the postings of each of the name's
- *    longest words (at most 3 of 3 or more code points), so that "Jon Smith" still finds John Smith;
+ * 2. only when round 1 found no one whose fullname is the query's (folded): the postings of each of the
+ *    name's longest words (at most 3 of 3 or more code points, at once), so that "Jon Smith" still
+ *    finds John Smith;
  * 3. one BatchGetItem of the persons kept (the best `MAX_READ` by their fullname's similarity, every
  *    namesake of the exact name among them), to score them on all their names and emails.
  */
@@ -122,7 +123,10 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
       for (const { id, fullname } of first) found.set(id, fullname);
       const emailHolders = holders.filter((id): id is number => id !== undefined);
       let fragments = whole === undefined ? 0 : 1;
-      if (found.size < request.limit && words.length > 0) {
+      // The words only when the whole name found no one of that very name: a close second of an exact
+      // name holds it (a score within CLOSE_SECOND), so an exact hit needs no more reading.
+      const exactHit = first.some(({ fullname }) => fold(fullname) === request.name);
+      if (!exactHit && words.length > 0) {
         fragments += words.length;
         for (const persons of await Promise.all(words.map((word) => search(word, cost))))
           for (const { id, fullname } of persons) found.set(id, fullname);
