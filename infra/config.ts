@@ -3,6 +3,7 @@
  * line) in one place, so the stack itself takes a typed value and tests can build it directly.
  */
 import type { Node } from 'constructs';
+import { publicPropertiesFrom, type ReconcileProperty } from '../lib/domain/reconcile';
 import { corsOriginsFrom } from '../lib/http/cors';
 
 export interface JwtOption {
@@ -37,6 +38,12 @@ export interface StackConfig {
    * leaves CORS off.
    */
   corsOrigins: string[];
+  /**
+   * The Reconciliation API's public-read option (API.md 12): its routes, and no other, take requests
+   * without credentials (OpenRefine sends none), and they show only these properties (`fullname`
+   * always). Absent (the default): they are authorized like every other route.
+   */
+  reconcilePublic?: { properties: ReconcileProperty[] };
 }
 
 export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 };
@@ -72,10 +79,26 @@ const list = (value: string | undefined): string[] =>
 const optional = <K extends string>(key: K, value: string | undefined) =>
   (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
 
+/** `reconcilePublic=true`, and what it shows: `reconcilePublicProperties` (comma-separated). */
+const reconcilePublicOf = (node: Node): Pick<StackConfig, 'reconcilePublic'> => {
+  const properties = text(node, 'reconcilePublicProperties');
+  if (!flag(node, 'reconcilePublic')) {
+    if (properties !== undefined)
+      throw new Error(
+        'Context reconcilePublicProperties goes with reconcilePublic=true: set both or neither',
+      );
+    return {};
+  }
+  return {
+    reconcilePublic: { properties: publicPropertiesFrom(properties, 'Context reconcilePublicProperties') },
+  };
+};
+
 /**
  * Reads the options: `devStack`, `jwtIssuer` with `jwtAudience` (comma-separated), `throttleRate`,
  * `throttleBurst`, `enrichmentUrl`, `enrichmentSecretName`, `publicBaseUrl`, `alarmEmail`,
- * `withholdIndexes` (comma-separated index names), `corsOrigins` (comma-separated origins).
+ * `withholdIndexes` (comma-separated index names), `corsOrigins` (comma-separated origins),
+ * `reconcilePublic` with `reconcilePublicProperties` (comma-separated property ids).
  */
 export const stackConfigFromContext = (node: Node): StackConfig => {
   const issuer = text(node, 'jwtIssuer');
@@ -95,5 +118,6 @@ export const stackConfigFromContext = (node: Node): StackConfig => {
     ...optional('alarmEmail', text(node, 'alarmEmail')),
     withholdIndexes: list(text(node, 'withholdIndexes')),
     corsOrigins: corsOriginsFrom(text(node, 'corsOrigins'), 'Context corsOrigins'),
+    ...reconcilePublicOf(node),
   };
 };

@@ -189,7 +189,18 @@ export class PersonServiceStack extends Stack {
         routes.length > 0
           ? routes.map((route) => `${route.method} ${route.path}`).join(', ')
           : '$default: 404 or 405 for a request no route matches';
-      const fn = this.serviceFunction(handler, entryOf(handler), description, { environment: http });
+      const { reconcilePublic } = this.config;
+      // The public-read option (API.md 12): the functions of its routes show only the listed properties.
+      const narrowed: Record<string, string> =
+        reconcilePublic && routes.some((route) => route.reconciliation)
+          ? {
+              RECONCILE_PUBLIC_READ: 'on',
+              RECONCILE_PUBLIC_PROPERTIES: reconcilePublic.properties.join(','),
+            }
+          : {};
+      const fn = this.serviceFunction(handler, entryOf(handler), description, {
+        environment: { ...http, ...narrowed },
+      });
       return new HttpLambdaIntegration(`${constructIdOf(handler)}Integration`, fn);
     };
 
@@ -229,8 +240,11 @@ export class PersonServiceStack extends Stack {
         path: route.path,
         methods: servedMethods(route).map((method) => HttpMethod[method]),
         integration,
-        // Self-description stays public (API.md 9): JSON-LD processors and tooling fetch it unsigned.
-        ...(route.public ? { authorizer: new HttpNoneAuthorizer() } : {}),
+        // Self-description stays public (API.md 9): JSON-LD processors and tooling fetch it unsigned;
+        // the Reconciliation API's routes only with the public-read option (API.md 12).
+        ...(route.public || (route.reconciliation && this.config.reconcilePublic)
+          ? { authorizer: new HttpNoneAuthorizer() }
+          : {}),
       });
     }
 

@@ -85,16 +85,17 @@ export const isVisible = (visibility: Visibility, property: ReconcileProperty): 
  * The public properties of a comma-separated setting (`fullname,email`). An id that is no property is
  * refused, so that a typo never hides what the operator meant to show (or shows what they did not).
  */
-export const publicPropertiesFrom = (value: string | undefined): ReconcileProperty[] => {
+export const publicPropertiesFrom = (
+  value: string | undefined,
+  source = 'RECONCILE_PUBLIC_PROPERTIES',
+): ReconcileProperty[] => {
   const ids = (value ?? 'fullname')
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
   for (const id of ids)
     if (!isReconcileProperty(id))
-      throw new Error(
-        `RECONCILE_PUBLIC_PROPERTIES lists ${id}, which is none of ${[...PROPERTY_IDS].join(', ')}`,
-      );
+      throw new Error(`${source} lists ${id}, which is none of ${[...PROPERTY_IDS].join(', ')}`);
   return [...new Set(['fullname', ...ids])] as ReconcileProperty[];
 };
 

@@ -234,3 +234,56 @@ describe('corsOrigins', () => {
     expect(routeKeys(defaults).filter((key) => key.startsWith('OPTIONS'))).toEqual([]);
   });
 });
+
+describe('reconcilePublic', () => {
+  let open: Template;
+  beforeAll(() => {
+    open = synthesize({ context: { reconcilePublic: 'true', reconcilePublicProperties: 'email' } }).template;
+  });
+
+  const authOf = (template: Template) =>
+    Object.fromEntries(
+      Object.values(resourcesOf(template, 'AWS::ApiGatewayV2::Route')).map((route) => [
+        route.Properties.RouteKey as string,
+        route.Properties.AuthorizationType as string,
+      ]),
+    );
+  const reconciliationKeys = ROUTES.filter((route) => route.reconciliation).flatMap((route) =>
+    servedMethods(route).map((method) => `${method} ${route.path}`),
+  );
+  const reconciliationHandlers = [
+    ...new Set(ROUTES.filter((route) => route.reconciliation).map((r) => r.handler)),
+  ];
+
+  it('opens the Reconciliation API routes, and no other, to callers without credentials', () => {
+    const opened = authOf(open);
+    const closed = authOf(defaults);
+    expect(reconciliationKeys.length).toBeGreaterThanOrEqual(5);
+    for (const key of reconciliationKeys) {
+      expect({ key, auth: opened[key] }).toEqual({ key, auth: 'NONE' });
+      expect({ key, auth: closed[key] }).toEqual({ key, auth: 'AWS_IAM' });
+    }
+    for (const [key, auth] of Object.entries(opened))
+      if (!reconciliationKeys.includes(key)) expect({ key, auth }).toEqual({ key, auth: closed[key] });
+  });
+
+  it('tells their functions to show only fullname and the properties listed', () => {
+    for (const handler of reconciliationHandlers) {
+      expect(variablesOf(open, handler)).toMatchObject({
+        RECONCILE_PUBLIC_READ: 'on',
+        RECONCILE_PUBLIC_PROPERTIES: 'fullname,email',
+      });
+      expect(variablesOf(defaults, handler).RECONCILE_PUBLIC_READ).toBeUndefined();
+    }
+    expect(variablesOf(open, 'get-person').RECONCILE_PUBLIC_READ).toBeUndefined();
+  });
+
+  it('refuses a property that is none, and properties without the option', () => {
+    const read = (context: Record<string, string>) => () => stackConfigFromContext(new App({ context }).node);
+    expect(read({ reconcilePublic: 'true', reconcilePublicProperties: 'emial' })).toThrow(/emial/);
+    expect(read({ reconcilePublicProperties: 'email' })).toThrow(/reconcilePublic=true/);
+    expect(read({ reconcilePublic: 'true' })()).toMatchObject({
+      reconcilePublic: { properties: ['fullname'] },
+    });
+  });
+});
