@@ -81,6 +81,9 @@ describe('events/ against the handlers', () => {
       'update-name-suffix': 200,
       'list-change-history': 200,
       'get-change-history': 200,
+      'reconcile-persons': 200,
+      'suggest-persons': 200,
+      'preview-person': 200,
       [FALLBACK_HANDLER]: 405,
     });
   });

@@ -23,7 +23,10 @@ import { buildHandler as buildListPersonAudit } from '../../functions/list-perso
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { buildHandler as buildListPrefixes } from '../../functions/list-prefixes';
 import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes';
+import { buildHandler as buildPreview } from '../../functions/preview-person';
+import { buildHandler as buildReconcile } from '../../functions/reconcile-persons';
 import { handler as routeNotFound } from '../../functions/route-not-found';
+import { buildHandler as buildSuggest } from '../../functions/suggest-persons';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
 import { ROUTES } from '../../lib/api/routes';
@@ -31,10 +34,12 @@ import { auditLog } from '../../lib/db/history/audit-log';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { personExport } from '../../lib/db/person/person-export';
 import { personList } from '../../lib/db/person/person-list';
+import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { folderAssets } from '../../lib/docs/assets';
 import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';
+import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, lambdaContext } from '../support/events';
@@ -635,6 +640,47 @@ describe('real responses match the schemas the document declares', () => {
 
     expect(replies.map(({ status }) => status)).toEqual([200, 200, 404]);
     for (const reply of replies) expectDeclared('GET', route, reply);
+  });
+
+  it('the Reconciliation API: manifest, queries, JSONP, suggest, properties, preview, and their refusals', async () => {
+    const deps = { reader: reconcileReader(suite.table), visibility: ALL_VISIBLE };
+    const reconcile = buildReconcile(deps);
+    const suggest = buildSuggest(deps);
+    const form = (body: string, type = 'application/x-www-form-urlencoded') =>
+      httpEvent({ method: 'POST', route: '/reconcile', headers: { 'content-type': type }, body });
+    const queries = `queries=${encodeURIComponent(JSON.stringify({ q0: { query: 'Ada Lovelace' } }))}`;
+    const suggestOf = (kind: string) =>
+      get('/reconcile/suggest/{kind}', `/reconcile/suggest/${kind}`, {
+        pathParameters: { kind },
+        query: { prefix: 'lov' },
+      });
+    const preview = (id: string) => get('/reconcile/preview', '/reconcile/preview', { query: { id } });
+    const replies: [string, string, Reply][] = [
+      ['GET', '/reconcile', await call(reconcile, get('/reconcile'))],
+      [
+        'GET',
+        '/reconcile',
+        await call(reconcile, get('/reconcile', '/reconcile', { query: { callback: 'cb' } })),
+      ],
+      [
+        'GET',
+        '/reconcile',
+        await call(reconcile, get('/reconcile', '/reconcile', { query: { queries: '{' } })),
+      ],
+      ['POST', '/reconcile', await call(reconcile, form(queries))],
+      ['POST', '/reconcile', await call(reconcile, form('queries=[', 'application/x-www-form-urlencoded'))],
+      ['POST', '/reconcile', await call(reconcile, form('{}', 'application/json'))],
+      ['GET', '/reconcile/suggest/{kind}', await call(suggest, suggestOf('entity'))],
+      ['GET', '/reconcile/suggest/{kind}', await call(suggest, suggestOf('nothing'))],
+      ['GET', '/reconcile/properties', await call(suggest, get('/reconcile/properties'))],
+      ['GET', '/reconcile/preview', await call(buildPreview(deps), preview(String(person.id)))],
+      ['GET', '/reconcile/preview', await call(buildPreview(deps), preview('999999999'))],
+    ];
+
+    expect(replies.map(([, , { status }]) => status)).toEqual([
+      200, 200, 400, 200, 400, 415, 200, 404, 200, 200, 404,
+    ]);
+    for (const [method, route, reply] of replies) expectDeclared(method, route, reply);
   });
 
   it('405 from the router matches the document’s method-not-allowed response', async () => {
