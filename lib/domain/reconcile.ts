@@ -194,14 +194,20 @@ export const matchRequestOf = (query: ReconcileQuery, visibility: Visibility = A
 };
 
 /**
+ * Code points a fragment needs to be looked up: 3, one gram. A shorter one (`li`) would read every
+ * posting of every gram it starts (`an`: most persons), so it finds nothing rather than cost the table.
+ */
+export const MIN_FRAGMENT = 3;
+
+/**
  * The text fragments whose postings may hold a request's candidates: the whole folded name (every
  * person whose names hold it), and its words of 3 or more code points (the ones that can be misspelt
  * around), at most `maxWords`, longest first.
  */
 export const candidateFragments = (name: string, maxWords = 3): string[] => {
-  if (Array.from(name).length < 2) return [];
+  if (Array.from(name).length < MIN_FRAGMENT) return [];
   const words = [...new Set(name.split(' '))]
-    .filter((word) => Array.from(word).length >= 3 && word !== name)
+    .filter((word) => Array.from(word).length >= MIN_FRAGMENT && word !== name)
     .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
     .slice(0, maxWords);
   return [name, ...words];

@@ -195,6 +195,11 @@ describe('queries', () => {
     expect(candidates.map(({ id }) => String(id))).toContain(ids.grace);
     expect(cost.itemsRead).toBeLessThan(OTHERS);
   });
+
+  it('does not look up a name under 3 code points: its postings would be most of the table', async () => {
+    const { candidates, cost } = await reader.candidates(matchRequestOf({ query: 'Al' }));
+    expect({ candidates, calls: cost.calls }).toEqual({ candidates: [], calls: 0 });
+  });
 });
 
 describe('refusals', () => {

@@ -22,6 +22,7 @@ import {
   candidateFragments,
   factsOf,
   type MatchRequest,
+  MIN_FRAGMENT,
   nameSimilarity,
   RECONCILE_LIMITS,
 } from '../../domain/reconcile';
@@ -164,7 +165,7 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
 
     async suggest(text, limit) {
       const wanted = fold(text);
-      if (Array.from(wanted).length < 2) return [];
+      if (Array.from(wanted).length < MIN_FRAGMENT) return [];
       const persons = await search(wanted, costRecorder().cost);
       const starts = (fullname: string) =>
         fold(fullname)

@@ -120,8 +120,10 @@
  * DynamoDB Local (test/integration/reconcile.test.ts, 65 persons): `Grace Hopper`, an exact name, 17
  * calls (8 samples and the id counter, 7 Queries, 1 BatchGetItem), 9 items, 2 read units; a misspelt
  * name costs its words' searches too (about 12 calls each for a 5- or 6-letter word).
- * Suggest (`/reconcile/suggest/entity`) reads the postings of the prefix typed as one fragment, the
- * preview and data extension one BatchGetItem of the ids asked (at most 100), nothing else.
+ * A name or word under 3 code points (`li`) is not looked up: its postings would be every gram it
+ * starts. Suggest (`/reconcile/suggest/entity`) reads the postings of the prefix typed (3 code points
+ * or more) as one fragment, the preview and data extension one BatchGetItem of the ids asked (at
+ * most 100), nothing else.
  * What the export costs (`GET /Person/export`, lib/db/person/person-export.ts), page size L, N persons:
  * - a page walks the P partitions of `byName` in order: one Query of the partition its cursor names,
  *   L + 1 keys (about 100 bytes each; the one more tells whether the partition goes on, so a page

@@ -83,7 +83,8 @@ describe('a reconciliation query as a match request', () => {
   it('looks candidates up by the whole name and its longest words of 3 or more code points', () => {
     expect(candidateFragments('jon de smith')).toEqual(['jon de smith', 'smith', 'jon']);
     expect(candidateFragments('smith')).toEqual(['smith']);
-    expect(candidateFragments('a')).toEqual([]);
+    expect(candidateFragments('li')).toEqual([]);
+    expect(candidateFragments('li wei')).toEqual(['li wei', 'wei']);
   });
 });
 
