@@ -2,46 +2,28 @@
  * The common fragment's constant (issue #36 step 3): where a filtered list's time goes when its
  * fragment matches thousands (`first_name=maria`, 20% of the table), at the largest size of the scale
  * section. The list's steps are run one by one, each timed on its own, median over the runs:
- * - the samples (round 1): one Query of `SAMPLE_PER_SHARD` postings per probe in its filter's
- *   sampling shard and the GetItem of the id counter, at once, on the raw client;
+ * - the sizing of the probes (round 1): the BatchGetItem of their posting counts (`readPostingCounts`);
  * - the Queries of the chosen probe: every shard read whole at once (pages of `MAX_QUERY_LIMIT`) on
- *   the raw client, so the SDK's protocol parsing is in, the document client's unmarshalling is not
- *   (the list reads the sampled shard's rest, not all of it: a sample more);
+ *   the raw client, so the SDK's protocol parsing is in, the document client's unmarshalling is not;
  * - unmarshalling those items (`unmarshall` of @aws-sdk/util-dynamodb, what the document client does);
  * - matching: each posting's values against the filter (`valuesMatch`), kept by id;
  * - sorting and windowing (`sortedWindow`), and apart its two parts: the sort key of every match
  *   (`fold` of the fullname, `listSortKey`), and the ordering of the keyed matches and the slice.
  * Each run first has the handler answer the same request, so the whole and its steps are measured
  * under the same load (the machine is shared with DynamoDB Local); what the steps leave of the
- * handler's median is "other": the samples (timed apart too), the request's parsing, the answer's
+ * handler's median is "other": the sizing (timed apart too), the request's parsing, the answer's
  * serialization, the cost log line, the document client's middleware. The scale row's median (other
  * runs) is given beside it.
  */
-import {
-  type AttributeValue,
-  type DynamoDBClient,
-  GetItemCommand,
-  QueryCommand,
-} from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { MAX_QUERY_LIMIT, sortedWindow, sortNameOf, windowBySortKey } from '../../lib/db/person/list-reads';
-import {
-  buildProbeQuery,
-  probeText,
-  SAMPLE_PER_SHARD,
-  searchPostings,
-} from '../../lib/db/search/posting-search';
+import { readPostingCounts } from '../../lib/db/search/posting-counts';
+import { buildProbeQuery, probeText, searchPostings } from '../../lib/db/search/posting-search';
 import type { Storage } from '../../lib/db/table/client';
-import { idCounterKey, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
+import { PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import { ListPersonsQuery, type PersonSummary, personListRequest } from '../../lib/domain/listing';
-import {
-  type Posting,
-  type Probe,
-  planQuery,
-  probesToSample,
-  samplingShard,
-  valuesMatch,
-} from '../../lib/domain/search';
+import { type Posting, type Probe, planQuery, probesToSample, valuesMatch } from '../../lib/domain/search';
 import { summarise } from './stats';
 
 /** One step of the list, its median over the runs. */
@@ -62,8 +44,8 @@ export interface ConstantBreakdown {
   runs: number;
   /** The steps after the samples, in the list's order; they and `other` add up to `whole`. */
   parts: ConstantPart[];
-  /** The samples' round, measured apart: part of `other` (the list's first round of calls). */
-  samples: number;
+  /** The probes' sizing by their counts, measured apart: part of `other` (the list's first round of calls). */
+  sizing: number;
   /**
    * Of the sorting step: the sort keys, and ordering them (with the slice); and for reference, sorting
    * every keyed match (what a list did before it selected its window).
@@ -146,19 +128,8 @@ export const runConstant = async (
     const whole = elapsed(started);
 
     started = performance.now();
-    if (sampled.length > 1)
-      await Promise.all([
-        raw.send(new GetItemCommand({ TableName: tableName, Key: marshall(idCounterKey) })),
-        ...sampled.map((each) =>
-          raw.send(
-            new QueryCommand({
-              ...rawQuery(tableName, each, samplingShard(each.filter, PERSON_LIST_SHARDS)),
-              Limit: SAMPLE_PER_SHARD,
-            }),
-          ),
-        ),
-      ]);
-    const samples = elapsed(started);
+    if (sampled.length > 1) await readPostingCounts(storage, sampled, () => {});
+    const sizing = elapsed(started);
 
     started = performance.now();
     const shards = await Promise.all(
@@ -203,7 +174,7 @@ export const runConstant = async (
     // The first run warms up.
     if (run === 0) continue;
     time('whole', whole);
-    time('samples (round 1)', samples);
+    time('sizing (round 1)', sizing);
     time('Queries of the chosen probe (raw)', queries);
     time('unmarshalling', unmarshalling);
     time('matching', matching);
@@ -229,7 +200,7 @@ export const runConstant = async (
     runs,
     parts,
     sortSplit: { keys: medianOf('keys'), order: medianOf('order'), fullSort: medianOf('full sort') },
-    samples: medianOf('samples (round 1)'),
+    sizing: medianOf('sizing (round 1)'),
     whole: medianOf('whole'),
     scaleRow,
     other: medianOf('whole') - parts.reduce((sum, { ms }) => sum + ms, 0),

@@ -392,7 +392,7 @@ export const markdown = (results: BenchResults): string => {
           `of ${constant.runs} runs, each after the handler answered the same request (its median here; ` +
           `${ms(constant.scaleRow)} ms in its row above). The Queries on the raw client (the SDK's parsing in, the ` +
           "document client's unmarshalling apart); other: the rest of the handler (request, answer " +
-          'serialization, cost log line, the document client) and the samples of round 1, measured apart too.',
+          'serialization, cost log line, the document client) and the sizing of the probes by their counts (round 1), measured apart too.',
         table(
           ['step', 'ms', 'share'],
           [
@@ -414,9 +414,9 @@ export const markdown = (results: BenchResults): string => {
             ],
             ['other', ms(constant.other), share(constant.other, constant.whole)],
             [
-              '… of which, measured apart, the samples (round 1)',
-              ms(constant.samples),
-              share(constant.samples, constant.whole),
+              '… of which, measured apart, the sizing by the counts (round 1)',
+              ms(constant.sizing),
+              share(constant.sizing, constant.whole),
             ],
             ['handler (whole)', ms(constant.whole), '100%'],
           ],

@@ -137,7 +137,7 @@ describe('npm run bench -- --quick', () => {
     const steps = (constant?.parts ?? []).reduce((sum, { ms }) => sum + ms, 0);
     expect(steps).toBeLessThanOrEqual(constant?.whole ?? 0);
     expect(constant?.sortSplit.fullSort).toBeGreaterThan(0);
-    expect(constant?.samples).toBeGreaterThan(0);
+    expect(constant?.sizing).toBeGreaterThan(0);
     expect(constant?.scaleRow).toBe(at1000('common first_name (20%)')?.latency.median);
     expect(constant?.postings).toBeGreaterThanOrEqual(200);
     expect(stdout).toContain("The common fragment's constant (issue #36)");
