@@ -145,17 +145,19 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     },
   ],
   // Reconciliation (reconcile-candidates.ts): the email claims sent, the postings of the name and its
-  // words with the id counter (posting-search.ts's samples), then the candidates' persons; data
-  // extension reads persons only.
+  // words, sized by their posting counts (posting-search.ts; no fragment under 3 code points, so no
+  // prefix's counts) or without complete counts by samples with the id counter, then the candidates'
+  // persons; data extension reads persons only.
   'reconcile-persons': [
     { actions: ['GetItem'], partitions: [...claimsOf('email', { literalOnly: true }), idCounterKey.pk] },
     { actions: ['Query'], partitions: [POSTINGS] },
-    { actions: ['BatchGetItem'], partitions: [PERSONS] },
+    { actions: ['BatchGetItem'], partitions: [PERSONS, POSTING_COUNTS] },
   ],
-  // Suggest reads the postings of the prefix typed (with the id counter); properties and types nothing.
+  // Suggest reads the postings of the prefix typed (sized as a list's); properties and types nothing.
   'suggest-persons': [
     { actions: ['GetItem'], partitions: [idCounterKey.pk] },
     { actions: ['Query'], partitions: [POSTINGS] },
+    { actions: ['BatchGetItem'], partitions: [POSTING_COUNTS] },
   ],
   'preview-person': [{ actions: ['BatchGetItem'], partitions: [PERSONS] }],
   // The export (person-export.ts): a page of ids from the byName index, then their Person items.

@@ -124,11 +124,15 @@ const EXPECTED: Record<string, string[]> = {
   ],
   'export-persons': ['dynamodb:BatchGetItem on table [PERSON#*]', 'dynamodb:Query on index byName'],
   'reconcile-persons': [
-    'dynamodb:BatchGetItem on table [PERSON#*]',
+    'dynamodb:BatchGetItem on table [PERSON#* POSTINGCOUNT#*]',
     'dynamodb:GetItem on table [EMAIL#* COUNTER#ids]',
     'dynamodb:Query on table [GRAM#*]',
   ],
-  'suggest-persons': ['dynamodb:GetItem on table [COUNTER#ids]', 'dynamodb:Query on table [GRAM#*]'],
+  'suggest-persons': [
+    'dynamodb:BatchGetItem on table [POSTINGCOUNT#*]',
+    'dynamodb:GetItem on table [COUNTER#ids]',
+    'dynamodb:Query on table [GRAM#*]',
+  ],
   'preview-person': ['dynamodb:BatchGetItem on table [PERSON#*]'],
   'list-person-audit': ['dynamodb:GetItem on table [PERSON#*]', 'dynamodb:Query on table [PERSON#*]'],
   'list-prefixes': ['dynamodb:Query on table [VOCABULARY#NamePrefix]'],

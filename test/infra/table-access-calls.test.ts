@@ -471,16 +471,8 @@ beforeAll(async () => {
     { first_name: 'a' },
   ])
     await invoke('list-persons', { method: 'GET', route: '/Person', query }, 200);
-  // With the posting counts marked complete (as a table counted from its start is), a query of grams
-  // and a prefix reads their counts (a BatchGetItem, and a Query of the prefix's partition) instead.
-  await client.send(new PutCommand({ TableName: table.tableName, Item: { ...postingCountsCompleteKey } }));
-  await invoke(
-    'list-persons',
-    { method: 'GET', route: '/Person', query: { last_name: 'lovelace', first_name: 'ad' } },
-    200,
-  );
   await invoke('export-persons', { method: 'GET', route: '/Person/export', query: { limit: '3' } }, 200);
-  // Reconciliation: the email claim, the name's postings (sampled, so the id counter too) and the
+  // Reconciliation: the email claim, the name's postings (sampled here, so the id counter too) and the
   // candidates' persons; data extension the persons; suggest a prefix's postings; the preview a person.
   const form = (parameters: Record<string, string>) => ({
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -498,17 +490,33 @@ beforeAll(async () => {
     { method: 'GET', route: '/reconcile', query: { extend: JSON.stringify(extend) } },
     200,
   );
+  const suggest = () =>
+    invoke(
+      'suggest-persons',
+      {
+        method: 'GET',
+        route: '/reconcile/suggest/{kind}',
+        path: '/reconcile/suggest/entity',
+        pathParameters: { kind: 'entity' },
+        query: { prefix: 'lovelace' },
+      },
+      200,
+    );
+  await suggest();
+  // With the posting counts marked complete (as a table counted from its start is), the postings are
+  // sized by their counts instead: a BatchGetItem of the grams' (and a Query of a prefix's partition).
+  await client.send(new PutCommand({ TableName: table.tableName, Item: { ...postingCountsCompleteKey } }));
   await invoke(
-    'suggest-persons',
-    {
-      method: 'GET',
-      route: '/reconcile/suggest/{kind}',
-      path: '/reconcile/suggest/entity',
-      pathParameters: { kind: 'entity' },
-      query: { prefix: 'lovelace' },
-    },
+    'list-persons',
+    { method: 'GET', route: '/Person', query: { last_name: 'lovelace', first_name: 'ad' } },
     200,
   );
+  await invoke(
+    'reconcile-persons',
+    { method: 'POST', route: '/reconcile', ...form({ queries: JSON.stringify(queries) }) },
+    200,
+  );
+  await suggest();
   await as('preview-person', async () => {
     const { handler } = await import('../../functions/preview-person');
     const result = await handler(

@@ -46,50 +46,51 @@
  *   the prefix of one of 2) can supply its candidates; the reader measures them and reads the smallest
  *   (issue #36: letter frequency misled it, `lowski` read `wsk`, ten times `low`). In rounds of calls
  *   sent at once:
- *   1. the samples, when the query has more than one probe: one Query per probe (every gram of each
- *      fragment, 8 spread over one of more than 10 code points; G in all, at most 32 for four filters)
- *      with Limit 64, in one shard (a hash of the fragment: every gram of a fragment in the same one,
- *      different fragments in different ones), and a GetItem of the id counter. A Query costs its
- *      items' bytes rounded up to 4 KB, halved (eventually consistent): 64 postings of about 150 bytes
- *      are 1 to 1.5 read units, a sample of under 27 the minimum 0.5; the GetItem 0.5. So G + 1 calls,
- *      at most 64 G postings, at most 1.5 G + 0.5 read units. A shard read to its end counts the
- *      probe exactly (times 8, the shard being a hash of the id); a full page is extrapolated from how
- *      far through the ids it got (within about 12%, 1/sqrt(64)); a prefix only when exhausted.
- *   2. the probe whose sample shows fewest postings read whole: one Query per shard (7 when its
- *      sampled shard was read to its end; that shard otherwise goes on from its sample, nothing read
- *      twice), R postings in all, its sample included (a shard's Query returns up to 5 000: one more
- *      round per 5 000 a shard holds). It asks for the stub and the filter's values, so about half of
- *      each posting comes back, but the read units are those of whole postings.
+ *   1. the counts, when the query has more than one probe (every gram of each fragment, 8 spread over
+ *      one of more than 10 code points; G in all, at most 32 for four filters): one BatchGetItem of
+ *      their posting counts and the mark that the counts are complete (below), eventually consistent,
+ *      G + 1 items of about 50 bytes, half a read unit each; and one Query per prefix probe of its
+ *      prefix's counts (the grams starting with it, summed; one read unit per 4 KB of them). The
+ *      probe with the fewest postings is read whole: exactly the rarest, up to what the stream has not
+ *      counted yet (a few seconds of writes).
+ *   1b. only on a table whose counts are not complete (it held persons before they were counted): the
+ *      samples, one Query per probe with Limit 64 in one shard (a hash of the fragment: every gram of a
+ *      fragment in the same one), and a GetItem of the id counter. A Query costs its items' bytes
+ *      rounded up to 4 KB, halved: 64 postings of about 150 bytes are 1 to 1.5 read units, a sample of
+ *      under 27 the minimum 0.5. So G + 1 calls, at most 64 G postings and 1.5 G + 0.5 read units. A
+ *      shard read to its end counts the probe exactly (times 8, the shard being a hash of the id); a
+ *      full page is extrapolated from how far through the ids it got (within about 12%); one shard
+ *      cannot tell a gram of 1 posting from one of 11 (`email=-1234@` at 1 000 persons read 12).
+ *   2. the chosen probe read whole: one Query per shard (a sampled shard goes on from its sample,
+ *      nothing read twice), R postings in all (a shard's Query returns up to 5 000: one more round per
+ *      5 000 a shard holds). It asks for the stub and the filter's values, so about half of each
+ *      posting comes back, but the read units are those of whole postings.
  *   3. every other filter checked with one BatchGetItem per 100 candidates of their posting of one of
  *      its grams (persons, for a fragment under 3 code points).
  *   A query of one probe (a fragment of 3 or 2 code points alone) has nothing to choose: round 2 only,
  *   8 Queries. The stubs come from the postings, so the page costs nothing more; the cost line names
- *   the probe read whole, R, the probes sampled, the postings the samples read and the rounds of
- *   Queries. Items read: R + at most 64 per other probe sampled + 1 + one per candidate and other
- *   filter. Measured on DynamoDB Local (test/integration/probe-choice.test.ts, 2 000 persons of Polish
- *   names): `last_name=lowski` reads `low` (120 postings) after samples of 208, 313 items in 12 calls
- *   (4 + 1, then 7) and 2 rounds, 7.5 read units; it read `wsk` before: 1 597 items, 25 calls, 27.5
- *   read units. A rare fragment whose other grams are common pays their samples in full: `quillfeather`
- *   at 10 000 persons (`npm run bench -- --quick`: 10 matches, 8 of its 10 grams sampled) reads 151
- *   items in 16 calls, where it read 10 in 8 when its rarest-looking gram happened to be its rarest;
- *   at most 64 G postings and 1.5 G read units, the price of never reading ten times the rarest.
- *   A common fragment (`maria`, 20 000 of 100 000) costs its R plus at most 64 per other
- *   gram: 3 + 1 calls, then 8 (2 500 postings a shard, one page each), 2 rounds. Its time is the
+ *   the probe read whole, R, how the probes were sized (`counts`, `samples`), the postings the samples
+ *   read and the rounds. Items read: R + G + 1 (the counts and the mark; + at most 64 per other probe
+ *   and 1 where it samples) + one per candidate and other filter. Measured (`npm run bench -- --quick
+ *   --only scale`, names whose rare-looking grams are common): every filter reads its rarest gram's
+ *   postings and no more, in 2 rounds: `last_name=lowski` at 10 000 persons 212 postings of `low`
+ *   (1 + 8 calls) where sampling read 404 and letter frequency `wsk`; a rare fragment whose other grams
+ *   are common no longer pays their samples (`quillfeather`: 10 postings, it read 100 with samples).
+ *   A common fragment (`maria`, 20 000 of 100 000) costs its R and the 4 counts: 1 + 8 calls (2 500
+ *   postings a shard, one page each), 2 rounds. Its time is the
  *   reads (issue #36; `npm run bench -- --only scale`, the steps of test/bench/constant.ts at 20 000
  *   persons, 4 000 matches, a shared 2-core machine): the chosen probe's Queries alone, on the raw
  *   client, take as long as the whole handler's median (112 ms against 107; 210 against 215 under more
- *   load), the samples' round 11 ms; after them unmarshalling 5 ms (the document client's `unmarshall`,
+ *   load), the samples' round (before the counts) 11 ms; after them unmarshalling 5 ms (the document client's `unmarshall`,
  *   no leaner library path), matching 0.9, sorting and the window 2.1. The sorting was 8.7 ms, and at
  *   20 000 matches 72 to 101 ms (the bench's names, measured in one process): the list now keeps its
  *   first offset + limit matches in a heap instead of sorting all of them, orders by `listSortName` and
  *   the id instead of a key string per match, and `fold` lower-cases plain ASCII words directly, 18 to
  *   26 ms, the same count and order. What is left grows with the postings read, each needed for the
- *   exact count: DynamoDB's reading and the SDK's parsing of R postings. R is at most 1.5
- *   times the rarest gram's postings plus the sampling when every other gram holds at most 1.5 times
- *   the rarest's postings or at least 3 times and 256 more (the property of
- *   test/unit/db/search/probe-choice.test.ts: a one-shard sample misorders those about once in a
- *   billion at most); a gram between (1.6 times the rarest, say) is now and then taken for the
- *   rarest, and R is then its postings.
+ *   exact count: DynamoDB's reading and the SDK's parsing of R postings. Without complete counts R is
+ *   at most 1.5 times the rarest gram's postings plus the sampling when every other gram holds at most
+ *   1.5 times the rarest's postings or at least 3 times and 256 more (the property of
+ *   test/unit/db/search/probe-choice.test.ts); a gram between is now and then taken for the rarest.
  *   A 2-code-point fragment reads every posting whose gram starts with it (`ma`: mar, mat, may, ...),
  *   the persons holding those 2 code points before another: up to N for a pair as common as `an`.
  * - every filter of one code point: no posting narrows the list (a letter is in most persons):
@@ -203,7 +204,11 @@
  * waits on them and no count is written by every write: one partition takes one UpdateItem per
  * batch per gram of its prefix, at most (stream shards) × (batches a second each), well under the
  * 1 000 a partition takes. A batch delivered again after a failure adds its grams twice: a count is
- * a size to compare, not an answer.
+ * a size to compare, not an answer. The counts are trusted only where they hold every posting: the
+ * mark `POSTINGCOUNT#` / `COMPLETE` is written while the table holds no person (its person counters
+ * all 0), by the deploy's reference-data resource and by `npm start` with its stream poller, both of
+ * which count the stream from its start. A table that held persons before (an upgrade) has no mark
+ * and its lists sample instead; a recount that marks it is not built yet.
  *
  * Local references (API.md 4, `local_reference_id=<value>`). A client finds its persons by its own key:
  * the exact root `local_reference_id`, case and all, no substring (`ref-1` is not `ref-10`). Each
