@@ -1,20 +1,7 @@
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM } from '../support/chromium';
 import { type ServerProcess, startServer } from '../support/server';
-
-/** Debian's Chromium (`apt-get install chromium`); playwright-core downloads no browser of its own. */
-const CHROMIUM = {
-  executablePath: '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--no-first-run',
-  ],
-};
 
 interface Loaded {
   page: Page;
