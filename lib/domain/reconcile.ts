@@ -5,22 +5,30 @@
  * candidates come from lib/db/search/reconcile-candidates.ts, the wire from lib/http/reconcile-handlers.ts.
  *
  * The score (0 to 100, documented in the manifest's `documentation` and in README "Matching records"):
- * - `name`: the trigram similarity (Jaccard, each folded name padded with a space at both ends so that
- *   short names have grams) of the folded query and the closest of the candidate's names (its fullname,
- *   every Name's "first last" and freeform name), times 100;
+ * - `name`: how alike the folded query and the closest of the candidate's names are (its fullname,
+ *   every Name's "first last" and freeform name), the better of two measures, times 100: the trigram
+ *   similarity of the whole names (Jaccard, each padded with a space at both ends so that short names
+ *   have grams), and the words' similarity times 0.95 (`wordsSimilarity`: word against word in any
+ *   order, an initial or a nickname 0.9, a misspelt word by its edit distance). A query "Last, First"
+ *   is compared as written and as "First Last". Only a name equal to the query, folded, scores 1;
  * - each `first_name` / `last_name` property sent that one of the candidate's Names holds (folded) adds
  *   5, one it does not hold takes 10 off; an `email` sent that a candidate with emails does not hold
  *   takes 10 off (one without any is not held to it: a spreadsheet may know an address it lacks);
- * - an `email` property that is one of the candidate's emails (normalised as uniqueness compares them,
- *   API.md 5.5) is decisive: 100, whatever the name says (an email is held by one person only);
+ * - an `email` property (or a query text that is an email address) that is one of the candidate's
+ *   emails (normalised as uniqueness compares them, API.md 5.5) is decisive: 100, whatever the name
+ *   says (an email is held by one person only);
  * clamped to 0..100 and rounded to one decimal.
  * `match: true` goes to one candidate only, and only when it is certain: it holds the email sent, or
- * its folded name is the query's exactly, no other candidate's is, no other candidate scores within
- * `CLOSE_SECOND` of it, and nothing sent speaks against it (an email it does not hold, a first or last
- * name it does not have).
+ * its folded name is the query's exactly (or "First Last" of a query "Last, First"), no other
+ * candidate's is, no other candidate comes within `CLOSE_SECOND` of it by the trigram measure alone
+ * (a near name that the words' measure lifts, "Mario Garcia" beside "Maria Garcia", does not make
+ * the exact one uncertain; "John Smith Jr" beside "John Smith" does), and nothing sent speaks against
+ * it (an email it does not hold, a first or last name it does not have).
  */
+import { distance } from 'fastest-levenshtein';
 import * as z from 'zod';
 import { normaliseEmail } from './email';
+import { isNickname } from './nicknames';
 import { fullnameOfPerson, type Person, primaryOf } from './person';
 import { fold } from './text';
 
@@ -139,9 +147,14 @@ export type ExtendQuery = z.output<typeof ExtendQuery>;
 
 /** What a query asks, folded and normalised: what candidates are looked up by and scored against. */
 export interface MatchRequest {
-  /** The folded query text ("" when none). */
+  /** The folded query text ("" when none, or when the text is an email address: see `emails`). */
   name: string;
-  /** Normalised email addresses sent as `email` properties. */
+  /**
+   * The forms of the name it is looked up and compared by: the name, and for "Last, First" (one comma)
+   * also "First Last", which is the same name written as a catalogue writes it.
+   */
+  variants: string[];
+  /** Normalised email addresses sent as `email` properties, or as the query text itself. */
   emails: string[];
   firstNames: string[];
   lastNames: string[];
@@ -177,14 +190,19 @@ export const matchRequestOf = (query: ReconcileQuery, visibility: Visibility = A
       : [];
   const types = query.type === undefined ? [] : Array.isArray(query.type) ? query.type : [query.type];
   const limit = query.limit ?? 0;
+  const text = fold(
+    Array.from(query.query ?? '')
+      .slice(0, RECONCILE_LIMITS.queryText)
+      .join(''),
+  );
+  // A column of email addresses reconciled as it is: the address is the evidence, not a name.
+  const textIsEmail = EMAIL_TEXT.test(text) && isVisible(visibility, 'email');
+  const name = textIsEmail ? '' : text;
   return {
-    name: fold(
-      Array.from(query.query ?? '')
-        .slice(0, RECONCILE_LIMITS.queryText)
-        .join(''),
-    ),
-    emails: [...new Set(values('email').map((email) => normaliseEmail(email)))].filter((email) =>
-      email.includes('@'),
+    name,
+    variants: nameVariantsOf(name),
+    emails: [...new Set([...values('email'), ...(textIsEmail ? [text] : [])].map(normaliseEmail))].filter(
+      (email) => email.includes('@'),
     ),
     firstNames: [...new Set(values('first_name').map(fold))].filter(Boolean),
     lastNames: [...new Set(values('last_name').map(fold))].filter(Boolean),
@@ -193,24 +211,54 @@ export const matchRequestOf = (query: ReconcileQuery, visibility: Visibility = A
   };
 };
 
+/** A query text that is one email address (one `@`, a dot in the domain, no space). */
+const EMAIL_TEXT = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The name, and "First Last" for a name written "Last, First" (exactly one comma, words on both sides). */
+export const nameVariantsOf = (name: string): string[] => {
+  if (name === '') return [];
+  const parts = name.split(',').map((part) => part.trim());
+  if (parts.length !== 2 || parts.some((part) => part === '')) return [name];
+  return [name, `${parts[1]} ${parts[0]}`];
+};
+
 /**
  * Code points a fragment needs to be looked up: 3, one gram. A shorter one (`li`) would read every
  * posting of every gram it starts (`an`: most persons), so it finds nothing rather than cost the table.
  */
 export const MIN_FRAGMENT = 3;
 
+/** The words of a folded name: what separates them (spaces, `.`, `,`, `-`) dropped. */
+export const wordsOf = (name: string): string[] => name.split(/[\s.,-]+/u).filter(Boolean);
+
 /**
- * The text fragments whose postings may hold a request's candidates: the whole folded name (every
- * person whose names hold it), and its words of 3 or more code points (the ones that can be misspelt
- * around), at most `maxWords`, longest first.
+ * The text fragments whose postings may hold a request's candidates: `whole`, each form of the folded
+ * name (every person whose names hold it); `words`, the name's words of 3 or more code points (the
+ * ones that can be misspelt around), at most `maxWords`, longest first.
  */
-export const candidateFragments = (name: string, maxWords = 3): string[] => {
-  if (Array.from(name).length < MIN_FRAGMENT) return [];
-  const words = [...new Set(name.split(' '))]
-    .filter((word) => Array.from(word).length >= MIN_FRAGMENT && word !== name)
+export const candidateFragments = (
+  variants: readonly string[],
+  maxWords = 3,
+): { whole: string[]; words: string[] } => {
+  const long = (text: string) => Array.from(text).length >= MIN_FRAGMENT;
+  const whole = variants.filter(long);
+  const words = [...new Set(variants.flatMap(wordsOf))]
+    .filter((word) => long(word) && !whole.includes(word))
     .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
     .slice(0, maxWords);
-  return [name, ...words];
+  return { whole, words };
+};
+
+/**
+ * Where a word that found no one may still be, misspelt: its two halves (of 3 code points or more),
+ * since one typo leaves one of them whole ("lovelase": `love`, `lase`).
+ */
+export const halvesOf = (word: string): string[] => {
+  const points = Array.from(word);
+  const half = Math.ceil(points.length / 2);
+  return [points.slice(0, half).join(''), points.slice(points.length - half).join('')].filter(
+    (part) => Array.from(part).length >= MIN_FRAGMENT,
+  );
 };
 
 // --- Scoring ------------------------------------------------------------------------------------
@@ -233,6 +281,85 @@ export const nameSimilarity = (a: string, b: string): number => {
   const union = left.size + right.size - shared;
   return union === 0 ? 0 : shared / union;
 };
+
+/** A word that is one letter stands for any word it starts: "a" of "ada". */
+export const INITIAL_SIMILARITY = 0.9;
+/** A given name's everyday form stands for the formal one ("bill", "william"): lib/domain/nicknames.ts. */
+export const NICKNAME_SIMILARITY = 0.9;
+/**
+ * Under this, two words are different words, not one misspelt (`ada`, `alan`: 0.5): they add nothing
+ * to a name's score.
+ */
+const LEAST_WORD_SIMILARITY = 0.6;
+/** A candidate's word that no query word matched counts half against the name ("john smith jr"). */
+const UNMATCHED_WORD_WEIGHT = 0.5;
+/**
+ * How far the words' score may lift a name: short of 1, so that only the name itself, letter for
+ * letter once folded, scores 100 and can be certain.
+ */
+export const WORDS_WEIGHT = 0.95;
+
+/**
+ * How alike two folded words are, 0 to 1: 1 equal, 0.9 an initial of the other or a nickname of it,
+ * else one less the edit distance (Levenshtein) over the longer's length, 0 under 0.6.
+ */
+export const wordSimilarity = (a: string, b: string): number => {
+  if (a === b) return 1;
+  const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];
+  if (Array.from(shorter).length === 1) return longer.startsWith(shorter) ? INITIAL_SIMILARITY : 0;
+  if (isNickname(a, b)) return NICKNAME_SIMILARITY;
+  const similarity = 1 - distance(a, b) / Math.max(a.length, b.length);
+  return similarity >= LEAST_WORD_SIMILARITY ? similarity : 0;
+};
+
+/**
+ * How alike two folded names are word by word, in any order ("lovelace ada", "a. lovelace", "bill
+ * gates", "ada lovelase" against "ada lovelace"): each query word takes the most alike word of the
+ * candidate not taken yet, longest query word first; the score is their similarities weighted by the
+ * query words' lengths, over those lengths and half the lengths of the candidate's words left over.
+ */
+export const wordsSimilarity = (query: string, candidate: string): number => {
+  const queryWords = wordsOf(query).sort((a, b) => b.length - a.length);
+  const candidateWords = wordsOf(candidate);
+  if (queryWords.length === 0 || candidateWords.length === 0) return 0;
+  const taken = new Set<number>();
+  let matched = 0;
+  let weight = 0;
+  for (const word of queryWords) {
+    let best = 0;
+    let at = -1;
+    candidateWords.forEach((other, index) => {
+      if (taken.has(index)) return;
+      const similarity = wordSimilarity(word, other);
+      if (similarity > best) [best, at] = [similarity, index];
+    });
+    if (at >= 0) taken.add(at);
+    const length = Array.from(word).length;
+    matched += best * length;
+    weight += length;
+  }
+  candidateWords.forEach((word, index) => {
+    if (!taken.has(index)) weight += UNMATCHED_WORD_WEIGHT * Array.from(word).length;
+  });
+  return matched / weight;
+};
+
+/**
+ * A candidate's name similarity, 0 to 1, for the best of the query's forms and the candidate's names:
+ * the trigram similarity of the whole names, or, when higher, the words' similarity times
+ * `WORDS_WEIGHT`. 1 only for a name equal to the query once folded.
+ */
+export const nameScore = (variants: readonly string[], names: readonly string[]): number => {
+  let best = 0;
+  for (const variant of variants)
+    for (const name of names)
+      best = Math.max(best, nameSimilarity(variant, name), WORDS_WEIGHT * wordsSimilarity(variant, name));
+  return best;
+};
+
+/** The trigram similarity alone, for the best pair of forms and names: how close a second is. */
+const closenessOf = (variants: readonly string[], names: readonly string[]): number =>
+  Math.max(0, ...variants.flatMap((variant) => names.map((name) => nameSimilarity(variant, name))));
 
 /** What a candidate is scored on: its display name, its folded names, its normalised emails. */
 export interface CandidateFacts {
@@ -274,7 +401,12 @@ export interface Feature {
 export interface ScoredCandidate {
   facts: CandidateFacts;
   score: number;
-  /** The closest name is the query exactly (folded). */
+  /**
+   * The score with the name's trigram similarity alone (not its words'): what decides whether another
+   * candidate is a close second of the exact one (`CLOSE_SECOND`).
+   */
+  closeness: number;
+  /** One of its names is one of the query's forms exactly (folded). */
   exactName: boolean;
   /** Holds an email sent (undefined: none was sent). */
   email: boolean | undefined;
@@ -286,9 +418,10 @@ export interface ScoredCandidate {
 const agreement = (sent: string[], held: string[]): boolean | undefined =>
   sent.length === 0 ? undefined : sent.some((value) => held.includes(value));
 
+const toScore = (raw: number) => Math.round(Math.min(100, Math.max(0, raw)) * 10) / 10;
+
 export const scoreCandidate = (request: MatchRequest, facts: CandidateFacts): ScoredCandidate => {
-  const similarity =
-    request.name === '' ? 0 : Math.max(0, ...facts.names.map((name) => nameSimilarity(request.name, name)));
+  const similarity = nameScore(request.variants, facts.names);
   const email = agreement(request.emails, facts.emails);
   const first = agreement(request.firstNames, facts.firstNames);
   const last = agreement(request.lastNames, facts.lastNames);
@@ -296,15 +429,15 @@ export const scoreCandidate = (request: MatchRequest, facts: CandidateFacts): Sc
   // A person may have more emails than the one a spreadsheet knows: an email it lacks counts against
   // it only when it has one at all.
   const otherEmail = email === false && facts.emails.length > 0;
-  const raw = email === true ? 100 : 100 * similarity + adjust(first) + adjust(last) - (otherEmail ? 10 : 0);
-  const score = Math.round(Math.min(100, Math.max(0, raw)) * 10) / 10;
+  const evidence = adjust(first) + adjust(last) - (otherEmail ? 10 : 0);
   const features: Feature[] = [{ id: 'name', value: Math.round(similarity * 1000) / 1000 }];
   if (email !== undefined) features.push({ id: 'email', value: email });
   if (first !== undefined) features.push({ id: 'first_name', value: first });
   if (last !== undefined) features.push({ id: 'last_name', value: last });
   return {
     facts,
-    score,
+    score: toScore(email === true ? 100 : 100 * similarity + evidence),
+    closeness: toScore(email === true ? 100 : 100 * closenessOf(request.variants, facts.names) + evidence),
     exactName: similarity === 1,
     email,
     contradicted: otherEmail || first === false || last === false,
@@ -339,7 +472,7 @@ export const rankCandidates = (request: MatchRequest, found: readonly CandidateF
   else if (byEmail.length === 0 && exact.length === 1) {
     const [only] = exact as [ScoredCandidate];
     const closeSecond = scored.some(
-      (candidate) => candidate !== only && candidate.score >= only.score - CLOSE_SECOND,
+      (candidate) => candidate !== only && candidate.closeness >= only.closeness - CLOSE_SECOND,
     );
     if (!closeSecond && !only.contradicted) certain = only;
   }

@@ -6,12 +6,14 @@
  *
  * One query, in rounds of calls sent at once:
  * 1. a GetItem of the email claim of each `email` sent (the one person holding it), and the postings
- *    of the whole folded name (`searchPostings` with it as a `search` fragment: every person one of
- *    whose names or emails holds it);
- * 2. only when round 1 found no one whose fullname is the query's (folded): the postings of each of the
+ *    of each form of the whole folded name (`searchPostings` with it as a `search` fragment: every
+ *    person one of whose names or emails holds it; "Lovelace, Ada" is also looked up as "ada lovelace");
+ * 2. only when round 1 found no one whose fullname is one of those forms: the postings of each of the
  *    name's longest words (at most 3 of 3 or more code points, at once), so that "Jon Smith" still
- *    finds John Smith;
- * 3. one BatchGetItem of the persons kept (the best `MAX_READ` by their fullname's similarity, every
+ *    finds John Smith, "A. Lovelace" every Lovelace and "Bill Gates" every Gates;
+ * 3. only for a word of round 2 that found no one: the postings of its two halves (3 code points or
+ *    more), one of which a typo leaves whole ("lovelase": `love` finds Lovelace);
+ * 4. one BatchGetItem of the persons kept (the best `MAX_READ` by their fullname's score, every
  *    namesake of the exact name among them), to score them on all their names and emails.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -21,9 +23,10 @@ import {
   type CandidateFacts,
   candidateFragments,
   factsOf,
+  halvesOf,
   type MatchRequest,
   MIN_FRAGMENT,
-  nameSimilarity,
+  nameScore,
   RECONCILE_LIMITS,
 } from '../../domain/reconcile';
 import { planQuery } from '../../domain/search';
@@ -115,28 +118,43 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
     async candidates(request): Promise<CandidateRead> {
       const { cost, record } = costRecorder();
       if (!request.wantsPersons) return { candidates: [], cost, detail: { fragments: 0 } };
-      const [whole, ...words] = candidateFragments(request.name);
+      const { whole, words } = candidateFragments(request.variants);
       const found = new Map<number, string>();
+      const keep = (persons: readonly { id: number; fullname: string }[]) => {
+        for (const { id, fullname } of persons) found.set(id, fullname);
+      };
+      const searchAll = (fragments: readonly string[]) =>
+        Promise.all(fragments.map((fragment) => search(fragment, cost)));
       const [holders, first] = await Promise.all([
         Promise.all(request.emails.map((email) => holderOf(email, record))),
-        whole === undefined ? Promise.resolve([]) : search(whole, cost),
+        searchAll(whole),
       ]);
-      for (const { id, fullname } of first) found.set(id, fullname);
+      first.forEach(keep);
       const emailHolders = holders.filter((id): id is number => id !== undefined);
-      let fragments = whole === undefined ? 0 : 1;
+      let fragments = whole.length;
       // The words only when the whole name found no one of that very name: a close second of an exact
-      // name holds it (a score within CLOSE_SECOND), so an exact hit needs no more reading.
-      const exactHit = first.some(({ fullname }) => fold(fullname) === request.name);
+      // name holds it (a score within CLOSE_SECOND), so an exact hit needs no more reading. Then the
+      // halves of each word that found no one, which a typo leaves one of whole.
+      const exactHit = first.flat().some(({ fullname }) => request.variants.includes(fold(fullname)));
       if (!exactHit && words.length > 0) {
         fragments += words.length;
-        for (const persons of await Promise.all(words.map((word) => search(word, cost))))
-          for (const { id, fullname } of persons) found.set(id, fullname);
+        const byWord = await searchAll(words);
+        byWord.forEach(keep);
+        const halves = words.filter((_, index) => byWord[index]?.length === 0).flatMap(halvesOf);
+        if (halves.length > 0) {
+          fragments += halves.length;
+          (await searchAll(halves)).forEach(keep);
+        }
       }
       // The best by their fullname alone, every exact namesake and email holder kept.
       const ranked = [...found]
         .map(([id, fullname]) => {
           const folded = fold(fullname);
-          return { id, exact: folded === request.name, similarity: nameSimilarity(request.name, folded) };
+          return {
+            id,
+            exact: request.variants.includes(folded),
+            similarity: nameScore(request.variants, [folded]),
+          };
         })
         .sort((a, b) => Number(b.exact) - Number(a.exact) || b.similarity - a.similarity || a.id - b.id);
       const kept = [

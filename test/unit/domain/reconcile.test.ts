@@ -6,10 +6,15 @@ import {
   candidateFragments,
   extensionOf,
   factsOf,
+  halvesOf,
+  INITIAL_SIMILARITY,
   isCallbackName,
   jsonpOf,
   matchRequestOf,
+  NICKNAME_SIMILARITY,
+  nameScore,
   nameSimilarity,
+  nameVariantsOf,
   previewHtml,
   proposedProperties,
   publicPropertiesFrom,
@@ -18,6 +23,9 @@ import {
   resultOf,
   suggestTerms,
   type Visibility,
+  WORDS_WEIGHT,
+  wordSimilarity,
+  wordsSimilarity,
 } from '../../../lib/domain/reconcile';
 import { CreatePersonBody } from '../../../lib/domain/schemas';
 import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
@@ -80,11 +88,53 @@ describe('a reconciliation query as a match request', () => {
     ).toEqual(['a@b.org']);
   });
 
-  it('looks candidates up by the whole name and its longest words of 3 or more code points', () => {
-    expect(candidateFragments('jon de smith')).toEqual(['jon de smith', 'smith', 'jon']);
-    expect(candidateFragments('smith')).toEqual(['smith']);
-    expect(candidateFragments('li')).toEqual([]);
-    expect(candidateFragments('li wei')).toEqual(['li wei', 'wei']);
+  it('looks candidates up by each form of the whole name and its longest words of 3 or more code points', () => {
+    expect(candidateFragments(['jon de smith'])).toEqual({
+      whole: ['jon de smith'],
+      words: ['smith', 'jon'],
+    });
+    expect(candidateFragments(['smith'])).toEqual({ whole: ['smith'], words: [] });
+    expect(candidateFragments(['li'])).toEqual({ whole: [], words: [] });
+    expect(candidateFragments(['li wei'])).toEqual({ whole: ['li wei'], words: ['wei'] });
+    expect(candidateFragments(nameVariantsOf('lovelace, ada'))).toEqual({
+      whole: ['lovelace, ada', 'ada lovelace'],
+      words: ['lovelace', 'ada'],
+    });
+    expect(candidateFragments(['a. lovelace']).words).toEqual(['lovelace']);
+  });
+
+  it('reads "Last, First" also as "First Last", and nothing else as another form', () => {
+    expect(nameVariantsOf('lovelace, ada')).toEqual(['lovelace, ada', 'ada lovelace']);
+    expect(nameVariantsOf('lovelace ada')).toEqual(['lovelace ada']);
+    expect(nameVariantsOf('smith, jr., john')).toEqual(['smith, jr., john']);
+    expect(nameVariantsOf('smith,')).toEqual(['smith,']);
+    expect(nameVariantsOf('')).toEqual([]);
+    expect(matchRequestOf({ query: 'Lovelace,  Ada' }).variants).toEqual(['lovelace, ada', 'ada lovelace']);
+  });
+
+  it('takes a query text that is an email address as that email, not as a name', () => {
+    expect(matchRequestOf({ query: ' Ada@Example.ORG ' })).toMatchObject({
+      name: '',
+      variants: [],
+      emails: ['ada@example.org'],
+    });
+    expect(
+      matchRequestOf({ query: 'ada@example.org', properties: [{ pid: 'email', v: 'ada@example.org' }] })
+        .emails,
+    ).toEqual(['ada@example.org']);
+    // Under the public-read option an email is evidence only when email is public.
+    expect(matchRequestOf({ query: 'ada@example.org' }, PUBLIC)).toMatchObject({
+      name: 'ada@example.org',
+      emails: [],
+    });
+    expect(matchRequestOf({ query: 'ada at example.org' }).emails).toEqual([]);
+  });
+
+  it('splits a misspelt word into halves of 3 or more code points, one of which a typo leaves whole', () => {
+    expect(halvesOf('lovelase')).toEqual(['love', 'lase']);
+    expect(halvesOf('hopper')).toEqual(['hop', 'per']);
+    expect(halvesOf('smoth')).toEqual(['smo', 'oth']);
+    expect(halvesOf('adda')).toEqual([]);
   });
 });
 
@@ -95,6 +145,45 @@ describe('the score', () => {
     const far = nameSimilarity('jon smith', 'mary jones');
     expect(near).toBeGreaterThan(0.4);
     expect(near).toBeGreaterThan(far);
+  });
+
+  it('compares words one by one: initials, nicknames, one typo and any order score high, other words nothing', () => {
+    expect(wordSimilarity('a', 'ada')).toBe(INITIAL_SIMILARITY);
+    expect(wordSimilarity('b', 'ada')).toBe(0);
+    expect(wordSimilarity('bill', 'william')).toBe(NICKNAME_SIMILARITY);
+    expect(wordSimilarity('lovelase', 'lovelace')).toBeCloseTo(7 / 8);
+    expect(wordSimilarity('ada', 'alan')).toBe(0);
+    const ada = ['ada lovelace'];
+    for (const query of ['lovelace ada', 'a. lovelace', 'ada lovelase', 'lovelace, ada'])
+      expect(nameScore(nameVariantsOf(query), ada), query).toBeGreaterThan(0.8);
+    expect(nameScore(['bill gates'], ['william gates'])).toBeGreaterThan(
+      nameScore(['bill gates'], ['bill cates']) - 0.05,
+    );
+    expect(nameScore(['lovelace ada'], ada)).toBe(WORDS_WEIGHT);
+    expect(nameScore(nameVariantsOf('lovelace, ada'), ada)).toBe(1);
+    // A candidate's word left over counts half against it.
+    expect(wordsSimilarity('john smith', 'john smith jr')).toBeCloseTo(9 / 10);
+    expect(wordsSimilarity('a. lovelace', 'byron lovelace')).toBeLessThan(0.7);
+  });
+
+  it('ranks the right person first for a swapped, initialled, nicknamed or misspelt name', () => {
+    const stored = [
+      facts(1, 'Ada Lovelace'),
+      facts(2, 'Byron Lovelace'),
+      facts(3, 'Ada Lovelock'),
+      facts(4, 'William Gates'),
+      facts(5, 'Bill Cates'),
+      facts(6, 'Anne Lovelace'),
+    ];
+    const top = (query: string) => rankCandidates(matchRequestOf({ query }), stored)[0];
+    expect(top('Lovelace Ada')?.facts.id).toBe(1);
+    expect(top('Lovelace, Ada')).toMatchObject({ facts: { id: 1 }, match: true });
+    expect(top('Ada Lovelase')?.facts.id).toBe(1);
+    expect(top('Bill Gates')?.facts.id).toBe(4);
+    expect(top('B. Lovelace')?.facts.id).toBe(2);
+    // None of them is certain: only the name itself, or an email, is.
+    for (const query of ['Lovelace Ada', 'Ada Lovelase', 'Bill Gates', 'B. Lovelace'])
+      expect(top(query)?.match, query).toBe(false);
   });
 
   it('marks the one candidate holding the email sent as certain, whatever its name', () => {
