@@ -4,7 +4,7 @@ import type { BulkSection } from './bulk';
 import type { ColdSection } from './cold-start';
 import type { KeyedSection } from './keyed-writes';
 import type { OverheadSection } from './overhead';
-import type { ProbeBar, ScaleSection } from './scale';
+import type { ProbeBar, ReconcileQueryCost, ScaleSection } from './scale';
 import { COMMON_QUERY, PLANTED_QUERY, RARE_QUERY } from './seed';
 import { ratio, round } from './stats';
 import type { ThroughputRow } from './throughput';
@@ -85,6 +85,11 @@ export const THRESHOLDS = {
    */
   probeOverRarest: 1.5,
   probeRounds: 3,
+  /**
+   * Issue #37: a batch of 10 reconciliation queries at the largest size answers from the postings,
+   * not every person: it reads fewer items than this share of the persons.
+   */
+  reconcileShareOfPersons: 0.01,
 };
 
 /** The postings a list read beyond its samples, against the bar's bound (issue #36). */
@@ -170,6 +175,17 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
         passed: row.latency.median <= limit,
       });
   }
+  const batch = results.scale?.reconcile.find((row) => row.persons === largest);
+  if (batch) {
+    const limit = THRESHOLDS.reconcileShareOfPersons * batch.persons;
+    const dearest = batch.perQuery.reduce((a, b) => (b.itemsRead > a.itemsRead ? b : a));
+    checks.push({
+      check: `reconciliation batch of ${batch.queries} queries at ${persons(batch.persons)} persons: items read against the persons (issue #37)`,
+      threshold: `< ${THRESHOLDS.reconcileShareOfPersons * 100}% of the persons (< ${persons(limit)} items)`,
+      worst: `${persons(batch.itemsRead)} items, ${percent(batch.itemsRead, batch.persons)} (the most by one query: ${dearest.query}, ${persons(dearest.itemsRead)})`,
+      passed: batch.itemsRead < limit,
+    });
+  }
   const create = operations.find((operation) => operation.operation === 'create');
   if (create) {
     const before = create.capacity.wcu - create.capacity.postingsWcu;
@@ -242,9 +258,68 @@ const byCommand = (counts: Record<string, number>) =>
     .join(', ');
 const kib = (bytes: number) => (bytes / 1024).toFixed(0);
 const share = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
+/** A share to two significant figures: 0.43%, 2.4%, 24%. */
+const percent = (part: number, whole: number) => `${Number(((100 * part) / whole).toPrecision(2))}%`;
 const persons = (count: number) => count.toLocaleString('en-US');
 const sizesOf = (rows: readonly { persons: number }[]) =>
   [...new Set(rows.map((row) => row.persons))].map(persons).join(', ');
+
+/** Section 3's reconciliation batch (issue #37): a row per size, and each query at the largest. */
+const reconcileParts = ({ reconcile: batches }: ScaleSection): string[] => {
+  const largest = batches.at(-1);
+  if (!largest) return [];
+  const answer = ({ top, match }: ReconcileQueryCost) =>
+    [top === undefined ? '' : top ? 'first' : '**not first**', match ? 'match' : '']
+      .filter(Boolean)
+      .join(', ') || '–';
+  return [
+    `Reconciliation batch (issue #37): one batch of ${largest.queries} queries at each size, as OpenRefine sends it ` +
+      '(a form-encoded POST of `queries`, each with `type: Person`) to the reconciliation handler (b): an exact name ' +
+      "with its email (the person's email claim written as a create writes it), an exact name, a misspelt one, " +
+      '"Last, First", accents dropped, first and last name as properties, a planted name, a rare last name alone, ' +
+      "a common first name's, and a person not in the store. Items read from the reader's own cost record of each " +
+      'query (read again outside the timing), calls and RCU from the recorded calls of the batch (computed as ' +
+      'above), latency median (p95) in ms over the runs of the list rows. The email query must come back ' +
+      '`match: true` on its person and the absent one with no match, or the bench stops.',
+    table(
+      [
+        'persons',
+        'queries',
+        'items read',
+        'most by one query',
+        'calls',
+        'RCU',
+        'latency ms',
+        'items read / persons',
+      ],
+      batches.map((row) => [
+        persons(row.persons),
+        row.queries,
+        persons(row.itemsRead),
+        persons(row.maxItemsRead),
+        row.calls,
+        row.rcu,
+        `${ms(row.latency.median)} (${ms(row.latency.p95)})`,
+        percent(row.itemsRead, row.persons),
+      ]),
+    ),
+    `Each query at ${persons(largest.persons)} persons: the fragments whose postings it read (the whole name, and ` +
+      'its words when no one has exactly that name), the persons those postings held, the persons read and scored, ' +
+      'and whether the person the row is about came first (and `match: true`).',
+    table(
+      ['query', 'items read', 'calls', 'fragments', 'posting matches', 'persons read', 'answer'],
+      largest.perQuery.map((row) => [
+        row.query,
+        persons(row.itemsRead),
+        row.calls,
+        row.fragments,
+        persons(row.postingMatches),
+        row.read,
+        answer(row),
+      ]),
+    ),
+  ];
+};
 
 export const markdown = (results: BenchResults): string => {
   const { machine } = results;
@@ -422,6 +497,7 @@ export const markdown = (results: BenchResults): string => {
           ],
         ),
       );
+    parts.push(...reconcileParts(scale));
   }
 
   const cold = results.coldStart;

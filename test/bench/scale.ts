@@ -4,17 +4,22 @@
  * answers the first page, a deep offset, and filters: a fragment on exactly 10 persons, a rare and a
  * common name, part of an email, a 3-letter search and a 2-letter fragment (the postings, issue #26).
  * Items read and calls come from the list's own cost record (the `list cost` log line), capacity is
- * computed from the recorded calls.
+ * computed from the recorded calls. At each size the reconciliation handler also answers one batch
+ * of 10 queries as OpenRefine sends it (issue #37), each query's cost from the reader's own record.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import type { ListCost } from '../../lib/db/person/list-reads';
 import { personList } from '../../lib/db/person/person-list';
 import { probeText } from '../../lib/db/search/posting-search';
+import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
 import type { Storage } from '../../lib/db/table/client';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
+import { ALL_VISIBLE, matchRequestOf } from '../../lib/domain/reconcile';
 import { type Probe, planQuery, postingsOf, searchTerms } from '../../lib/domain/search';
+import { reconcileHandler } from '../../lib/http/reconcile-handlers';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
 import { httpEvent } from '../support/events';
@@ -30,6 +35,10 @@ import {
   PLANTED_QUERY,
   RARE_LAST_NAME,
   RARE_QUERY,
+  RECONCILE_ABSENT_QUERY,
+  RECONCILE_CLAIMED,
+  RECONCILE_EMAIL_QUERY,
+  RECONCILE_QUERIES,
   seedPersons,
 } from './seed';
 import { ratio, round, type Summary, summarise } from './stats';
@@ -64,6 +73,37 @@ export interface ScaleRow {
   bar?: ProbeBar;
 }
 
+/** One query of the reconciliation batch: the reader's cost record of it, and what came back first. */
+export interface ReconcileQueryCost {
+  query: string;
+  itemsRead: number;
+  calls: number;
+  /** Fragments whose postings were read: the whole name, then its words when no one has it exactly. */
+  fragments: number;
+  /** Persons the postings of those fragments held. */
+  postingMatches: number;
+  /** Persons read whole and scored. */
+  read: number;
+  /** The person the row is about came back first (absent: the row is about no one in particular). */
+  top?: boolean;
+  /** The first candidate came back `match: true`. */
+  match: boolean;
+}
+
+/** The reconciliation batch at one size (issue #37). */
+export interface ReconcileRow {
+  persons: number;
+  queries: number;
+  itemsRead: number;
+  /** The most one query of the batch read. */
+  maxItemsRead: number;
+  /** The calls the handler sent for the batch (recorded), and their read units. */
+  calls: number;
+  rcu: number;
+  latency: Summary;
+  perQuery: ReconcileQueryCost[];
+}
+
 export interface ScaleGrowth {
   query: string;
   from: number;
@@ -82,6 +122,8 @@ export interface ScaleSection {
   dynamoMemoryMiB: Record<string, { resident: number; peak: number }>;
   rows: ScaleRow[];
   growth: ScaleGrowth[];
+  /** A batch of 10 reconciliation queries at each size (issue #37). */
+  reconcile: ReconcileRow[];
   /** Where the common fragment's time goes at the largest size (issue #36 step 3, constant.ts). */
   constant?: ConstantBreakdown;
 }
@@ -122,6 +164,109 @@ const memoryOf = (pid: number | undefined) => {
   return { resident: mib('VmRSS'), peak: mib('VmHWM') };
 };
 
+/** A handler's answer, its body a string (a list handler may answer a bare string). */
+const answerOf = (result: APIGatewayProxyResultV2) =>
+  typeof result === 'string' ? { statusCode: 200, body: result } : result;
+
+/**
+ * A request answered `runs + 1` times: the first is a warm-up, and the one whose calls are recorded
+ * (for capacity) and whose body is returned; the others are timed. `send` builds a fresh event each
+ * time (API Gateway's request id and time are per request). Anything but 200 is an error.
+ */
+const timeRequest = async (
+  instrument: Instrument,
+  runs: number,
+  what: string,
+  send: () => Promise<APIGatewayProxyResultV2>,
+) => {
+  const latencies: number[] = [];
+  const recording: RecordedCall[] = [];
+  let body = '';
+  for (let run = 0; run < runs + 1; run++) {
+    if (run === 0) instrument.recording = recording;
+    const begun = performance.now();
+    const result = await send();
+    const ms = performance.now() - begun;
+    instrument.recording = undefined;
+    const answer = answerOf(result);
+    if (answer.statusCode !== 200) throw new Error(`${what}: ${answer.statusCode} ${answer.body}`);
+    if (run === 0) body = answer.body ?? '';
+    else latencies.push(ms);
+  }
+  return { body, recording, latency: summarise(latencies) };
+};
+
+type ReconcileAnswer = Record<string, { result: { id: string; match: boolean }[] }>;
+
+/**
+ * The reconciliation batch at one size: sent as OpenRefine sends it (a form-encoded POST of 10
+ * queries) to the real handler, timed as the list rows are, and each query's cost taken from the
+ * reader's own record (read again outside the timing: the handler logs it, the bench drops the logs).
+ * The answers of the email and the absent person are checked: a bench that measures wrong answers
+ * measures nothing.
+ */
+const runReconcileBatch = async (
+  storage: Storage,
+  instrument: Instrument,
+  {
+    persons,
+    runs,
+    idOf,
+    indexEntryBytes,
+  }: { persons: number; runs: number; idOf: ReadonlyMap<number, number>; indexEntryBytes: number },
+): Promise<ReconcileRow> => {
+  const reader = reconcileReader(storage);
+  const handler = reconcileHandler({ reader, visibility: ALL_VISIBLE });
+  const keyOf = (index: number) => `q${index}`;
+  const queries = Object.fromEntries(RECONCILE_QUERIES.map(({ request }, index) => [keyOf(index), request]));
+  const { body, recording, latency } = await timeRequest(instrument, runs, 'POST /reconcile', () =>
+    handler(
+      httpEvent({
+        method: 'POST',
+        route: '/reconcile',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ queries: JSON.stringify(queries) }).toString(),
+      }),
+      lambdaContext('reconcile', 600_000),
+    ),
+  );
+  const answers = JSON.parse(body) as ReconcileAnswer;
+  const perQuery: ReconcileQueryCost[] = [];
+  for (const [index, { query, about, request }] of RECONCILE_QUERIES.entries()) {
+    const result = answers[keyOf(index)]?.result ?? [];
+    const first = result[0];
+    const expected = about === undefined ? undefined : idOf.get(about);
+    if (about !== undefined && expected === undefined) throw new Error(`No id for seeded person ${about}`);
+    const { cost, detail } = await reader.candidates(matchRequestOf(request, ALL_VISIBLE));
+    perQuery.push({
+      query,
+      itemsRead: cost.itemsRead,
+      calls: cost.calls,
+      fragments: Number(detail.fragments ?? 0),
+      postingMatches: Number(detail.postingMatches ?? 0),
+      read: Number(detail.read ?? 0),
+      ...(expected === undefined ? {} : { top: first?.id === String(expected) }),
+      match: first?.match === true,
+    });
+    if (query === RECONCILE_EMAIL_QUERY && !(first?.id === String(expected) && first.match))
+      throw new Error(
+        `${query} at ${persons} persons: not match: true on ${expected}: ${JSON.stringify(result)}`,
+      );
+    if (query === RECONCILE_ABSENT_QUERY && result.some(({ match }) => match))
+      throw new Error(`${query} at ${persons} persons: a match: true: ${JSON.stringify(result)}`);
+  }
+  return {
+    persons,
+    queries: perQuery.length,
+    itemsRead: perQuery.reduce((sum, row) => sum + row.itemsRead, 0),
+    maxItemsRead: Math.max(...perQuery.map((row) => row.itemsRead)),
+    calls: recording.length,
+    rcu: capacityOf(recording, indexEntryBytes).rcu,
+    latency,
+    perQuery,
+  };
+};
+
 export const runScale = async (
   storage: Storage,
   raw: DynamoDBClient,
@@ -160,6 +305,12 @@ export const runScale = async (
   const postingsOfGram = new Map<string, number>();
 
   const rows: ScaleRow[] = [];
+  const reconcile: ReconcileRow[] = [];
+  /** The ids of the seeded persons the reconciliation batch is about, by their seed index. */
+  const idOf = new Map<number, number>();
+  const about = new Set(
+    RECONCILE_QUERIES.flatMap((query) => (query.about === undefined ? [] : [query.about])),
+  );
   const seedSeconds: Record<string, number> = {};
   const seedItems: Record<string, number> = {};
   const dynamoMemoryMiB: ScaleSection['dynamoMemoryMiB'] = {};
@@ -168,10 +319,12 @@ export const runScale = async (
   for (const size of config.scale.sizes) {
     const started = performance.now();
     let reported = 0;
-    await seedPersons(storage, {
-      from: seeded,
+    const from = seeded;
+    const ids = await seedPersons(storage, {
+      from,
       count: size - seeded,
       countPostings: true,
+      claimed: (n) => RECONCILE_CLAIMED.has(n),
       seeded: (person) => {
         for (const { gram } of postingsOf(searchTerms(person)))
           postingsOfGram.set(gram, (postingsOfGram.get(gram) ?? 0) + 1);
@@ -187,6 +340,7 @@ export const runScale = async (
         }
       },
     });
+    for (const [offset, id] of ids.entries()) if (about.has(from + offset)) idOf.set(from + offset, id);
     seeded = size;
     seedSeconds[size] = Number(((performance.now() - started) / 1000).toFixed(1));
     dynamoMemoryMiB[size] = memoryOf(dynamoPid);
@@ -194,51 +348,48 @@ export const runScale = async (
       `scale: ${size} persons (seeded in ${seedSeconds[size]} s, ${seedItems[size]} items; DynamoDB Local ${dynamoMemoryMiB[size]?.resident} MiB)`,
     );
     indexEntryBytes = await averageIndexEntryBytes(storage);
+    const runs = size === config.scale.sizes.at(-1) ? config.scale.runsAtLargest : config.scale.runs;
 
     for (const { query, parameters } of queries) {
-      const latencies: number[] = [];
-      let capacity = 0;
-      let bytesRead = 0;
-      let count = 0;
-      const runs = size === config.scale.sizes.at(-1) ? config.scale.runsAtLargest : config.scale.runs;
-      for (let run = 0; run < runs + 1; run++) {
-        const event = httpEvent({
-          method: 'GET',
-          route: '/Person',
-          ...(Object.keys(parameters).length > 0 ? { query: parameters } : {}),
-        });
-        // Long enough for DynamoDB Local's slow pages at 100 000 persons (the stack gives a function 10 s).
-        const context = lambdaContext('list-persons', 600_000);
-        const recording: RecordedCall[] = [];
-        // The first run is a warm-up, and the one whose calls are recorded for capacity.
-        if (run === 0) instrument.recording = recording;
-        const begun = performance.now();
-        const result = await handler(event, context);
-        const ms = performance.now() - begun;
-        instrument.recording = undefined;
-        const answer = typeof result === 'string' ? { statusCode: 200, body: result } : result;
-        if (answer.statusCode !== 200)
-          throw new Error(`GET /Person ${query}: ${answer.statusCode} ${answer.body}`);
-        if (run === 0) {
-          ({ rcu: capacity, bytesRead } = capacityOf(recording, indexEntryBytes));
-          count = (JSON.parse(answer.body ?? '{}') as { Pagination: { count: number } }).Pagination.count;
-        } else latencies.push(ms);
-      }
+      const { body, recording, latency } = await timeRequest(instrument, runs, `GET /Person ${query}`, () =>
+        handler(
+          httpEvent({
+            method: 'GET',
+            route: '/Person',
+            ...(Object.keys(parameters).length > 0 ? { query: parameters } : {}),
+          }),
+          // Long enough for DynamoDB Local's slow pages at 100 000 persons (the stack gives a function 10 s).
+          lambdaContext('list-persons', 600_000),
+        ),
+      );
       if (!cost) throw new Error('The list logged no cost');
+      const { rcu, bytesRead } = capacityOf(recording, indexEntryBytes);
       rows.push({
         query,
         persons: size,
-        count,
+        count: (JSON.parse(body || '{}') as { Pagination: { count: number } }).Pagination.count,
         source: cost.source,
         ...(cost.probe ? { probe: cost.probe, probePostings: cost.probePostings } : {}),
         itemsRead: cost.itemsRead,
         calls: cost.calls,
-        rcu: capacity,
+        rcu,
         bytesRead,
-        latency: summarise(latencies),
+        latency,
         ...(cost.source === 'postings' ? { bar: probeBar(parameters, cost, postingsOfGram) } : {}),
       });
     }
+
+    const batch = await runReconcileBatch(storage, instrument, {
+      persons: size,
+      runs,
+      idOf,
+      indexEntryBytes,
+    });
+    reconcile.push(batch);
+    log(
+      `scale: reconciliation batch of ${batch.queries} at ${size} persons: ${batch.itemsRead} items read ` +
+        `(at most ${batch.maxItemsRead} by one query), ${batch.calls} calls, ${batch.rcu} RCU, ${round(batch.latency.median)} ms`,
+    );
   }
 
   const first = config.scale.sizes[0] as number;
@@ -280,6 +431,7 @@ export const runScale = async (
     dynamoMemoryMiB,
     rows,
     growth,
+    reconcile,
     ...(constant ? { constant } : {}),
   };
 };

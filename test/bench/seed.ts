@@ -3,7 +3,9 @@
  * (`applyPatch`, then `toPersonItem` with its `byName` index attributes and `postingItemsOf`, the
  * search postings a create writes in its transaction), and counted in the
  * person counters (each person in its id's shard, as a create counts it) that the list sums. Ids come
- * from the id counter, as a container's block would. No claims and no audit entries are written: listing reads neither.
+ * from the id counter, as a container's block would. No audit entries are written, and claims only
+ * for the persons a caller picks (`claimed`): listing reads neither, and reconciliation reads the
+ * email claims of the persons it is asked about by email only.
  */
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { toPersonItem } from '../../lib/db/person/person-items';
@@ -18,9 +20,10 @@ import {
   PERSON_LIST_PARTITIONS,
   personCounterKey,
 } from '../../lib/db/table/keys';
-import { counterUpdate } from '../../lib/db/write/actions';
-import { applyPatch, countNewIds } from '../../lib/domain/patch';
-import { NO_ABBREVIATIONS, type Person } from '../../lib/domain/person';
+import { claimActions, counterUpdate } from '../../lib/db/write/actions';
+import { applyPatch, type ClaimToTake, countNewIds } from '../../lib/domain/patch';
+import { NO_ABBREVIATIONS, PERSON_TYPE, type Person } from '../../lib/domain/person';
+import type { ReconcileQuery } from '../../lib/domain/reconcile';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { fold } from '../../lib/domain/text';
 import { itemSize } from './capacity';
@@ -119,8 +122,122 @@ export const seedBody = (n: number) => ({
   Emails: { '@set': [{ email: `seed-${n}@bench.example.org` }] },
 });
 
+/** The n-th seeded person as a spreadsheet row would give them: first and last name, email. */
+const rowOf = (n: number) => {
+  const { Names, Emails } = seedBody(n);
+  const [{ first_name: first, last_name: last }] = Names['@set'] as [
+    { first_name: string; last_name: string },
+  ];
+  const [{ email }] = Emails['@set'] as [{ email: string }];
+  return { first, last, fullname: `${first} ${last}`, email };
+};
+
+/** A reconciliation query of the scale section (issue #37), and the seeded person it is about. */
+export interface ReconcileBenchQuery {
+  query: string;
+  /** The index of the seeded person the row is about (who should come first), if any. */
+  about?: number;
+  request: ReconcileQuery;
+}
+
+/** The two queries whose answers the bench asserts: a wrong answer's cost is not worth measuring. */
+export const RECONCILE_EMAIL_QUERY = 'exact name and email';
+export const RECONCILE_ABSENT_QUERY = 'a person not in the store';
+/** A name no seeded person has: neither word is in the name lists. */
+const ABSENT = { first: 'Edith', last: 'Lovelock' };
+
+/** What OpenRefine sends when the column is reconciled against the service's one type. */
+const PERSON = { type: 'Person' } as const;
+
+/**
+ * A batch of 10 as OpenRefine sends one, each row about a seeded person under 100 (seeded first at
+ * every size, the quick test's 100 too) but the rare name and the absent person: the kinds of row a
+ * spreadsheet holds, from the cheapest (an email) to the dearest (a misspelt name reads its words').
+ */
+export const RECONCILE_QUERIES: ReconcileBenchQuery[] = [
+  {
+    query: RECONCILE_EMAIL_QUERY,
+    about: 16,
+    request: { query: rowOf(16).fullname, ...PERSON, properties: [{ pid: 'email', v: rowOf(16).email }] },
+  },
+  { query: 'exact name', about: 38, request: { query: rowOf(38).fullname, ...PERSON } },
+  {
+    query: 'misspelt name (a letter dropped)',
+    about: 81,
+    request: { query: rowOf(81).fullname.replace('Engelbart', 'Engebart'), ...PERSON },
+  },
+  {
+    query: '"Last, First"',
+    about: 19,
+    request: { query: `${rowOf(19).last}, ${rowOf(19).first}`, ...PERSON },
+  },
+  {
+    query: 'accents dropped',
+    about: 49,
+    request: { query: rowOf(49).fullname.normalize('NFD').replace(/\p{M}/gu, ''), ...PERSON },
+  },
+  {
+    query: 'first_name and last_name properties',
+    about: 33,
+    request: {
+      query: rowOf(33).fullname,
+      ...PERSON,
+      properties: [
+        { pid: 'first_name', v: rowOf(33).first },
+        { pid: 'last_name', v: rowOf(33).last },
+      ],
+    },
+  },
+  {
+    query: `planted ${PLANTED_LAST_NAME} by full name`,
+    about: 37,
+    request: { query: rowOf(37).fullname, ...PERSON },
+  },
+  { query: `rare last name alone (${RARE_LAST_NAME})`, request: { query: RARE_LAST_NAME, ...PERSON } },
+  {
+    query: `common first name (${rowOf(10).fullname})`,
+    about: 10,
+    request: { query: rowOf(10).fullname, ...PERSON },
+  },
+  {
+    query: RECONCILE_ABSENT_QUERY,
+    request: {
+      query: `${ABSENT.first} ${ABSENT.last}`,
+      ...PERSON,
+      properties: [{ pid: 'email', v: 'edith.lovelock@elsewhere.example.org' }],
+    },
+  },
+];
+
+/** The persons reconciled by email: the seeding writes their email claims, as their create would. */
+export const RECONCILE_CLAIMED: ReadonlySet<number> = new Set(
+  RECONCILE_QUERIES.flatMap(({ about, request }) =>
+    about !== undefined && request.properties?.some(({ pid }) => pid === 'email') ? [about] : [],
+  ),
+);
+
+// The rows are what their names say, whatever the name lists become.
+if (
+  !rowOf(81).last.includes('Engelbart') ||
+  fold(rowOf(49).last) === rowOf(49).last.toLowerCase() ||
+  !isPlanted(37) ||
+  rowOf(10).first !== COMMON_FIRST_NAME ||
+  FIRST_NAMES.includes(ABSENT.first) ||
+  LAST_NAMES.includes(ABSENT.last)
+)
+  throw new Error('A reconciliation query no longer finds the seeded person its row is about');
+
 /** Persons built at a time by one worker; their items go out 25 to a BatchWriteItem. */
 const BATCH = 25;
+
+/**
+ * The claim items a create of the person puts (claimActions': their key, field, value and owner),
+ * without the create's condition: the seeding writes each person once, into a table holding no claim.
+ */
+const claimItemsOf = (tableName: string, personId: number, take: readonly ClaimToTake[]) =>
+  claimActions(tableName, { type: PERSON_TYPE, id: personId }, take, []).flatMap(([action]) =>
+    action.Put?.Item ? [action.Put.Item] : [],
+  );
 
 const writeBatch = async ({ client, tableName }: Storage, items: readonly object[]) => {
   let pending: Record<string, unknown>[] = items.map((Item) => ({ PutRequest: { Item } }));
@@ -142,6 +259,8 @@ export interface SeedOptions {
   progress?: (done: number, written: number) => void;
   /** Each person as it is stored (the bench counts its grams' postings). */
   seeded?: (person: Person) => void;
+  /** Whether the n-th person's claims are written too, as its create would take them (none by default). */
+  claimed?: (n: number) => boolean;
   /**
    * Adds the seeded postings to the posting counts as the stream's count-postings would (the bench's
    * tables have no stream); their lists read the counts once the table is marked (createBenchTable).
@@ -152,7 +271,7 @@ export interface SeedOptions {
 /** Seeds `count` persons and returns their ids, in seeding order. */
 export const seedPersons = async (
   storage: Storage,
-  { from, count, concurrency = 8, progress, seeded, countPostings = false }: SeedOptions,
+  { from, count, concurrency = 8, progress, seeded, claimed, countPostings = false }: SeedOptions,
 ): Promise<number[]> => {
   if (count <= 0) return [];
   const { client, tableName } = storage;
@@ -188,7 +307,7 @@ export const seedPersons = async (
         const first = nextId;
         nextId += idsEach;
         let id = first;
-        const { person } = applyPatch(null, body, {
+        const { person, take } = applyPatch(null, body, {
           requester: 0,
           now,
           nextId: () => id++,
@@ -204,6 +323,7 @@ export const seedPersons = async (
             gramCounts.set(gram, (gramCounts.get(gram) ?? 0) + 1);
           }
         items.push(toPersonItem(person), ...postings);
+        if (claimed?.(from + n)) items.push(...claimItemsOf(tableName, person.id, take));
         const shard = personCounterKey(person.id);
         shardCounts.set(shard.pk, { key: shard, count: (shardCounts.get(shard.pk)?.count ?? 0) + 1 });
       }

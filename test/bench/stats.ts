@@ -3,6 +3,7 @@
 export interface Summary {
   n: number;
   median: number;
+  p95: number;
   p99: number;
   min: number;
   max: number;
@@ -21,6 +22,7 @@ export const summarise = (samples: readonly number[]): Summary => {
   return {
     n: sorted.length,
     median: quantile(sorted, 0.5),
+    p95: quantile(sorted, 0.95),
     p99: quantile(sorted, 0.99),
     min: sorted[0] ?? Number.NaN,
     max: sorted.at(-1) ?? Number.NaN,

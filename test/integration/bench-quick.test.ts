@@ -13,7 +13,12 @@ import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
 import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import { MAX_PROBES_PER_FILTER } from '../../lib/domain/search';
 import type { BenchResults } from '../bench/report';
-import { MISLEADING_QUERIES } from '../bench/seed';
+import {
+  MISLEADING_QUERIES,
+  RECONCILE_ABSENT_QUERY,
+  RECONCILE_EMAIL_QUERY,
+  RECONCILE_QUERIES,
+} from '../bench/seed';
 import { round } from '../bench/stats';
 
 const out = mkdtempSync(join(tmpdir(), 'person-bench-quick-'));
@@ -37,6 +42,7 @@ describe('npm run bench -- --quick', () => {
       '## 2. Round trips',
       '## 3. List scale',
       'Probe choice (issue #36)',
+      'Reconciliation batch (issue #37)',
       '## 4. Cold start',
       '## 5. Throughput',
       '## 6. Keyed writes',
@@ -142,6 +148,33 @@ describe('npm run bench -- --quick', () => {
     expect(constant?.postings).toBeGreaterThanOrEqual(200);
     expect(stdout).toContain("The common fragment's constant (issue #36)");
 
+    // The reconciliation batch (issue #37): a row per size, each query's cost from the reader's own
+    // record, the email query certain on its person and the absent person matched to no one.
+    const batches = results.scale?.reconcile ?? [];
+    expect(batches.map((row) => row.persons)).toEqual([100, 1_000]);
+    for (const batch of batches) {
+      expect(batch.queries).toBe(RECONCILE_QUERIES.length);
+      expect(batch.perQuery.map((row) => row.query)).toEqual(RECONCILE_QUERIES.map(({ query }) => query));
+      expect(batch.itemsRead).toBeGreaterThan(0);
+      expect(batch.itemsRead).toBe(batch.perQuery.reduce((sum, row) => sum + row.itemsRead, 0));
+      expect(batch.maxItemsRead).toBe(Math.max(...batch.perQuery.map((row) => row.itemsRead)));
+      // What the handler sent is what the reader's records count: each query looked up once.
+      expect(batch.calls).toBe(batch.perQuery.reduce((sum, row) => sum + row.calls, 0));
+      expect(batch.rcu).toBeGreaterThan(0);
+      expect(batch.latency.median).toBeGreaterThan(0);
+      const query = (name: string) => batch.perQuery.find((row) => row.query === name);
+      expect(query(RECONCILE_EMAIL_QUERY)).toMatchObject({ top: true, match: true });
+      expect(query(RECONCILE_ABSENT_QUERY)).toMatchObject({ match: false, postingMatches: 0 });
+      // Never every person: at most the 100 a query reads whole, beside its postings.
+      for (const row of batch.perQuery) {
+        expect(row.itemsRead).toBeGreaterThan(0);
+        expect(row.read).toBeLessThanOrEqual(100);
+      }
+    }
+    expect(stdout).toMatch(
+      /\| 1,000 \| 10 \| [\d,]+ \| [\d,]+ \| \d+ \| [\d.]+ \| [\d.]+ \([\d.]+\) \| [\d.]+% \|/,
+    );
+
     const cold = results.coldStart?.rows ?? [];
     expect(cold.length).toBeGreaterThanOrEqual(15);
     for (const row of cold) {
@@ -211,8 +244,12 @@ describe('npm run bench -- --quick', () => {
 
     // Four of the overhead and cold start, two of the list matching 10 persons (issue #26), the
     // rare and common filters at the largest size and the create's write units (issue #27), the
-    // import over sequential POSTs (issue #35), the probe bar's postings and rounds (issue #36).
-    expect(results.checks.map((check) => check.check)).toHaveLength(12);
+    // import over sequential POSTs (issue #35), the probe bar's postings and rounds (issue #36), the
+    // reconciliation batch's items read against the persons (issue #37).
+    expect(results.checks.map((check) => check.check)).toHaveLength(13);
+    expect(stdout).toContain(
+      'reconciliation batch of 10 queries at 1,000 persons: items read against the persons (issue #37)',
+    );
     expect(stdout).toContain("postings read against the fragment's rarest gram (issue #36)");
     expect(stdout).toContain('import at its best concurrency over sequential single POSTs');
     expect(stdout).toContain('planted on 10 persons: list handler median against 5 × GET over HTTP');
