@@ -18,7 +18,7 @@ import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
 import type { Storage } from '../../lib/db/table/client';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { ALL_VISIBLE, matchRequestOf } from '../../lib/domain/reconcile';
-import { type Probe, planQuery, postingsOf, searchTerms } from '../../lib/domain/search';
+import { type Probe, planQuery, postingsOf, probesToSample, searchTerms } from '../../lib/domain/search';
 import { reconcileHandler } from '../../lib/http/reconcile-handlers';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
@@ -84,6 +84,12 @@ export interface ReconcileQueryCost {
   postingMatches: number;
   /** Persons read whole and scored. */
   read: number;
+  /**
+   * What keys.ts says the query reads, from the data the bench seeded: per fragment searched, the
+   * postings of its rarest probe, its probes' counts and the counts' mark; the persons scored; an
+   * email claim per email sent.
+   */
+  model: number;
   /** The person the row is about came back first (absent: the row is about no one in particular). */
   top?: boolean;
   /** The first candidate came back `match: true`. */
@@ -196,6 +202,16 @@ const timeRequest = async (
   return { body, recording, latency: summarise(latencies) };
 };
 
+/**
+ * What the postings search of one fragment reads with complete counts: the counts of the probes it
+ * sizes (every gram, 8 spread over a longer fragment's) and the mark, then the fewest-postings one whole.
+ */
+const fragmentModel = (fragment: string, postingsOfGram: ReadonlyMap<string, number>) => {
+  const probes = probesToSample(planQuery({ search: fragment }));
+  if (probes.length === 0) return 0;
+  return probes.length + 1 + Math.min(...probes.map((probe) => postingsOfProbe(probe, postingsOfGram)));
+};
+
 type ReconcileAnswer = Record<string, { result: { id: string; match: boolean }[] }>;
 
 /**
@@ -213,7 +229,14 @@ const runReconcileBatch = async (
     runs,
     idOf,
     indexEntryBytes,
-  }: { persons: number; runs: number; idOf: ReadonlyMap<number, number>; indexEntryBytes: number },
+    postingsOfGram,
+  }: {
+    persons: number;
+    runs: number;
+    idOf: ReadonlyMap<number, number>;
+    indexEntryBytes: number;
+    postingsOfGram: ReadonlyMap<string, number>;
+  },
 ): Promise<ReconcileRow> => {
   const reader = reconcileReader(storage);
   const handler = reconcileHandler({ reader, visibility: ALL_VISIBLE });
@@ -237,7 +260,11 @@ const runReconcileBatch = async (
     const first = result[0];
     const expected = about === undefined ? undefined : idOf.get(about);
     if (about !== undefined && expected === undefined) throw new Error(`No id for seeded person ${about}`);
-    const { cost, detail } = await reader.candidates(matchRequestOf(request, ALL_VISIBLE));
+    const matchRequest = matchRequestOf(request, ALL_VISIBLE);
+    const { cost, detail } = await reader.candidates(matchRequest);
+    const searched = String(detail.searched ?? '')
+      .split('|')
+      .filter(Boolean);
     perQuery.push({
       query,
       itemsRead: cost.itemsRead,
@@ -245,6 +272,10 @@ const runReconcileBatch = async (
       fragments: Number(detail.fragments ?? 0),
       postingMatches: Number(detail.postingMatches ?? 0),
       read: Number(detail.read ?? 0),
+      model:
+        searched.reduce((sum, fragment) => sum + fragmentModel(fragment, postingsOfGram), 0) +
+        Number(detail.read ?? 0) +
+        matchRequest.emails.length,
       ...(expected === undefined ? {} : { top: first?.id === String(expected) }),
       match: first?.match === true,
     });
@@ -384,6 +415,7 @@ export const runScale = async (
       runs,
       idOf,
       indexEntryBytes,
+      postingsOfGram,
     });
     reconcile.push(batch);
     log(

@@ -117,32 +117,33 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
   return {
     async candidates(request): Promise<CandidateRead> {
       const { cost, record } = costRecorder();
-      if (!request.wantsPersons) return { candidates: [], cost, detail: { fragments: 0 } };
+      if (!request.wantsPersons) return { candidates: [], cost, detail: { fragments: 0, searched: '' } };
       const { whole, words } = candidateFragments(request.variants);
       const found = new Map<number, string>();
       const keep = (persons: readonly { id: number; fullname: string }[]) => {
         for (const { id, fullname } of persons) found.set(id, fullname);
       };
-      const searchAll = (fragments: readonly string[]) =>
-        Promise.all(fragments.map((fragment) => search(fragment, cost)));
+      /** Every fragment whose postings were read, in order. */
+      const searched: string[] = [];
+      const searchAll = (fragments: readonly string[]) => {
+        searched.push(...fragments);
+        return Promise.all(fragments.map((fragment) => search(fragment, cost)));
+      };
       const [holders, first] = await Promise.all([
         Promise.all(request.emails.map((email) => holderOf(email, record))),
         searchAll(whole),
       ]);
       first.forEach(keep);
       const emailHolders = holders.filter((id): id is number => id !== undefined);
-      let fragments = whole.length;
       // The words only when the whole name found no one of that very name: a close second of an exact
       // name holds it (a score within CLOSE_SECOND), so an exact hit needs no more reading. Then the
       // halves of each word that found no one, which a typo leaves one of whole.
       const exactHit = first.flat().some(({ fullname }) => request.variants.includes(fold(fullname)));
       if (!exactHit && words.length > 0) {
-        fragments += words.length;
         const byWord = await searchAll(words);
         byWord.forEach(keep);
         const halves = words.filter((_, index) => byWord[index]?.length === 0).flatMap(halvesOf);
         if (halves.length > 0) {
-          fragments += halves.length;
           (await searchAll(halves)).forEach(keep);
         }
       }
@@ -173,7 +174,8 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
         }),
         cost,
         detail: {
-          fragments,
+          fragments: searched.length,
+          searched: searched.join('|'),
           postingMatches: found.size,
           emailHolders: emailHolders.length,
           read: kept.length,

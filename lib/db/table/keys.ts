@@ -107,28 +107,25 @@
  * - `limit=0` without filters: the counters read only.
  * What one reconciliation query costs (`/reconcile`, lib/db/search/reconcile-candidates.ts), whatever N
  * is: never the index, never every person. In rounds of calls sent at once:
- * 1. per `email` property sent, one GetItem of its email claim (0.5 read units: the one holder, or
- *    none); beside them, the postings of the whole folded name as a `search` fragment, read as a
- *    filtered list of that one filter reads it (above: one BatchGetItem of the counts of its G grams,
+ * 1. per `email` property sent (or a query text that is an email address), one GetItem of its email
+ *    claim (0.5 read units: the one holder, or none); beside them, the postings of each form of the
+ *    whole folded name (the name; for "Last, First" also "First Last") as a `search` fragment, read as
+ *    a filtered list of that one filter reads it (above: one BatchGetItem of the counts of its G grams,
  *    G at most 8, and the mark, or on a table whose counts are not complete G + 1 sample calls; then
  *    the rarest gram's R postings in one Query per shard);
  * 2. only when no one found has exactly that name (folded): the same for each of the name's longest
  *    words of 3 or more code points, at most 3 (`Jon Smith` reads `smith`'s postings: every Smith);
- * 3. one BatchGetItem, eventually consistent, of the persons scored: the best 25 by fullname, every
- *    exact namesake and email holder with them, 100 at most (half a read unit per 4 KB of each).
- * So a query reads the postings of the rarest gram of its name (and of its words when the name has no
- * exact holder), G + 1 counts (or at most 64 G sampled postings) per fragment, and at most 100
- * persons; a batch of Q distinct queries Q times that, at once (a query repeated in the batch is read
- * once). R is the share of the persons that hold the gram, so it grows with N: not every person, but
- * not a constant either. Measured with the counts (`npm run bench -- --only scale`, a batch of 10 as
- * OpenRefine sends it, test/bench/scale.ts): an exact name 10 calls (the counts, 8 Queries, 1
- * BatchGetItem), 11 with an email; a name no one holds exactly (misspelt, "Last, First", absent) 28,
- * its two words' searches with it. The batch: 155 calls, 241 items and 109 read units at 1 000
- * persons, 879 items (8.8% of the persons) and 141 read units at 10 000; an exact name read 19 then
- * 84 items, a misspelt one 56 then 236 (its first name's postings: 195 Shafis of 10 000). Without
- * the counts (test/integration/reconcile.test.ts, 65 persons): `Grace Hopper` 17 calls (8 samples and
- * the id counter, 7 Queries, 1 BatchGetItem), 9 items, 2 read units; a misspelt name about 12 calls
- * more for each 5- or 6-letter word.
+ * 3. only for a word of round 2 that found no one (misspelt): the same for its two halves of 3 code
+ *    points or more, at most 6 fragments (`lovelase`: `love` and `lase`);
+ * 4. one BatchGetItem, eventually consistent, of the persons scored: the best 25 by their name's score,
+ *    every exact namesake and email holder with them, 100 at most (half a read unit per 4 KB of each).
+ * So a query reads, per fragment searched (1 or 2 for a name someone holds exactly, at most 11 for a
+ * misspelt one), the postings of its rarest gram and G + 1 counts (or at most 64 G sampled postings),
+ * and at most 100 persons; a batch of Q distinct queries Q times that, at once (a query repeated in
+ * the batch is read once). R is the share of the persons that hold the gram, so it grows with N: not
+ * every person, but not a constant either. The bench (`npm run bench -- --only scale`, a batch of 10
+ * as OpenRefine sends it, test/bench/scale.ts) counts this model for each query from the data it
+ * seeded and checks that no query reads more (figures in README "Performance").
  * A name or word under 3 code points (`li`) is not looked up: its postings would be every gram it
  * starts. Suggest (`/reconcile/suggest/entity`) reads the postings of the prefix typed (3 code points
  * or more) as one fragment, the preview and data extension one BatchGetItem of the ids asked (at
