@@ -3,6 +3,8 @@
 import type { BulkSection } from './bulk';
 import type { ColdSection } from './cold-start';
 import type { KeyedSection } from './keyed-writes';
+import { MATCH_CATEGORIES } from './match-set';
+import type { MatchingSection, MatchRow } from './matching';
 import type { OverheadSection } from './overhead';
 import type { ProbeBar, ReconcileQueryCost, ScaleSection } from './scale';
 import { COMMON_QUERY, PLANTED_QUERY, RARE_QUERY } from './seed';
@@ -60,6 +62,7 @@ export interface BenchResults {
   bulk?: BulkSection;
   coldStart?: ColdSection;
   scale?: ScaleSection;
+  matching?: MatchingSection;
   checks: Check[];
 }
 
@@ -91,6 +94,13 @@ export const THRESHOLDS = {
    * claims, counted from the data the bench seeded. Items read over that model, at most.
    */
   reconcileOverModel: 1,
+  /** Issue #38, on its labelled set: match:true is right, given often, never to one not in the store. */
+  matchPrecision: 0.99,
+  matchRecall: 0.7,
+  absentMatches: 0,
+  /** Issue #38: the right person first, overall; and every category on its own criterion. */
+  rankOne: 0.95,
+  categoryCriterion: 0.85,
 };
 
 /** The postings a list read beyond its samples, against the bar's bound (issue #36). */
@@ -231,7 +241,62 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
       passed: worst.coldCostMs <= THRESHOLDS.coldOverBareMs,
     });
   }
+  checks.push(...matchingChecks(results.matching));
   return checks;
+};
+
+/** What a category's criterion asks, in the report's words. */
+const CRITERIA = {
+  match: 'match:true on the right person',
+  rank1: 'the right person at rank 1',
+  'no-match': 'no match:true at all',
+  'each its own': "each query its category's",
+} as const;
+
+const figure = (value: number | null) => (value === null ? '–' : String(value));
+
+/** The bar of issue #38 step 1 on the matching section's figures. */
+const matchingChecks = (matching: MatchingSection | undefined): Check[] => {
+  if (!matching) return [];
+  const { overall, rows } = matching;
+  const absent = rows.find((row) => row.category === 'absent');
+  const worst = rows.reduce((a, b) => (b.criterionShare < a.criterionShare ? b : a));
+  const failing = rows.filter((row) => row.criterionShare < THRESHOLDS.categoryCriterion);
+  const matchChecks: Check[] = [
+    {
+      check: 'matching (issue #38): precision of match:true, overall',
+      threshold: `≥ ${THRESHOLDS.matchPrecision}`,
+      worst: `${figure(overall.precision)} (${overall.rightMatches} of ${overall.matches} on the person meant)`,
+      passed: (overall.precision ?? 0) >= THRESHOLDS.matchPrecision,
+    },
+    {
+      check: 'matching (issue #38): match:true on persons not in the store',
+      threshold: `= ${THRESHOLDS.absentMatches}`,
+      worst: `${absent?.matches ?? 0} (of ${absent?.queries ?? 0} queries)`,
+      passed: (absent?.matches ?? 0) <= THRESHOLDS.absentMatches,
+    },
+    {
+      check: 'matching (issue #38): recall of match:true, over queries whose person is in the store',
+      threshold: `≥ ${THRESHOLDS.matchRecall}`,
+      worst: `${figure(overall.recall)} (${overall.rightMatches} of ${overall.inStore})`,
+      passed: (overall.recall ?? 0) >= THRESHOLDS.matchRecall,
+    },
+    {
+      check: 'matching (issue #38): the right person at rank 1, overall',
+      threshold: `≥ ${THRESHOLDS.rankOne}`,
+      worst: `${figure(overall.rankOne)} (of ${overall.inStore}; top 3 ${figure(overall.topThree)})`,
+      passed: (overall.rankOne ?? 0) >= THRESHOLDS.rankOne,
+    },
+    {
+      check: 'matching (issue #38): every category on its own criterion',
+      threshold: `≥ ${THRESHOLDS.categoryCriterion}`,
+      worst:
+        `${worst.criterionShare} (${worst.category}: ${worst.met} of ${worst.queries}, ${CRITERIA[worst.criterion]})` +
+        (failing.length > 1 ? `; ${failing.length} categories under` : ''),
+      passed: failing.length === 0,
+    },
+  ];
+  return matchChecks;
 };
 
 /** A Markdown table; columns of numbers are right-aligned. */
@@ -674,6 +739,48 @@ export const markdown = (results: BenchResults): string => {
       ),
       `Export: ${persons(bulk.export.persons)} persons in ${bulk.export.pages} pages, ${bulk.export.seconds} s, ` +
         `${bulk.export.perSecond} persons/s, ${bulk.export.callsPerPerson} DynamoDB calls a person on the server.`,
+    );
+  }
+
+  const matching = results.matching;
+  if (matching) {
+    const row = (entry: MatchRow) => [
+      entry.category,
+      CRITERIA[entry.criterion],
+      entry.queries,
+      `${entry.met} (${entry.criterionShare})`,
+      entry.matches,
+      figure(entry.precision),
+      figure(entry.recall),
+      figure(entry.rankOne),
+      figure(entry.topThree),
+    ];
+    parts.push(
+      '## 8. Matching quality (issue #38)',
+      `A labelled set of its own making (test/bench/match-set.ts, the same every run): ${persons(matching.persons)} persons ` +
+        `of many naming traditions (${matching.namesakeGroups} groups of namesakes, told apart only by email) seeded as ` +
+        `creates write them (person, postings and counts, email claims) in ${matching.seedSeconds} s, and ` +
+        `${persons(matching.overall.queries)} queries sent through the reconciliation handler as OpenRefine sends them ` +
+        `(batches of 10, \`type: Person\`, no limit) in ${matching.querySeconds} s. Each category is judged on its own ` +
+        'criterion (met: queries and share); match:true counts the certain answers, precision those on the person ' +
+        'meant, recall those over the queries whose person is in the store, rank 1 and top 3 where the person meant stands.',
+      table(
+        ['category', 'criterion', 'queries', 'met', 'match:true', 'precision', 'recall', 'rank 1', 'top 3'],
+        [...matching.rows.map(row), row(matching.overall)],
+      ),
+      MATCH_CATEGORIES.map(({ category, what }) => `- **${category}**: ${what}.`).join('\n'),
+      ...(matching.misses.length > 0
+        ? [
+            'Misses (the first of each category whose criterion failed): the query, the person meant, the first candidates answered.',
+            matching.misses
+              .map(
+                (miss) =>
+                  `- ${miss.category}: "${miss.query}"${miss.email ? ` + email ${miss.email}` : ''} → ` +
+                  `${miss.expected ?? 'no one'}; answered ${miss.answered}`,
+              )
+              .join('\n'),
+          ]
+        : []),
     );
   }
 

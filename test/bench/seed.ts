@@ -266,27 +266,43 @@ export interface SeedOptions {
    * tables have no stream); their lists read the counts once the table is marked (createBenchTable).
    */
   countPostings?: boolean;
+  /** The wire body of the n-th person, instead of `seedBody` (the matching set's persons). */
+  bodyOf?: (n: number) => unknown;
 }
 
 /** Seeds `count` persons and returns their ids, in seeding order. */
 export const seedPersons = async (
   storage: Storage,
-  { from, count, concurrency = 8, progress, seeded, claimed, countPostings = false }: SeedOptions,
+  {
+    from,
+    count,
+    concurrency = 8,
+    progress,
+    seeded,
+    claimed,
+    countPostings = false,
+    bodyOf = seedBody,
+  }: SeedOptions,
 ): Promise<number[]> => {
   if (count <= 0) return [];
   const { client, tableName } = storage;
-  const idsEach = countNewIds(CreatePersonBody.parse(seedBody(from)), true);
+  const bodyAt = (n: number) => CreatePersonBody.parse(bodyOf(from + n));
+  // Every `seedBody` needs the ids of the first; other bodies are counted one by one (they are few).
+  const size =
+    bodyOf === seedBody
+      ? count * countNewIds(bodyAt(0), true)
+      : Array.from({ length: count }, (_, n) => countNewIds(bodyAt(n), true)).reduce((a, b) => a + b, 0);
   const { Attributes } = await client.send(
     new UpdateCommand({
       TableName: tableName,
       Key: idCounterKey,
       UpdateExpression: 'ADD #value :size',
       ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':size': count * idsEach },
+      ExpressionAttributeValues: { ':size': size },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  let nextId = (Attributes?.value as number) - count * idsEach + 1;
+  let nextId = (Attributes?.value as number) - size + 1;
   const now = new Date().toISOString();
   const ids: number[] = [];
   let next = 0;
@@ -303,9 +319,9 @@ export const seedPersons = async (
       next = end;
       const items: object[] = [];
       for (let n = start; n < end; n++) {
-        const body = CreatePersonBody.parse(seedBody(from + n));
+        const body = bodyAt(n);
         const first = nextId;
-        nextId += idsEach;
+        nextId += countNewIds(body, true);
         let id = first;
         const { person, take } = applyPatch(null, body, {
           requester: 0,
