@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
 import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import { MAX_PROBES_PER_FILTER } from '../../lib/domain/search';
+import { MATCH_CATEGORIES, MATCH_SET } from '../bench/match-set';
 import type { BenchResults } from '../bench/report';
 import {
   MISLEADING_QUERIES,
@@ -31,7 +32,7 @@ describe('npm run bench -- --quick', () => {
       // The list scale section at 100 and 1 000 persons (--quick seeds 1 000 and 10 000, a minute more).
       ['run', '--silent', 'bench', '--', '--quick', '--sizes', '100,1000', '--out', out],
       {
-        timeout: 170_000,
+        timeout: 230_000,
         maxBuffer: 16 * 1024 * 1024,
       },
     );
@@ -47,6 +48,7 @@ describe('npm run bench -- --quick', () => {
       '## 5. Throughput',
       '## 6. Keyed writes',
       '## 7. Bulk import and export',
+      '## 8. Matching quality (issue #38)',
       '## Checks',
     ])
       expect(stdout).toContain(heading);
@@ -247,11 +249,10 @@ describe('npm run bench -- --quick', () => {
     // Four of the overhead and cold start, two of the list matching 10 persons (issue #26), the
     // rare and common filters at the largest size and the create's write units (issue #27), the
     // import over sequential POSTs (issue #35), the probe bar's postings and rounds (issue #36), the
-    // reconciliation batch's items read against the persons (issue #37).
-    expect(results.checks.map((check) => check.check)).toHaveLength(13);
-    expect(stdout).toContain(
-      'reconciliation batch of 10 queries at 1,000 persons: items read against the persons (issue #37)',
-    );
+    // reconciliation queries' items read against keys.ts's model (issue #37); and the five of matching
+    // quality (issue #38).
+    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5);
+    expect(stdout).toContain('reconciliation: each query of the batch at every size reads what keys.ts says');
     expect(stdout).toContain("postings read against the fragment's rarest gram (issue #36)");
     expect(stdout).toContain('import at its best concurrency over sequential single POSTs');
     expect(stdout).toContain('planted on 10 persons: list handler median against 5 × GET over HTTP');
@@ -261,5 +262,19 @@ describe('npm run bench -- --quick', () => {
       /a create's postings cost [\d.]+ of one search/,
     );
     expect(results.scale?.seedItems['1000']).toBeGreaterThan(10 * 1_000);
-  }, 180_000);
+
+    // Matching quality (issue #38): the whole labelled set, a row per category and overall, and the
+    // five checks of its bar beside their figures (the figures themselves are the full run's to judge).
+    const matching = results.matching;
+    expect(matching?.rows.map((row) => row.category)).toEqual(
+      MATCH_CATEGORIES.map(({ category }) => category),
+    );
+    for (const { category, count } of MATCH_CATEGORIES) {
+      expect(matching?.rows.find((row) => row.category === category)?.queries).toBe(count);
+      expect(stdout).toMatch(new RegExp(`\\| ${category} \\| [^|]+ \\| ${count} \\|`));
+    }
+    expect(matching?.overall.queries).toBe(MATCH_SET.queries.length);
+    expect(stdout).toMatch(/\| overall \| [^|]+ \| \d+ \|/);
+    expect(results.checks.filter((check) => check.check.startsWith('matching (issue #38)'))).toHaveLength(5);
+  }, 240_000);
 });
