@@ -48,7 +48,9 @@ const GROUPS: readonly (readonly string[])[] = [
   ['christoph', 'chris'], ['alexandra', 'alex'], ['ferdinand', 'ferdi'], ['gottfried', 'friedel'], ['heinrich', 'heinz', 'heiner', 'henk'],
   ['wilhelm', 'willi', 'willem', 'wim'], ['hendrik', 'henk'], ['cornelis', 'kees'], ['gerardus', 'gerard', 'gert'],
   ['jacobus', 'koos', 'jaap'], ['petrus', 'piet'], ['theodorus', 'theo', 'dorus'], ['antonius', 'toon', 'ton'],
-  ['kristoffer', 'kris'], ['fredrik', 'fred'],
+  ['kristoffer', 'kris'], ['fredrik', 'fred'], ['ursula', 'uschi', 'ulla'], ['barbara', 'barbel', 'babette'],
+  ['gertrud', 'trude', 'gerti'], ['hannelore', 'hanne', 'lore'], ['rosemarie', 'rosi'], ['ingeborg', 'inge'],
+  ['waltraud', 'traudl', 'waltraut'], ['dietrich', 'dieter'], ['bernhard', 'bernd'], ['reinhard', 'reini'],
   // French, Italian
   ['guillaume', 'guy'], ['dominique', 'dom'], ['giuseppe', 'beppe', 'peppe', 'pino'], ['giovanni', 'gianni', 'vanni'],
   ['francesco', 'franco', 'checco'], ['alessandro', 'sandro', 'ale'], ['salvatore', 'toto', 'turi'], ['vincenzo', 'enzo'],

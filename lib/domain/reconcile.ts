@@ -13,7 +13,9 @@
  *   is compared as written and as "First Last". Only a name equal to the query, folded, scores 1;
  * - each `first_name` / `last_name` property sent that one of the candidate's Names holds (folded) adds
  *   5, one it does not hold takes 10 off; an `email` sent that a candidate with emails does not hold
- *   takes 10 off (one without any is not held to it: a spreadsheet may know an address it lacks);
+ *   takes 10 off (one without any is not held to it: a spreadsheet may know an address it lacks), unless
+ *   one of its emails has the same mailbox at another domain (feature `email_mailbox`: the same person
+ *   at a new employer, most likely), which neither counts nor speaks against it;
  * - an `email` property (or a query text that is an email address) that is one of the candidate's
  *   emails (normalised as uniqueness compares them, API.md 5.5) is decisive: 100, whatever the name
  *   says (an email is held by one person only);
@@ -415,6 +417,9 @@ export interface ScoredCandidate {
   features: Feature[];
 }
 
+/** The part of a normalised email address before its domain. */
+const mailboxOf = (email: string) => email.slice(0, email.lastIndexOf('@'));
+
 const agreement = (sent: string[], held: string[]): boolean | undefined =>
   sent.length === 0 ? undefined : sent.some((value) => held.includes(value));
 
@@ -427,11 +432,16 @@ export const scoreCandidate = (request: MatchRequest, facts: CandidateFacts): Sc
   const last = agreement(request.lastNames, facts.lastNames);
   const adjust = (value: boolean | undefined) => (value === undefined ? 0 : value ? 5 : -10);
   // A person may have more emails than the one a spreadsheet knows: an email it lacks counts against
-  // it only when it has one at all.
-  const otherEmail = email === false && facts.emails.length > 0;
+  // it only when it has one at all, and not when one of its own has the same mailbox at another domain
+  // (`ada@newco.example` for `ada@oldco.example`: the same person at a new employer, most likely).
+  const sameMailbox =
+    email === false &&
+    request.emails.some((sent) => facts.emails.some((held) => mailboxOf(held) === mailboxOf(sent)));
+  const otherEmail = email === false && facts.emails.length > 0 && !sameMailbox;
   const evidence = adjust(first) + adjust(last) - (otherEmail ? 10 : 0);
   const features: Feature[] = [{ id: 'name', value: Math.round(similarity * 1000) / 1000 }];
   if (email !== undefined) features.push({ id: 'email', value: email });
+  if (sameMailbox) features.push({ id: 'email_mailbox', value: true });
   if (first !== undefined) features.push({ id: 'first_name', value: first });
   if (last !== undefined) features.push({ id: 'last_name', value: last });
   return {

@@ -20,6 +20,7 @@ export const MATCH_CATEGORIES = [
   { category: 'exact-email', count: 100, criterion: 'match', what: 'stored name and that person\'s email' },
   { category: 'exact-unique', count: 80, criterion: 'match', what: 'a name no one else holds, no email' },
   { category: 'namesake-email', count: 60, criterion: 'match', what: 'a namesake\'s exact name and its email' },
+  { category: 'namesake-alone', count: 30, criterion: 'no-match', what: 'a namesake\'s exact name alone: none of them is certain' },
   { category: 'case-spacing', count: 40, criterion: 'match', what: 'a unique name in other case, spaces doubled, leading, trailing' },
   { category: 'accents-dropped', count: 50, criterion: 'match', what: 'a unique name with diacritics (or ø ł ß ı æ đ) written plain' },
   { category: 'email-only', count: 40, criterion: 'match', what: 'the email as the query text, or another name with the email' },
@@ -48,7 +49,7 @@ export interface MatchQuery {
   query: string;
   /** As OpenRefine sends the columns it is told to match on. */
   properties: { pid: 'email' | 'first_name' | 'last_name'; v: string }[];
-  /** The index in the population of the person meant, or null: no one in the store. */
+  /** The index in the population of the person meant, or null: no one in the store, or no one in particular. */
   expected: number | null;
 }
 
@@ -530,6 +531,15 @@ export const matchSet = (seed = MATCH_SEED): MatchSet => {
         properties: [email(pickOf(random, person(i).emails))],
       }),
     ),
+    // One query per namesake group, about no one in particular: the name alone cannot tell them apart.
+    ...of(
+      'namesake-alone',
+      (i) => {
+        const group = person(i).namesakes;
+        return group !== undefined && population.findIndex(({ namesakes }) => namesakes === group) === i;
+      },
+      (i) => ({ query: fullnameOf(person(i)), properties: [] }),
+    ).map((query) => ({ ...query, expected: null })),
     ...of('case-spacing', unique, (i) => {
       const name = fullnameOf(person(i));
       const query = (CASE_SPACING[next() % CASE_SPACING.length] as (text: string) => string)(name);

@@ -14,11 +14,11 @@ import { answerQueries, type MatchOutcome, matchMetrics, seedMatchStore } from '
 import { createTestTable, type TestTable } from '../support/dynamo';
 
 /**
- * What the scoring of 2026-11-26 gives on the slice, rounded down (0.978 and 0.615): a floor against
- * regressions, to be raised as the scoring improves. The bar of issue #38 (rank 1 0.95 and recall 0.70
- * on the whole set, each category 0.85 on its own criterion) is the bench's.
+ * The bar of issue #38 on the whole set (rank 1 0.95, recall 0.70; each category 0.85 on its own
+ * criterion) is the bench's; the slice, a sixth of it, is held to the same overall figures, which the
+ * scoring of 2026-11-26 clears on it (rank 1 1, recall 0.747): a floor against regressions.
  */
-const FLOOR = { rankOne: 0.97, recall: 0.61 };
+const FLOOR = { rankOne: 0.95, recall: 0.7 };
 
 let table: TestTable;
 let outcomes: MatchOutcome[];
@@ -36,10 +36,14 @@ describe('matching quality on the fixed slice (issue #38)', () => {
     expect(overall.precision).toBeGreaterThanOrEqual(0.99);
   });
 
-  it('never gives match:true on a person not in the store', () => {
-    const absent = matchMetrics(outcomes).rows.find((row) => row.category === 'absent');
-    expect(absent?.queries).toBeGreaterThan(0);
-    expect(absent?.matches).toBe(0);
+  it('never gives match:true on a person not in the store, nor on a namesake by name alone', () => {
+    const rows = matchMetrics(outcomes).rows.filter(({ criterion }) => criterion === 'no-match');
+    expect(rows.map(({ category }) => category).sort()).toEqual(['absent', 'namesake-alone']);
+    for (const row of rows)
+      expect({ category: row.category, matches: row.matches }).toEqual({
+        category: row.category,
+        matches: 0,
+      });
   });
 
   it('puts the person meant first, and matches it, at least as often as the current scoring does', () => {

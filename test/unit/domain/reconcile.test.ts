@@ -166,6 +166,26 @@ describe('the score', () => {
     expect(wordsSimilarity('a. lovelace', 'byron lovelace')).toBeLessThan(0.7);
   });
 
+  it('does not hold an email at another domain against a candidate with the same mailbox', () => {
+    const ada = facts(1, 'Ada Lovelace', ['ada@oldco.example']);
+    const moved = rankCandidates(
+      matchRequestOf({ query: 'Ada Lovelace', properties: [{ pid: 'email', v: 'ada@newco.example' }] }),
+      [ada],
+    );
+    expect(moved[0]).toMatchObject({ score: 100, match: true, contradicted: false });
+    expect(moved[0]?.features).toEqual(
+      expect.arrayContaining([
+        { id: 'email', value: false },
+        { id: 'email_mailbox', value: true },
+      ]),
+    );
+    const other = rankCandidates(
+      matchRequestOf({ query: 'Ada Lovelace', properties: [{ pid: 'email', v: 'countess@newco.example' }] }),
+      [ada],
+    );
+    expect(other[0]).toMatchObject({ score: 90, match: false, contradicted: true });
+  });
+
   it('ranks the right person first for a swapped, initialled, nicknamed or misspelt name', () => {
     const stored = [
       facts(1, 'Ada Lovelace'),
