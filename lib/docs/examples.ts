@@ -342,6 +342,7 @@ const adaFacts = {
   firstNames: ['ada'],
   lastNames: ['lovelace'],
   emails: ['ada@example.org'],
+  phones: ['442079460958'],
 };
 const reconcileAnswer = (query: Parameters<typeof matchRequestOf>[0]) =>
   resultOf(rankCandidates(matchRequestOf(query), [adaFacts]));

@@ -16,6 +16,8 @@
  *   takes 10 off (one without any is not held to it: a spreadsheet may know an address it lacks), unless
  *   one of its emails has the same mailbox at another domain (feature `email_mailbox`: the same person
  *   at a new employer, most likely), which neither counts nor speaks against it;
+ * - a `phones` property that is one of the candidate's numbers (by their digits, `samePhone`) adds 10;
+ *   one it does not hold takes nothing off (a person has several numbers);
  * - an `email` property (or a query text that is an email address) that is one of the candidate's
  *   emails (normalised as uniqueness compares them, API.md 5.5) is decisive: 100, whatever the name
  *   says (an email is held by one person only);
@@ -160,6 +162,8 @@ export interface MatchRequest {
   emails: string[];
   firstNames: string[];
   lastNames: string[];
+  /** The digits of phone numbers sent as `phones` properties, 7 or more. */
+  phones: string[];
   limit: number;
   /** False when the query names only types other than Person: it has no candidates here. */
   wantsPersons: boolean;
@@ -207,10 +211,36 @@ export const matchRequestOf = (query: ReconcileQuery, visibility: Visibility = A
       (email) => email.includes('@'),
     ),
     firstNames: [...new Set(values('first_name').map(fold))].filter(Boolean),
+    phones: phoneDigitsOf(values('phones')),
     lastNames: [...new Set(values('last_name').map(fold))].filter(Boolean),
     limit: limit === 0 ? RECONCILE_LIMITS.defaultLimit : Math.min(limit, RECONCILE_LIMITS.maxLimit),
     wantsPersons: types.length === 0 || types.some((type) => PERSON_TYPE_IDS.has(type.toLowerCase())),
   };
+};
+
+/** Fewest digits a phone number needs to be compared: a subscriber number without its area code. */
+const PHONE_DIGITS = 7;
+
+/** The digits of each phone number (free text here: `+44 20 7946 0958`, `020 7946 0958`), 7 or more. */
+export const phoneDigitsOf = (numbers: readonly (string | null | undefined)[]): string[] => [
+  ...new Set(
+    numbers.flatMap((number) => {
+      const digits = (number ?? '').replace(/\D/g, '');
+      return digits.length >= PHONE_DIGITS ? [digits] : [];
+    }),
+  ),
+];
+
+/**
+ * Whether two phone numbers' digits are one number: equal, or one ends with the other without its
+ * trunk `0` (`442079460958` and `02079460958`: the same London number, written internationally and
+ * nationally). Free-text numbers have no country to parse them by, and the comparison only ever runs
+ * on the few candidates a name found, so a shared tail of 7 or more digits is evidence enough.
+ */
+export const samePhone = (a: string, b: string): boolean => {
+  const [shorter, longer] = a.length <= b.length ? [a, b] : [b, a];
+  const national = shorter.replace(/^0+/, '');
+  return shorter === longer || (national.length >= PHONE_DIGITS && longer.endsWith(national));
 };
 
 /** A query text that is one email address (one `@`, a dot in the domain, no space). */
@@ -372,6 +402,8 @@ export interface CandidateFacts {
   firstNames: string[];
   lastNames: string[];
   emails: string[];
+  /** The digits of its phone numbers (7 or more). */
+  phones: string[];
 }
 
 export const factsOf = (person: Person): CandidateFacts => {
@@ -391,6 +423,7 @@ export const factsOf = (person: Person): CandidateFacts => {
     firstNames: folded(person.Names.map((name) => name.first_name)),
     lastNames: folded(person.Names.map((name) => name.last_name)),
     emails: [...new Set(person.Emails.flatMap(({ email }) => (email ? [normaliseEmail(email)] : [])))],
+    phones: phoneDigitsOf(person.PhoneNumbers.map(({ phone_number }) => phone_number)),
   };
 };
 
@@ -417,6 +450,9 @@ export interface ScoredCandidate {
   features: Feature[];
 }
 
+/** What a phone number the candidate shares adds to its score. */
+export const SHARED_PHONE = 10;
+
 /** The part of a normalised email address before its domain. */
 const mailboxOf = (email: string) => email.slice(0, email.lastIndexOf('@'));
 
@@ -438,10 +474,17 @@ export const scoreCandidate = (request: MatchRequest, facts: CandidateFacts): Sc
     email === false &&
     request.emails.some((sent) => facts.emails.some((held) => mailboxOf(held) === mailboxOf(sent)));
   const otherEmail = email === false && facts.emails.length > 0 && !sameMailbox;
-  const evidence = adjust(first) + adjust(last) - (otherEmail ? 10 : 0);
+  // A shared phone number speaks for a candidate; another one does not speak against it (a person has
+  // several, and a spreadsheet may hold an old one).
+  const phone =
+    request.phones.length === 0
+      ? undefined
+      : request.phones.some((sent) => facts.phones.some((held) => samePhone(sent, held)));
+  const evidence = adjust(first) + adjust(last) - (otherEmail ? 10 : 0) + (phone ? SHARED_PHONE : 0);
   const features: Feature[] = [{ id: 'name', value: Math.round(similarity * 1000) / 1000 }];
   if (email !== undefined) features.push({ id: 'email', value: email });
   if (sameMailbox) features.push({ id: 'email_mailbox', value: true });
+  if (phone !== undefined) features.push({ id: 'phones', value: phone });
   if (first !== undefined) features.push({ id: 'first_name', value: first });
   if (last !== undefined) features.push({ id: 'last_name', value: last });
   return {

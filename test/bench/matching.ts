@@ -54,13 +54,13 @@ export interface MatchRow {
   topThree: number | null;
 }
 
-/** A query the criterion of its category failed, for the report: what was asked and answered. */
+/** A query as the report shows it (a miss, or a worked example): what was asked and answered. */
 export interface MatchMiss {
   category: MatchCategory;
   query: string;
   email?: string;
   expected: string | null;
-  /** The first candidates: name, score, match. */
+  /** The first candidates: name, score, match, features. */
   answered: string;
 }
 
@@ -73,6 +73,8 @@ export interface MatchingSection {
   overall: MatchRow;
   /** A few misses of each category. */
   misses: MatchMiss[];
+  /** The first query of each of EXAMPLE_CATEGORIES, worked through. */
+  examples: MatchMiss[];
 }
 
 /** Shares in the JSON and the report: three decimals. */
@@ -160,7 +162,15 @@ export const seedMatchStore = async (
 /** OpenRefine's batch: 10 queries. */
 const BATCH = 10;
 
-type Answer = { result: { id: string; name: string; score: number; match: boolean }[] };
+type Answer = {
+  result: {
+    id: string;
+    name: string;
+    score: number;
+    match: boolean;
+    features: { id: string; value: number | boolean }[];
+  }[];
+};
 
 /** Every query answered by the reconciliation handler, in batches as OpenRefine sends them. */
 export const answerQueries = async (
@@ -202,6 +212,28 @@ export const answerQueries = async (
 /** Misses kept per category for the report. */
 const MISSES_EACH = 3;
 
+/** The categories whose first query the report shows worked through (README "Matching records" quotes them). */
+export const EXAMPLE_CATEGORIES: readonly MatchCategory[] = ['email-domain', 'initials'];
+
+/** A query as the report shows it: what was asked, whom it meant, the first candidates with their features. */
+const shownOf = (query: MatchQuery, answer: Answer, population: readonly MatchPerson[]): MatchMiss => {
+  const email = query.properties.find(({ pid }) => pid === 'email')?.v;
+  return {
+    category: query.category,
+    query: query.query,
+    ...(email ? { email } : {}),
+    expected: query.expected === null ? null : fullnameOf(population[query.expected] as MatchPerson),
+    answered:
+      answer.result
+        .slice(0, 3)
+        .map(
+          ({ name, score, match, features }) =>
+            `${name} ${score}${match ? ' match' : ''} (${features.map(({ id, value }) => `${id} ${value}`).join(', ')})`,
+        )
+        .join('; ') || 'nothing',
+  };
+};
+
 const missesOf = (
   queries: readonly MatchQuery[],
   outcomes: readonly MatchOutcome[],
@@ -210,25 +242,22 @@ const missesOf = (
 ): MatchMiss[] => {
   const kept = new Map<string, number>();
   return queries.flatMap((query, n) => {
-    const outcome = outcomes[n] as MatchOutcome;
-    if (meetsCriterion(outcome) || (kept.get(query.category) ?? 0) >= MISSES_EACH) return [];
+    if (meetsCriterion(outcomes[n] as MatchOutcome) || (kept.get(query.category) ?? 0) >= MISSES_EACH)
+      return [];
     kept.set(query.category, (kept.get(query.category) ?? 0) + 1);
-    const email = query.properties.find(({ pid }) => pid === 'email')?.v;
-    return [
-      {
-        category: query.category,
-        query: query.query,
-        ...(email ? { email } : {}),
-        expected: query.expected === null ? null : fullnameOf(population[query.expected] as MatchPerson),
-        answered:
-          (answers[n] as Answer).result
-            .slice(0, 3)
-            .map(({ name, score, match }) => `${name} ${score}${match ? ' match' : ''}`)
-            .join('; ') || 'nothing',
-      },
-    ];
+    return [shownOf(query, answers[n] as Answer, population)];
   });
 };
+
+const examplesOf = (
+  queries: readonly MatchQuery[],
+  answers: readonly Answer[],
+  population: readonly MatchPerson[],
+): MatchMiss[] =>
+  EXAMPLE_CATEGORIES.flatMap((category) => {
+    const n = queries.findIndex((query) => query.category === category);
+    return n < 0 ? [] : [shownOf(queries[n] as MatchQuery, answers[n] as Answer, population)];
+  });
 
 export const runMatching = async (
   storage: Storage,
@@ -256,5 +285,6 @@ export const runMatching = async (
     rows,
     overall,
     misses: missesOf(queries, outcomes, answers, population),
+    examples: examplesOf(queries, answers, population),
   };
 };

@@ -4,7 +4,7 @@ import type { BulkSection } from './bulk';
 import type { ColdSection } from './cold-start';
 import type { KeyedSection } from './keyed-writes';
 import { MATCH_CATEGORIES } from './match-set';
-import type { MatchingSection, MatchRow } from './matching';
+import type { MatchingSection, MatchMiss, MatchRow } from './matching';
 import type { OverheadSection } from './overhead';
 import type { ProbeBar, ReconcileQueryCost, ScaleSection } from './scale';
 import { COMMON_QUERY, PLANTED_QUERY, RARE_QUERY } from './seed';
@@ -254,6 +254,16 @@ const CRITERIA = {
 } as const;
 
 const figure = (value: number | null) => (value === null ? '–' : String(value));
+
+/** Queries of the matching section as a list: asked, meant, answered. */
+const shown = (queries: readonly MatchMiss[]) =>
+  queries
+    .map(
+      (query) =>
+        `- ${query.category}: "${query.query}"${query.email ? ` + email ${query.email}` : ''} → ` +
+        `${query.expected ?? 'no one'}; answered ${query.answered}`,
+    )
+    .join('\n');
 
 /** The bar of issue #38 step 1 on the matching section's figures. */
 const matchingChecks = (matching: MatchingSection | undefined): Check[] => {
@@ -771,16 +781,13 @@ export const markdown = (results: BenchResults): string => {
         [...matching.rows.map(row), row(matching.overall)],
       ),
       MATCH_CATEGORIES.map(({ category, what }) => `- **${category}**: ${what}.`).join('\n'),
+      'Worked examples (the first query of these categories): the query, the person meant, the first candidates ' +
+        'answered with their score and features.',
+      shown(matching.examples),
       ...(matching.misses.length > 0
         ? [
             'Misses (the first of each category whose criterion failed): the query, the person meant, the first candidates answered.',
-            matching.misses
-              .map(
-                (miss) =>
-                  `- ${miss.category}: "${miss.query}"${miss.email ? ` + email ${miss.email}` : ''} → ` +
-                  `${miss.expected ?? 'no one'}; answered ${miss.answered}`,
-              )
-              .join('\n'),
+            shown(matching.misses),
           ]
         : []),
     );

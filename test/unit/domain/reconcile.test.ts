@@ -15,12 +15,15 @@ import {
   nameScore,
   nameSimilarity,
   nameVariantsOf,
+  phoneDigitsOf,
   previewHtml,
   proposedProperties,
   publicPropertiesFrom,
   RECONCILE_LIMITS,
   rankCandidates,
   resultOf,
+  SHARED_PHONE,
+  samePhone,
   suggestTerms,
   type Visibility,
   WORDS_WEIGHT,
@@ -41,9 +44,22 @@ const personOf = (body: unknown, id = 100) => {
   }).person;
 };
 
-const facts = (id: number, fullname: string, emails: string[] = []): CandidateFacts => {
+const facts = (
+  id: number,
+  fullname: string,
+  emails: string[] = [],
+  phones: string[] = [],
+): CandidateFacts => {
   const [first = '', last = ''] = fullname.toLowerCase().split(' ');
-  return { id, fullname, names: [fullname.toLowerCase()], firstNames: [first], lastNames: [last], emails };
+  return {
+    id,
+    fullname,
+    names: [fullname.toLowerCase()],
+    firstNames: [first],
+    lastNames: [last],
+    emails,
+    phones: phoneDigitsOf(phones),
+  };
 };
 
 const PUBLIC: Visibility = { publicRead: true, publicProperties: ['fullname'] };
@@ -164,6 +180,34 @@ describe('the score', () => {
     // A candidate's word left over counts half against it.
     expect(wordsSimilarity('john smith', 'john smith jr')).toBeCloseTo(9 / 10);
     expect(wordsSimilarity('a. lovelace', 'byron lovelace')).toBeLessThan(0.7);
+  });
+
+  it('adds a shared phone number to the score, and holds another number against no one', () => {
+    expect(samePhone('442079460958', '02079460958')).toBe(true);
+    expect(samePhone('02079460958', '02079460958')).toBe(true);
+    expect(samePhone('442079460958', '442079460959')).toBe(false);
+    expect(phoneDigitsOf(['+44 20 7946 0958', '123', null])).toEqual(['442079460958']);
+    const stored = [
+      facts(1, 'Ada Lovelace', [], ['+44 20 7946 0958']),
+      facts(2, 'Ada Lovelock', [], ['555 0100 200']),
+    ];
+    const sent = (phone: string) =>
+      rankCandidates(
+        matchRequestOf({ query: 'Ada Lovelac', properties: [{ pid: 'phones', v: phone }] }),
+        stored,
+      );
+    const [first, second] = sent('020 7946 0958');
+    expect(first?.facts.id).toBe(1);
+    expect(first?.features).toContainEqual({ id: 'phones', value: true });
+    expect(second?.features).toContainEqual({ id: 'phones', value: false });
+    const [alone] = rankCandidates(matchRequestOf({ query: 'Ada Lovelac' }), stored);
+    expect(first?.score).toBeCloseTo((alone?.score ?? 0) + SHARED_PHONE, 5);
+    // Never certain by a phone: only an email or the name itself is.
+    expect(first?.match).toBe(false);
+    // Under the public-read option a phone sent is ignored unless phones are public.
+    expect(
+      matchRequestOf({ query: 'x', properties: [{ pid: 'phones', v: '020 7946 0958' }] }, PUBLIC).phones,
+    ).toEqual([]);
   });
 
   it('does not hold an email at another domain against a candidate with the same mailbox', () => {
