@@ -262,8 +262,9 @@ const examplesOf = (
 export const runMatching = async (
   storage: Storage,
   log: (message: string) => void,
+  queries: readonly MatchQuery[] = MATCH_SET.queries,
 ): Promise<MatchingSection> => {
-  const { population, queries } = MATCH_SET;
+  const { population } = MATCH_SET;
   const seeding = performance.now();
   const ids = await seedMatchStore(storage, population, { counted: true });
   const seedSeconds = Number(((performance.now() - seeding) / 1000).toFixed(1));
