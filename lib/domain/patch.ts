@@ -2,7 +2,7 @@
  * A PATCH applied to a Person (API.md 5.2-5.5): a pure function from the stored Person and a request
  * body to the new Person, the uniqueness claims to take and release, the tombstones to echo and the
  * changed parts. A create is the same patch applied to an empty Person. (The merge of two persons is
- * another operation.)
+ * another operation: lib/domain/merge.ts.)
  */
 
 import { normaliseEmail } from './email';

@@ -1,0 +1,210 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationFailed } from '../../../lib/domain/errors';
+import { mergePersons } from '../../../lib/domain/merge';
+import { applyPatch } from '../../../lib/domain/patch';
+import type { Person } from '../../../lib/domain/person';
+import { CreatePersonBody, LIMITS } from '../../../lib/domain/schemas';
+import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
+
+/** A stored person of a create body, its ids from `firstId` on (ids are unique across persons). */
+const personOf = (body: unknown, firstId: number, requester = 0): Person => {
+  let next = firstId;
+  return applyPatch(null, CreatePersonBody.parse(body), {
+    requester,
+    now: '2026-11-20T00:00:00.000Z',
+    nextId: () => next++,
+    changeId: firstId + 99,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  }).person;
+};
+
+const CONTEXT = { requester: 7, now: '2026-11-26T12:00:00.000Z', changeId: 555 };
+
+const survivor = () =>
+  personOf(
+    {
+      local_reference_id: 'crm-1',
+      Names: { '@set': [{ first_name: 'Ada', last_name: 'Lovelace' }] },
+      Emails: { '@set': [{ email: 'ada@example.org' }] },
+      PhoneNumbers: { '@set': [{ phone_number: '+44 20 7946 0958', primary: true }] },
+      PostalAddresses: { '@set': [{ address1: '12 St James Square', city: 'London', primary: true }] },
+      PersonRoles: { '@set': [{ name: 'Analyst', role_fk: 3 }] },
+      SocialAddresses: { twitter: '@ada' },
+    },
+    1000,
+    1,
+  );
+
+const source = () =>
+  personOf(
+    {
+      local_reference_id: 'erp-9',
+      Names: {
+        '@set': [
+          { first_name: 'ADA', last_name: 'Lovelace', local_reference_id: 'n-same' },
+          { first_name: 'Augusta Ada', last_name: 'King', local_reference_id: 'n-other' },
+        ],
+      },
+      Emails: {
+        '@set': [
+          { email: 'countess@example.org', local_reference_id: 'e-1' },
+          { email: 'ada.king@example.org' },
+        ],
+      },
+      PhoneNumbers: {
+        '@set': [
+          { phone_number: '+44 (20) 7946-0958', primary: true },
+          { phone_number: '+44 20 7946 0000', primary: false, local_reference_id: 'p-2' },
+        ],
+      },
+      PostalAddresses: { '@set': [{ address1: '12 st james square', city: 'LONDON', primary: true }] },
+      PersonRoles: {
+        '@set': [
+          { name: 'analyst (ERP)', role_fk: 3 },
+          { name: 'Engineer', role_fk: 4 },
+        ],
+      },
+      SocialAddresses: { twitter: '@countess', linkedin: 'ada-king' },
+    },
+    2000,
+    2,
+  );
+
+describe('merging a duplicate into its survivor (API.md 13)', () => {
+  it("moves the source's items the survivor does not hold, as non-primary, keeping their ids and references", () => {
+    const [from, into] = [source(), survivor()];
+    const { person, moved, dropped } = mergePersons(into, from, CONTEXT);
+
+    const other = (
+      set: 'Names' | 'Emails' | 'PhoneNumbers' | 'PersonRoles',
+      local: string | null,
+      field: string,
+    ) => from[set].find((item) => (item as Record<string, unknown>)[field] === local);
+    expect(person.Emails.map(({ email, primary }) => [email, primary])).toEqual([
+      ['ada@example.org', true],
+      ['countess@example.org', false],
+      ['ada.king@example.org', false],
+    ]);
+    expect(person.Emails[1]).toEqual({ ...from.Emails[0], primary: false });
+    expect(person.Emails[1]?.local_reference_id).toBe('e-1');
+    // The same folded Name, the same number without punctuation, the same address folded, the same role key: dropped.
+    expect(
+      person.Names.map(({ first_name, last_name, primary }) => [first_name, last_name, primary]),
+    ).toEqual([
+      ['Ada', 'Lovelace', true],
+      ['Augusta Ada', 'King', false],
+    ]);
+    expect(person.PhoneNumbers.map(({ phone_number, primary }) => [phone_number, primary])).toEqual([
+      ['+44 20 7946 0958', true],
+      ['+44 20 7946 0000', false],
+    ]);
+    expect(person.PostalAddresses).toEqual(into.PostalAddresses);
+    expect(person.PersonRoles.map(({ role_fk }) => role_fk)).toEqual([3, 4]);
+    expect(dropped).toEqual([
+      { set: 'Names', id: other('Names', 'n-same', 'local_reference_id')?.id },
+      { set: 'PhoneNumbers', id: from.PhoneNumbers[0]?.id },
+      { set: 'PersonRoles', id: from.PersonRoles[0]?.id },
+      { set: 'PostalAddresses', id: from.PostalAddresses[0]?.id },
+    ]);
+    expect(moved.map(({ set }) => set)).toEqual(['Names', 'Emails', 'Emails', 'PhoneNumbers', 'PersonRoles']);
+    expect(moved.find(({ set }) => set === 'PhoneNumbers')?.id).toBe(
+      other('PhoneNumbers', 'p-2', 'local_reference_id')?.id,
+    );
+  });
+
+  it("keeps the survivor's own values, and fills only its empty social addresses", () => {
+    const [from, into] = [source(), survivor()];
+    const { person, changed } = mergePersons(into, from, CONTEXT);
+
+    expect(person.id).toBe(into.id);
+    expect(person.fullname).toBe(into.fullname);
+    expect(person.local_reference_id).toBe('crm-1');
+    expect(person.SocialAddresses).toEqual({
+      ...into.SocialAddresses,
+      twitter: '@ada',
+      linkedin: 'ada-king',
+    });
+    expect(person.CoreMetaData).toEqual({
+      ...into.CoreMetaData,
+      version: into.CoreMetaData.version + 1,
+      date_modified: CONTEXT.now,
+      modified_by: CONTEXT.requester,
+      modified_audit_id: CONTEXT.changeId,
+    });
+    expect(person.CoreMetaData.created_by).toBe(1);
+    expect(changed).toEqual(['/Names', '/Emails', '/PhoneNumbers', '/PersonRoles', '/SocialAddresses']);
+    // The inputs are left as they were.
+    expect(into).toEqual(survivor());
+    expect(from).toEqual(source());
+  });
+
+  it("re-points the source's email claims to the survivor and releases the name claims no one holds any more", () => {
+    const emailed = mergePersons(survivor(), source(), CONTEXT);
+    expect(emailed.repoint).toEqual([
+      { field: 'email', value: 'countess@example.org' },
+      { field: 'email', value: 'ada.king@example.org' },
+    ]);
+    expect(emailed.release).toEqual([]);
+
+    // Known only by name on both sides: the source's name claim goes, the survivor's stays.
+    const byName = (first: string, id: number) =>
+      personOf({ Names: { '@set': [{ first_name: first, last_name: 'Byron' }] } }, id);
+    const named = mergePersons(byName('George', 3000), byName('Lord', 4000), CONTEXT);
+    expect(named.repoint).toEqual([]);
+    expect(named.release).toEqual([{ field: 'name', value: 'lord byron' }]);
+
+    // A survivor known only by name that gains the source's email: its name claim goes too.
+    const gains = mergePersons(byName('George', 3000), source(), CONTEXT);
+    expect(gains.repoint).toHaveLength(2);
+    expect(gains.release).toEqual([{ field: 'name', value: 'george byron' }]);
+  });
+
+  it('keeps an alias Name an alias', () => {
+    const from = personOf(
+      {
+        Names: {
+          '@set': [
+            { first_name: 'Ada', last_name: 'Byron' },
+            { freeform_name: 'The Enchantress of Numbers', primary: 2 },
+          ],
+        },
+      },
+      5000,
+    );
+    const { person } = mergePersons(survivor(), from, CONTEXT);
+    expect(person.Names.map(({ primary }) => primary)).toEqual([true, false, 2]);
+  });
+
+  it('refuses a person merged into itself, and a set over its limit, writing nothing', () => {
+    const into = survivor();
+    expect(() => mergePersons(into, survivor(), CONTEXT)).toThrow(ValidationFailed);
+
+    const phones = (count: number, from: number) =>
+      personOf(
+        {
+          Names: { '@set': [{ first_name: 'P', last_name: `Phones${from}` }] },
+          PhoneNumbers: {
+            '@set': Array.from({ length: count }, (_, n) => ({
+              phone_number: `+1 555 ${from + n}`,
+              primary: n === 0,
+            })),
+          },
+        },
+        from,
+      );
+    const half = LIMITS.sets.PhoneNumbers / 2;
+    expect(() => mergePersons(phones(half, 10_000), phones(half, 20_000), CONTEXT)).not.toThrow();
+    try {
+      mergePersons(phones(half, 10_000), phones(half + 1, 20_000), CONTEXT);
+      expect.unreachable('a merge over the limit must be refused');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationFailed);
+      expect((error as ValidationFailed).errors).toEqual([
+        {
+          path: '/PhoneNumbers/@set',
+          message: expect.stringContaining(`more than ${LIMITS.sets.PhoneNumbers}`),
+        },
+      ]);
+    }
+  });
+});
