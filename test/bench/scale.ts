@@ -78,7 +78,10 @@ export interface ReconcileQueryCost {
   query: string;
   itemsRead: number;
   calls: number;
-  /** Fragments whose postings were read: the whole name, then its words when no one has it exactly. */
+  /**
+   * Fragments whose postings were read: each form of the whole name; its words when no one has it
+   * exactly; the halves of a word that found no one.
+   */
   fragments: number;
   /** Persons the postings of those fragments held. */
   postingMatches: number;
