@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 /** The example object of each set, exactly as API.md 3 shows it in an empty set. */
-import type { Abbreviations } from '../../lib/domain/person';
-import { MEMBERSHIP_SETS, type PersonOut, type SetName } from '../../lib/domain/schemas';
+import { applyPatch } from '../../lib/domain/patch';
+import type { Abbreviations, Person } from '../../lib/domain/person';
+import { CreatePersonBody, MEMBERSHIP_SETS, type PersonOut, type SetName } from '../../lib/domain/schemas';
 import { SEEDED_VOCABULARY, type VocabularyEntry } from '../../lib/domain/vocabulary';
 export const EXAMPLE_OBJECTS = {
   Names: {
@@ -165,4 +166,17 @@ export const writeContext = (kind: 'create' | 'update') => {
     changeId: kind === 'create' ? 99 : 199,
     abbreviations: SEEDED_ABBREVIATIONS,
   };
+};
+
+/**
+ * The stored Person of a create body, written as `writeContext('create')` writes it (by `requester`,
+ * default 0), its ids from `firstId` on (100 by default; ids are unique across persons).
+ */
+export const createdPerson = (body: unknown, { firstId = 100, requester = 0 } = {}): Person => {
+  let next = firstId;
+  return applyPatch(null, CreatePersonBody.parse(body), {
+    ...writeContext('create'),
+    requester,
+    nextId: () => next++,
+  }).person;
 };

@@ -1,27 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationFailed } from '../../../lib/domain/errors';
 import { mergePersons } from '../../../lib/domain/merge';
-import { applyPatch } from '../../../lib/domain/patch';
-import type { Person } from '../../../lib/domain/person';
-import { CreatePersonBody, LIMITS } from '../../../lib/domain/schemas';
-import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
-
-/** A stored person of a create body, its ids from `firstId` on (ids are unique across persons). */
-const personOf = (body: unknown, firstId: number, requester = 0): Person => {
-  let next = firstId;
-  return applyPatch(null, CreatePersonBody.parse(body), {
-    requester,
-    now: '2026-11-20T00:00:00.000Z',
-    nextId: () => next++,
-    changeId: firstId + 99,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  }).person;
-};
+import { LIMITS } from '../../../lib/domain/schemas';
+import { createdPerson } from '../../support/fixtures';
 
 const CONTEXT = { requester: 7, now: '2026-11-26T12:00:00.000Z', changeId: 555 };
 
 const survivor = () =>
-  personOf(
+  createdPerson(
     {
       local_reference_id: 'crm-1',
       Names: { '@set': [{ first_name: 'Ada', last_name: 'Lovelace' }] },
@@ -31,12 +17,11 @@ const survivor = () =>
       PersonRoles: { '@set': [{ name: 'Analyst', role_fk: 3 }] },
       SocialAddresses: { twitter: '@ada' },
     },
-    1000,
-    1,
+    { firstId: 1000, requester: 1 },
   );
 
 const source = () =>
-  personOf(
+  createdPerson(
     {
       local_reference_id: 'erp-9',
       Names: {
@@ -66,8 +51,7 @@ const source = () =>
       },
       SocialAddresses: { twitter: '@countess', linkedin: 'ada-king' },
     },
-    2000,
-    2,
+    { firstId: 2000, requester: 2 },
   );
 
 describe('merging a duplicate into its survivor (API.md 13)', () => {
@@ -148,7 +132,7 @@ describe('merging a duplicate into its survivor (API.md 13)', () => {
 
     // Known only by name on both sides: the source's name claim goes, the survivor's stays.
     const byName = (first: string, id: number) =>
-      personOf({ Names: { '@set': [{ first_name: first, last_name: 'Byron' }] } }, id);
+      createdPerson({ Names: { '@set': [{ first_name: first, last_name: 'Byron' }] } }, { firstId: id });
     const named = mergePersons(byName('George', 3000), byName('Lord', 4000), CONTEXT);
     expect(named.repoint).toEqual([]);
     expect(named.release).toEqual([{ field: 'name', value: 'lord byron' }]);
@@ -160,7 +144,7 @@ describe('merging a duplicate into its survivor (API.md 13)', () => {
   });
 
   it('keeps an alias Name an alias', () => {
-    const from = personOf(
+    const from = createdPerson(
       {
         Names: {
           '@set': [
@@ -169,7 +153,7 @@ describe('merging a duplicate into its survivor (API.md 13)', () => {
           ],
         },
       },
-      5000,
+      { firstId: 5000 },
     );
     const { person } = mergePersons(survivor(), from, CONTEXT);
     expect(person.Names.map(({ primary }) => primary)).toEqual([true, false, 2]);
@@ -180,7 +164,7 @@ describe('merging a duplicate into its survivor (API.md 13)', () => {
     expect(() => mergePersons(into, survivor(), CONTEXT)).toThrow(ValidationFailed);
 
     const phones = (count: number, from: number) =>
-      personOf(
+      createdPerson(
         {
           Names: { '@set': [{ first_name: 'P', last_name: `Phones${from}` }] },
           PhoneNumbers: {
@@ -190,7 +174,7 @@ describe('merging a duplicate into its survivor (API.md 13)', () => {
             })),
           },
         },
-        from,
+        { firstId: from },
       );
     const half = LIMITS.sets.PhoneNumbers / 2;
     expect(() => mergePersons(phones(half, 10_000), phones(half, 20_000), CONTEXT)).not.toThrow();

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch } from '../../../lib/domain/patch';
 import {
   ALL_VISIBLE,
   type CandidateFacts,
@@ -30,19 +29,7 @@ import {
   wordSimilarity,
   wordsSimilarity,
 } from '../../../lib/domain/reconcile';
-import { CreatePersonBody } from '../../../lib/domain/schemas';
-import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
-
-const personOf = (body: unknown, id = 100) => {
-  let next = id;
-  return applyPatch(null, CreatePersonBody.parse(body), {
-    requester: 0,
-    now: '2026-11-25T00:00:00.000Z',
-    nextId: () => next++,
-    changeId: 99,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  }).person;
-};
+import { createdPerson } from '../../support/fixtures';
 
 const facts = (
   id: number,
@@ -314,7 +301,7 @@ describe('the score', () => {
 });
 
 describe('the answers', () => {
-  const person = personOf(
+  const person = createdPerson(
     {
       Names: {
         '@set': [{ first_name: 'Ada', last_name: '<Lovelace>', primary: true }],
@@ -322,7 +309,7 @@ describe('the answers', () => {
       Emails: { '@set': [{ email: 'ada@example.org', primary: true }] },
       PhoneNumbers: { '@set': [{ phone_number: '+44 20 0000', primary: true }] },
     },
-    42,
+    { firstId: 42 },
   );
 
   it('keys extension rows by the ids exactly as sent, with empty cells for unknown ids', () => {

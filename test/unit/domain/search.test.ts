@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PersonFilters } from '../../../lib/domain/listing';
-import { applyPatch } from '../../../lib/domain/patch';
-import { CreatePersonBody } from '../../../lib/domain/schemas';
 import {
   checkGram,
   END_MARK,
@@ -26,21 +24,10 @@ import {
   valuesMatch,
 } from '../../../lib/domain/search';
 import { fold } from '../../../lib/domain/text';
-import { SEEDED_ABBREVIATIONS } from '../../support/fixtures';
+import { createdPerson } from '../../support/fixtures';
 
 /** Runs of the properties: pure code, so thousands take a second or two (`FUZZ_RUNS` overrides). */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
-
-const personOf = (body: unknown) => {
-  let id = 100;
-  return applyPatch(null, CreatePersonBody.parse(body), {
-    requester: 0,
-    now: '2026-11-25T00:00:00.000Z',
-    nextId: () => id++,
-    changeId: 99,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  }).person;
-};
 
 describe('the grams of a value', () => {
   it('are every run of three code points of the value followed by the end mark', () => {
@@ -102,7 +89,7 @@ describe('the postings of a person', () => {
 
 describe('the terms of a person', () => {
   it('are the folded values of each searchable field (API.md 4), distinct per field', () => {
-    const person = personOf({
+    const person = createdPerson({
       Names: {
         '@set': [
           { first_name: 'José', last_name: 'Núñez', name_prefix_fk: 21 },
@@ -125,7 +112,7 @@ describe('the terms of a person', () => {
     const local = 'a'.repeat(64);
     const domain = `${'sub.'.repeat(40)}example.org`;
     const long = 'Straße'.repeat(30); // 180 characters, 210 folded ("ss")
-    const person = personOf({
+    const person = createdPerson({
       Names: { '@set': [{ first_name: long, last_name: 'Ng' }] },
       Emails: { '@set': [{ email: `${local}@${domain}` }] },
     });
