@@ -204,7 +204,8 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS, ...VOCABULARIES], transactional: true },
   ],
-  // Person, its POSTINGS item and requester read together, then the vocabulary entries; person,
+  // Person, its POSTINGS item and requester read together (a merged person read on to the live end
+  // of its chain, for the 409), then the vocabulary entries; person,
   // history entry, new claims, reference item and postings put, old claims, reference item and
   // postings released, a change counter bumped, the vocabulary entries checked; postings that do not
   // fit follow as on create.
@@ -212,6 +213,7 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     RESERVE_IDS,
     IDEMPOTENCY_RECORDS,
     { actions: ['BatchGetItem'], partitions: [PERSONS, ...VOCABULARIES] },
+    { actions: ['GetItem'], partitions: [PERSONS] },
     {
       actions: ['PutItem'],
       partitions: [PERSONS, ...PERSON_CLAIMS, LOCAL_REFERENCES, POSTINGS],
@@ -224,6 +226,34 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     },
     { actions: ['UpdateItem'], partitions: changeCountersOf('Person'), transactional: true },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS, ...VOCABULARIES], transactional: true },
+  ],
+  // A merge (person-merge.ts): both persons, their POSTINGS items and the requester read together (a
+  // merged one read on to the live end of its chain); the survivor put and the source's merged item
+  // put over it, both history entries, the moved email claims put (re-pointed), the name claims no
+  // one holds any more, the source's reference item and postings deleted, a person counter and the
+  // change counters stepped, in one transaction; postings that do not fit follow as on update.
+  'merge-person': [
+    RESERVE_IDS,
+    IDEMPOTENCY_RECORDS,
+    { actions: ['BatchGetItem', 'GetItem'], partitions: [PERSONS] },
+    // No name claim is taken, and an email claim only passes from one person to the other.
+    {
+      actions: ['PutItem'],
+      partitions: [PERSONS, ...claimsOf('email', { literalOnly: true }), POSTINGS],
+      transactional: true,
+    },
+    {
+      actions: ['DeleteItem'],
+      partitions: [PERSONS, ...claimsOf('name'), LOCAL_REFERENCES, POSTINGS],
+      transactional: true,
+    },
+    {
+      actions: ['UpdateItem'],
+      partitions: [...PERSON_COUNTER_SHARDS, ...changeCountersOf('Person')],
+      transactional: true,
+    },
+    // A chain of more than one transaction checks its POSTINGS item's token.
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
   ],
   // The person and its enrichment mark read; person, history entry and mark put, a change counter
   // bumped, in one transaction.

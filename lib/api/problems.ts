@@ -16,6 +16,7 @@ const STATUS_AND_TITLE = {
   'duplicate-email': { status: 409, title: 'Email address already in use' },
   'duplicate-name': { status: 409, title: 'A person with this name and no email already exists' },
   'duplicate-abbreviation': { status: 409, title: 'Another entry has this abbreviation' },
+  merged: { status: 409, title: 'The person was merged into another' },
   'request-in-progress': {
     status: 409,
     title: 'A request with this Idempotency-Key is still being answered',
@@ -79,6 +80,10 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'Another entry of this vocabulary (NamePrefix or NameSuffix) already has this abbreviation, compared ' +
     'without regard to case and accents. Use that entry, whose link is in `existing`, or choose another ' +
     'abbreviation. Nothing was written.',
+  merged:
+    'The person was merged into another (a duplicate merged into its survivor) and takes no more changes: ' +
+    'its GET answers 301 to the survivor. `existing` links the survivor: send the change there. Nothing ' +
+    'was written.',
   'request-in-progress':
     'The first request sent with this `Idempotency-Key` (by the same requester) has not been answered ' +
     'yet, so this one was not run. Wait the seconds the `Retry-After` header names and send it again, ' +

@@ -37,6 +37,7 @@ const ROUTE_TABLE = [
   { method: 'GET', path: '/Person/export', handler: 'export-persons', operation: 'exportPersons' },
   { method: 'GET', path: '/Person/{id}', handler: 'get-person', operation: 'getPerson' },
   { method: 'PATCH', path: '/Person/{id}', handler: 'update-person', operation: 'updatePerson' },
+  { method: 'POST', path: '/Person/{id}/merge', handler: 'merge-person', operation: 'mergePersons' },
   { method: 'GET', path: '/Person/{id}/audit', handler: 'list-person-audit', operation: 'listPersonAudit' },
   { method: 'GET', path: '/Prefix', handler: 'list-prefixes', operation: 'listPrefixes' },
   { method: 'GET', path: '/Prefix/{id}', handler: 'get-prefix', operation: 'getPrefix' },

@@ -32,6 +32,7 @@ import {
   auditEntryOut,
   changeHistoryOut,
   type Links,
+  mergedPersonOut,
   referenceOut,
   toPersonOut,
   vocabularyOut,
@@ -66,6 +67,7 @@ const LINKS: Links = {
 const SEEDED_AT = '2026-11-20T08:00:00.000Z';
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const CHANGED_AT = '2026-11-22T09:30:12.345Z';
+const MERGED_AT = '2026-11-24T16:05:00.000Z';
 const ENTRY_CREATED_AT = '2026-11-23T10:15:00.000Z';
 const ENTRY_CHANGED_AT = '2026-11-23T10:20:00.000Z';
 
@@ -170,6 +172,22 @@ const changed = (() => {
 const createdOut = toPersonOut(created.person, LINKS, created.tombstones);
 const changedOut = toPersonOut(changed.person, LINKS, changed.tombstones);
 
+/** The sample person after a merge into person 30958, a duplicate found later (API.md 13). */
+const mergedOut = mergedPersonOut(
+  {
+    id: PERSON_ID,
+    superceded_by: 30958,
+    CoreMetaData: {
+      ...changed.person.CoreMetaData,
+      version: changed.person.CoreMetaData.version + 1,
+      date_modified: MERGED_AT,
+      modified_by: 30958,
+      modified_audit_id: 30961,
+    },
+  },
+  LINKS,
+);
+
 /** The person's changes, newest first, with the object before and after each. */
 const PERSON_CHANGES: { entry: ChangeEntry; previous: Person | null; current: Person }[] = [
   { entry: changed.entry, previous: created.person, current: changed.person },
@@ -267,6 +285,10 @@ type ItemOnly = 'Stub' | 'AuditEntry';
 /** The example of each response schema, wherever an operation answers with it. */
 const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   Person: { summary: 'The person the create example made', value: createdOut },
+  MergedPerson: {
+    summary: 'The sample person once merged into the person that survived it: a link, no personal data',
+    value: mergedOut,
+  },
   PersonExport: {
     summary: `A page of GET /Person/export?limit=${EXPORT_DEFAULTS.limit}: the sample person, and the next page`,
     value: exportPage(

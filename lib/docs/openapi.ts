@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import { PROBLEM_TYPE_NAMES, PROBLEM_TYPES, type ProblemType, problemTypeUri } from '../api/problems';
 import { ROUTES, type Route } from '../api/routes';
 import { checksumDigits, recordChecksum } from '../domain/checksum';
-import { CreatePersonBody, PatchPersonBody, PersonOut } from '../domain/schemas';
+import { CreatePersonBody, MergePersonBody, PatchPersonBody, PersonOut } from '../domain/schemas';
 import { vocabularyBody } from '../domain/vocabulary';
 import { contentExample, responseExample } from './examples';
 import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
@@ -45,6 +45,7 @@ const ref = (name: string) => ({ $ref: schemaRef(name) });
 const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
   PersonCreate: CreatePersonBody,
   PersonPatch: PatchPersonBody,
+  PersonMerge: MergePersonBody,
   NamePrefixCreate: vocabularyBody('NamePrefix', true),
   NamePrefixPatch: vocabularyBody('NamePrefix', false),
   NameSuffixCreate: vocabularyBody('NameSuffix', true),

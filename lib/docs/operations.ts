@@ -49,6 +49,7 @@ export const TAGS: Record<Tag, string> = {
 export type RequestSchemaName =
   | 'PersonCreate'
   | 'PersonPatch'
+  | 'PersonMerge'
   | 'NamePrefixCreate'
   | 'NamePrefixPatch'
   | 'NameSuffixCreate'
@@ -57,7 +58,7 @@ export type RequestSchemaName =
 export type ResponseHeader = 'ETag' | 'Location';
 
 export interface SuccessDoc {
-  status: 200 | 201 | 304;
+  status: 200 | 201 | 301 | 304;
   description: string;
   /** A JSON body in the negotiated media types; several names mean one of them. */
   json?: ResponseSchemaName | ResponseSchemaName[];
@@ -508,6 +509,14 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
     conditional: 'read',
     success: [
       { status: 200, description: `The Person. ${PERSON_RESPONSE_NOTE}`, json: 'Person', headers: ['ETag'] },
+      {
+        status: 301,
+        description:
+          'The person was merged into another: `Location` names the person that survived it (the live ' +
+          'end of the chain, when that one was merged later too); the body links it, with no personal data',
+        json: 'MergedPerson',
+        headers: ['Location'],
+      },
       { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
     ],
     problems: ['not-found', ...STORAGE_PROBLEMS],
@@ -537,7 +546,39 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
         headers: ['ETag'],
       },
     ],
-    problems: [...WRITE_PROBLEMS, 'not-found', 'precondition-failed'],
+    problems: [...WRITE_PROBLEMS, 'not-found', 'merged', 'precondition-failed'],
+  },
+  mergePersons: {
+    tag: 'Person',
+    summary: 'Merge a duplicate into this person',
+    description:
+      'The person `source` (the duplicate) is merged into this one (the survivor). Every Email, ' +
+      'PhoneNumber, PostalAddress, PersonRole and membership of the source joins the survivor as a ' +
+      'non-primary item, keeping its `id` and `local_reference_id`, unless the survivor holds an equal ' +
+      'one (the same email address; phone number ignoring spaces and punctuation; address; role or ' +
+      'membership key); its Names join unless the survivor has one with the same folded parts; empty ' +
+      "SocialAddresses fields take the source's values. The survivor keeps its own values, primaries, " +
+      '`local_reference_id` and `created_by`; its version goes one up. The source then answers GET with 301 ' +
+      'to the survivor, is gone from lists, counts and matching, and takes no PATCH (409 `merged`); a ' +
+      'write naming it as requester acts as the survivor. Both get a MERGE ChangeHistory entry. The same ' +
+      'merge sent again answers the survivor and changes nothing. `"preview": true` answers the same and ' +
+      `writes nothing. ${CONDITIONAL_WRITE_NOTE}`,
+    body: {
+      schema: 'PersonMerge',
+      description: 'The duplicate to merge into this person',
+      example: { source: 30958 },
+    },
+    requester: 'update',
+    conditional: 'write',
+    success: [
+      {
+        status: 200,
+        description: `The survivor as GET now shows it. ${PERSON_RESPONSE_NOTE}`,
+        json: 'Person',
+        headers: ['ETag'],
+      },
+    ],
+    problems: [...REQUEST_PROBLEMS, 'not-found', 'merged', 'precondition-failed', ...STORAGE_PROBLEMS],
   },
   listPersonAudit: {
     tag: 'Person',

@@ -19,7 +19,13 @@ import {
   type paginatedList,
   type Stub,
 } from '../domain/listing';
-import type { auditEntryOut, changeHistoryOut, referenceOut, vocabularyOut } from '../domain/representation';
+import type {
+  auditEntryOut,
+  changeHistoryOut,
+  mergedPersonOut,
+  referenceOut,
+  vocabularyOut,
+} from '../domain/representation';
 import { CoreMetaDataOut, localReferenceId, PersonOut } from '../domain/schemas';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
 
@@ -90,7 +96,7 @@ export const AuditEntryOut = z.object({
   '@id': z.url(),
   id,
   person_id: id,
-  action: z.enum(['create', 'update', 'enrich'] as const satisfies readonly AuditEntry['action'][]),
+  action: z.enum(['create', 'update', 'enrich', 'merge'] as const satisfies readonly AuditEntry['action'][]),
   requester: id.nullable().describe('The person who asked; null for the service (enrichment)'),
   at: z.iso.datetime(),
   changed: z.array(z.string()).describe('JSON Pointers of the top-level parts that changed'),
@@ -140,8 +146,24 @@ const referenceOf = <K extends VocabularyKind>(kind: K) =>
 export const PrefixOut = referenceOf('NamePrefix');
 export const SuffixOut = referenceOf('NameSuffix');
 
-/** A Person, NamePrefix or NameSuffix as GET /{endpoint}/{object_id} answered it, or null. */
-const snapshot = z.union([PersonOut, NamePrefixOut, NameSuffixOut, z.null()]);
+/** A person merged into another (API.md 13), as its GET answers it beside the 301: no personal data. */
+export const MergedPersonOut = z.object({
+  '@context': context,
+  '@type': z.literal('Person'),
+  '@id': z.url(),
+  id: id.describe('The merged person'),
+  superceded_by: id.describe('The person it was merged into'),
+  CoreMetaData: CoreMetaDataOut.extend({
+    live_status: z.literal(0).describe('0: merged into another person'),
+    superceded_by: id.describe('The person it was merged into'),
+  }),
+});
+
+/**
+ * A Person (or a merged person), NamePrefix or NameSuffix as GET /{endpoint}/{object_id} answered it,
+ * or null.
+ */
+const snapshot = z.union([PersonOut, MergedPersonOut, NamePrefixOut, NameSuffixOut, z.null()]);
 
 /** One ChangeHistory entry (API.md 11.5). */
 export const ChangeHistoryOut = z.object({
@@ -156,7 +178,9 @@ export const ChangeHistoryOut = z.object({
   team_fk: z.null(),
   type: z
     .enum(Object.values(CHANGE_TYPES))
-    .describe('The change: POST (created), PATCH (updated) or ENRICH (enriched by the service)'),
+    .describe(
+      'The change: POST (created), PATCH (updated), ENRICH (enriched by the service) or MERGE (on both persons of a merge)',
+    ),
   changed: z.array(z.string()).describe('JSON Pointers of the top-level parts that changed'),
   previous_object: snapshot.describe('The object as GET showed it before the change; null before a create'),
   current_object: snapshot.describe('The object as GET showed it after the change'),
@@ -200,6 +224,7 @@ export const ProblemOut = z.object({
  */
 export const RESPONSE_SCHEMAS = {
   Person: PersonOut,
+  MergedPerson: MergedPersonOut,
   PersonExport: PersonExportOut,
   Stub: StubOut,
   StubList: StubListOut,
@@ -266,7 +291,11 @@ type TypesOf<T> = T extends { '@type': infer Type } ? Type : T;
 type ChangeHistoryOf = Omit<ReturnType<typeof changeHistoryOut>, 'previous_object' | 'current_object'> &
   Record<
     'previous_object' | 'current_object',
-    z.output<typeof PersonOut> | Entry<'NamePrefix'> | Entry<'NameSuffix'> | null
+    | z.output<typeof PersonOut>
+    | ReturnType<typeof mergedPersonOut>
+    | Entry<'NamePrefix'>
+    | Entry<'NameSuffix'>
+    | null
   >;
 
 true satisfies Describes<typeof StubOut, Stub>;
@@ -277,6 +306,7 @@ true satisfies Describes<
   ReturnType<typeof paginatedList<Stub>>
 >;
 true satisfies Describes<typeof AuditEntryOut, ReturnType<typeof auditEntryOut>>;
+true satisfies Describes<typeof MergedPersonOut, ReturnType<typeof mergedPersonOut>>;
 true satisfies Describes<typeof NamePrefixOut, Entry<'NamePrefix'>>;
 true satisfies Describes<typeof NameSuffixOut, Entry<'NameSuffix'>>;
 true satisfies Describes<typeof PrefixOut, Reference<'NamePrefix'>>;

@@ -14,11 +14,16 @@ export const RESOURCE_TYPES = [
   'NameSuffix',
 ] as const satisfies readonly ResourceType[];
 
-/** GRC's `type` of an entry: the HTTP method of the change, or ENRICH for the service's own. */
-export const CHANGE_TYPES = { create: 'POST', update: 'PATCH', enrich: 'ENRICH' } as const satisfies Record<
-  AuditAction,
-  string
->;
+/**
+ * GRC's `type` of an entry: the HTTP method of the change, ENRICH for the service's own, MERGE on both
+ * persons of a merge (API.md 13).
+ */
+export const CHANGE_TYPES = {
+  create: 'POST',
+  update: 'PATCH',
+  enrich: 'ENRICH',
+  merge: 'MERGE',
+} as const satisfies Record<AuditAction, string>;
 
 /**
  * Where a change came from: the request id, the user agent and the authenticated caller (an IAM

@@ -49,6 +49,32 @@ export class RequesterUnknown extends DomainError {
   }
 }
 
+/**
+ * A person merged into another (API.md 13): it takes no PATCH and no merge (409 `merged`), and GET
+ * answers 301 to `survivor`, the live end of its chain.
+ */
+export class PersonMerged extends DomainError {
+  constructor(
+    readonly personId: number,
+    readonly survivor: number,
+  ) {
+    super(`Person ${personId} was merged into person ${survivor}`);
+  }
+}
+
+/**
+ * The requester named a person merged into another (API.md 13): the write is made again as `survivor`
+ * (write/send.ts `asRequester`); never answered to a client as it is.
+ */
+export class RequesterMerged extends DomainError {
+  constructor(
+    readonly requesterId: number,
+    readonly survivor: number,
+  ) {
+    super(`Requester ${requesterId} was merged into person ${survivor}`);
+  }
+}
+
 export type UniqueField = 'email' | 'name' | 'abbreviation';
 
 const UNIQUENESS_MESSAGES: Record<UniqueField, string> = {

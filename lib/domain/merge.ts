@@ -1,8 +1,9 @@
 /**
  * Merging a duplicate into its survivor (API.md 13, issue #39 step 1): a pure function from the two
  * stored Persons to the survivor's next version, what moved and what was dropped as equal, and the
- * uniqueness claims to re-point and release. No I/O: storage writes the result (with the source's
- * tombstone, both ChangeHistory entries and the postings) in one transaction, which is not built yet.
+ * uniqueness claims to re-point and release, and the source as it is stored afterwards (`MergedPerson`).
+ * No I/O: db/person/person-merge.ts writes the result, with both ChangeHistory entries and the
+ * postings, in one transaction.
  *
  * What moves: every Email, PhoneNumber, PostalAddress, PersonRole and membership item of the source
  * joins the survivor as a non-primary item, keeping its `id` and `local_reference_id`, unless the
@@ -30,7 +31,36 @@ export interface MergeContext {
   now: string;
   /** Id of the survivor's MERGE ChangeHistory entry. */
   changeId: number;
+  /** Id of the source's MERGE ChangeHistory entry. */
+  sourceChangeId: number;
 }
+
+/**
+ * A person merged into another, as stored afterwards (API.md 13): its id, its survivor and its
+ * metadata (the version one higher), and no personal data. Its GET answers 301 to the survivor.
+ */
+export interface MergedPerson {
+  id: number;
+  superceded_by: number;
+  CoreMetaData: Person['CoreMetaData'];
+}
+
+/** Whether a stored Person item, or a ChangeHistory snapshot, is a merged person's. */
+export const isMergedPerson = (value: unknown): value is MergedPerson =>
+  typeof value === 'object' && value !== null && typeof (value as MergedPerson).superceded_by === 'number';
+
+/**
+ * What a merged person implies for the items derived from a person (postings, reference item,
+ * claims): as much as a person holding nothing.
+ */
+export const holdingNothing = (person: Pick<Person, 'id' | 'CoreMetaData'>): Person => ({
+  id: person.id,
+  fullname: '',
+  CoreMetaData: person.CoreMetaData,
+  local_reference_id: null,
+  ...(Object.fromEntries(SET_NAMES.map((set) => [set, []])) as unknown as Pick<Person, SetName>),
+  SocialAddresses: {} as Person['SocialAddresses'],
+});
 
 /** One item of the source: the set it is in and its id. */
 export interface MergedItem {
@@ -41,6 +71,8 @@ export interface MergedItem {
 export interface MergeResult {
   /** The survivor's next version (its version one higher). */
   person: Person;
+  /** The source's next version: merged into the survivor. */
+  source: MergedPerson;
   /** The source's items now the survivor's. */
   moved: MergedItem[];
   /** The source's items the survivor already held an equal of. */
@@ -50,8 +82,10 @@ export interface MergeResult {
    * re-pointed on condition that it still names the source.
    */
   repoint: Claim[];
-  /** The claims no one holds any more: the source's name claim; the survivor's, when it gained emails. */
-  release: Claim[];
+  /** The source's claims no one holds any more: its name claim. */
+  releaseSource: Claim[];
+  /** The survivor's claims no one holds any more: its name claim, when it gained emails. */
+  releaseSurvivor: Claim[];
   /** JSON Pointers of the parts of the survivor that changed, for its ChangeHistory entry. */
   changed: string[];
 }
@@ -157,13 +191,22 @@ export const mergePersons = (survivor: Person, source: Person, context: MergeCon
   const sourceClaims = claimsOf(source);
   return {
     person,
+    source: {
+      id: source.id,
+      superceded_by: survivor.id,
+      CoreMetaData: {
+        ...source.CoreMetaData,
+        version: source.CoreMetaData.version + 1,
+        date_modified: context.now,
+        modified_by: context.requester,
+        modified_audit_id: context.sourceChangeId,
+      },
+    },
     moved,
     dropped,
     repoint: sourceClaims.filter((claim) => after.has(claimKey(claim)) && !before.has(claimKey(claim))),
-    release: [
-      ...sourceClaims.filter((claim) => !after.has(claimKey(claim))),
-      ...claimsOf(survivor).filter((claim) => !after.has(claimKey(claim))),
-    ],
+    releaseSource: sourceClaims.filter((claim) => !after.has(claimKey(claim))),
+    releaseSurvivor: claimsOf(survivor).filter((claim) => !after.has(claimKey(claim))),
     changed,
   };
 };

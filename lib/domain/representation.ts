@@ -5,6 +5,7 @@
 import type { AuditEntry } from './audit';
 import { CHANGE_TYPES, type ChangeEntry, type ResourceType } from './change-history';
 import { recordChecksum } from './checksum';
+import { isMergedPerson, type MergedPerson } from './merge';
 import type { Tombstone, Tombstones } from './patch';
 import { fullnameOfPerson, type Person, primaryEmailOf } from './person';
 import { strongTag } from './preconditions';
@@ -31,8 +32,9 @@ export interface Links {
 export const resourceUrl = (baseUrl: string, type: string, id: number) => `${baseUrl}/${type}/${id}`;
 export const personUrl = (baseUrl: string, id: number) => resourceUrl(baseUrl, 'Person', id);
 
-/** A record is live while it is not deprecated; nothing here is deprecated yet (API.md 11.2). */
+/** A record is live (1) until it is merged into another (0, API.md 11.2 and 13). */
 const LIVE = 1 as const;
+const MERGED = 0 as const;
 
 interface StoredMetaData {
   date_created: string;
@@ -45,7 +47,11 @@ interface StoredMetaData {
 }
 
 /** CoreMetaData as every resource answers it: ours, then GRC's (API.md 3 and 11.2). */
-export const coreMetaDataOut = (id: number, meta: StoredMetaData) => ({
+export const coreMetaDataOut = <S extends typeof LIVE | typeof MERGED = typeof LIVE>(
+  id: number,
+  meta: StoredMetaData,
+  liveStatus: S = LIVE as S,
+) => ({
   '@type': 'CoreMetaData' as const,
   date_created: meta.date_created,
   date_modified: meta.date_modified,
@@ -54,9 +60,25 @@ export const coreMetaDataOut = (id: number, meta: StoredMetaData) => ({
   version: meta.version,
   created_audit_id: meta.created_audit_id ?? null,
   modified_audit_id: meta.modified_audit_id ?? null,
-  live_status: LIVE,
+  live_status: liveStatus,
   validated: 0 as const,
-  checksum: recordChecksum(meta.date_modified, id, LIVE),
+  checksum: recordChecksum(meta.date_modified, id, liveStatus),
+});
+
+/**
+ * A merged person as its GET answers it beside the 301 (API.md 13): its id, its survivor and its
+ * CoreMetaData (`live_status` 0, `superceded_by` as GRC's CoreMetaData has it), no personal data.
+ */
+export const mergedPersonOut = (merged: MergedPerson, links: Links) => ({
+  '@context': links.contextUrl,
+  '@type': 'Person' as const,
+  '@id': personUrl(links.baseUrl, merged.id),
+  id: merged.id,
+  superceded_by: merged.superceded_by,
+  CoreMetaData: {
+    ...coreMetaDataOut(merged.id, merged.CoreMetaData, MERGED),
+    superceded_by: merged.superceded_by,
+  },
 });
 
 /** A NamePrefix or NameSuffix as its own endpoints show it (API.md 11.4). */
@@ -87,9 +109,8 @@ export const referenceOut = (kind: VocabularyKind, entry: VocabularyEntry, links
 /** A stored object (a ChangeHistory snapshot) as its GET shows it; null stays null. */
 const objectOut = (endpoint: ResourceType, object: unknown, links: Links) => {
   if (object == null) return null;
-  return endpoint === 'Person'
-    ? toPersonOut(object as Person, links)
-    : vocabularyOut(endpoint, object as VocabularyEntry, links);
+  if (endpoint !== 'Person') return vocabularyOut(endpoint, object as VocabularyEntry, links);
+  return isMergedPerson(object) ? mergedPersonOut(object, links) : toPersonOut(object as Person, links);
 };
 
 /**

@@ -390,6 +390,15 @@ export const PatchPersonBody = closedObject(personBodyShape);
 export const CreatePersonBody = closedObject({ ...personBodyShape, Names: inputSet('Names', NAME_REQUIRED) });
 
 export type PersonBody = z.output<typeof PatchPersonBody>;
+
+/** POST /Person/{id}/merge (API.md 13): the duplicate to merge into this person; `preview` writes nothing. */
+export const MergePersonBody = closedObject({
+  source: positiveId.describe('The id of the person merged into this one (the duplicate)'),
+  preview: z
+    .boolean()
+    .optional()
+    .describe('true: answer the survivor as the merge would make it, and write nothing'),
+});
 export type InputItem = NonNullable<NonNullable<PersonBody['Names']>['@set']>[number];
 
 /** The elements a body sends for one set, wherever the set sits on the wire; undefined when not sent. */

@@ -16,14 +16,14 @@ import {
   toStub,
 } from '../domain/listing';
 import { namesVersion } from '../domain/preconditions';
-import { auditEntryOut, etagOf, toPersonOut } from '../domain/representation';
-import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
+import { auditEntryOut, etagOf, mergedPersonOut, personUrl, toPersonOut } from '../domain/representation';
+import { CreatePersonBody, MergePersonBody, PatchPersonBody } from '../domain/schemas';
 import { readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
 import { ifNoneMatchOf, preconditionsOf } from './preconditions';
 import { personIdOf, queryOf, routePath } from './request';
-import { notModified, ok, personCreated, personOk } from './responses';
+import { movedPermanently, notModified, ok, personCreated, personOk } from './responses';
 import { withoutTrailingSlash } from './routes';
 
 /** GET /Person: stubs, filtered and sorted, by limit/offset or in the PaginatedList envelope. */
@@ -53,11 +53,17 @@ export const exportPersonsHandler = ({ personExport }: { personExport: PersonExp
     );
   });
 
-/** GET /Person/{id}: 304 when If-None-Match names the current version. */
+/**
+ * GET /Person/{id}: 304 when If-None-Match names the current version; 301 to the survivor of a merged
+ * person (API.md 13), the live end of its chain.
+ */
 export const getPersonHandler = ({ persons }: { persons: PersonRepository }) =>
   readHandler().handler(async ({ event, links }) => {
     const ifNoneMatch = ifNoneMatchOf(event);
-    const person = await persons.get(personIdOf(event));
+    const found = await persons.find(personIdOf(event));
+    if ('merged' in found)
+      return movedPermanently(personUrl(links.baseUrl, found.liveEnd), mergedPersonOut(found.merged, links));
+    const { person } = found;
     return namesVersion(ifNoneMatch, person.CoreMetaData.version)
       ? notModified(etagOf(person))
       : personOk({ person, tombstones: {} }, links);
@@ -88,6 +94,22 @@ export const updatePersonHandler = ({ persons, idempotency }: WriteDeps) =>
         }),
         links,
       ),
+  );
+
+/**
+ * POST /Person/{id}/merge (API.md 13): the person `source` merged into this one, which it answers as
+ * GET now shows it; with `preview`, as the merge would make it, and nothing written.
+ */
+export const mergePersonHandler = ({ persons, idempotency }: WriteDeps) =>
+  writeHandler(MergePersonBody, 'update', { once: keyedWrites(idempotency) }).handler(
+    async ({ event, body, requester, write, links }) => {
+      const person = await persons.merge(personIdOf(event), body.source, requester, {
+        ...write,
+        conditions: preconditionsOf(event),
+        preview: body.preview === true,
+      });
+      return personOk({ person, tombstones: {} }, links);
+    },
   );
 
 /** GET /Person/{id}/audit: the person's AuditEntries, newest first, in the PaginatedList envelope. */

@@ -9,6 +9,7 @@ import { PROBLEM_TYPES, type ProblemBody, type ProblemType, problemTypeUri } fro
 import {
   type FieldError,
   NotFound,
+  PersonMerged,
   PreconditionFailed,
   RequesterUnknown,
   ServiceUnavailable,
@@ -82,6 +83,14 @@ export const problemOf = (error: unknown): Problem => {
   if (error instanceof ValidationFailed) return problem('validation-error', error.message, error.errors);
   if (error instanceof NotFound) return problem('not-found', error.message);
   if (error instanceof RequesterUnknown) return problem('unknown-requester', error.message);
+  if (error instanceof PersonMerged)
+    return problem('merged', error.message, [
+      {
+        path: '',
+        message: 'Send the change to this person',
+        existing: { type: 'Person', id: error.survivor },
+      },
+    ]);
   if (error instanceof UniquenessConflict)
     return problem(`duplicate-${error.field}`, error.message, error.errors);
   if (error instanceof PreconditionFailed)

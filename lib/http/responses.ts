@@ -86,6 +86,13 @@ export const personCreated = (outcome: WriteOutcome, links: Links): ApiResponse 
   headers: { ETag: etagOf(outcome.person), Location: personUrl(links.baseUrl, outcome.person.id) },
 });
 
+/** 301 to where a moved resource now lives, with a body that says so (a merged person, API.md 13). */
+export const movedPermanently = (location: string, body: unknown): ApiResponse => ({
+  status: 301,
+  body,
+  headers: { Location: location },
+});
+
 export const notModified = (etag: string): ApiResponse => ({ status: 304, headers: { ETag: etag } });
 
 export const ok = (body: unknown): ApiResponse => ({ status: 200, body });

@@ -456,6 +456,50 @@ beforeAll(async () => {
     expect(result.IsComplete).toBe(true);
   });
 
+  // Merges (API.md 13). A source of 50 emails and a reference item into the email-less person of the
+  // long (hashed) name claim: its emails re-pointed, the survivor's name claim released, both
+  // persons' postings too many for the write (POSTINGS items, then chains of several transactions);
+  // an email-less source into an email-less survivor (the source's name claim released); a merged
+  // person then merged again and PATCHed (its chain read on to the survivor for the 409).
+  const mergeSource = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: ada.id,
+      body: {
+        Names: { '@set': [{ first_name: 'Merged', last_name: 'Away' }] },
+        Emails: { '@set': distinctEmails(50) },
+        local_reference_id: 'merged-away',
+      },
+    },
+    201,
+  );
+  const mergeInto = (survivor: number, source: number, status: number) =>
+    invoke(
+      'merge-person',
+      { method: 'POST', ...person(survivor, '/merge'), requester: ada.id, body: { source } },
+      status,
+    );
+  await mergeInto(long.id, mergeSource.id, 200);
+  const nameOnly = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: ada.id,
+      body: { Names: { '@set': [{ first_name: 'Name', last_name: 'Only' }] } },
+    },
+    201,
+  );
+  await mergeInto(lin.id, nameOnly.id, 200);
+  await mergeInto(grace.id, mergeSource.id, 409);
+  await invoke(
+    'update-person',
+    { method: 'PATCH', ...person(nameOnly.id), requester: ada.id, body: {} },
+    409,
+  );
+
   await invoke('get-person', { method: 'GET', ...person(ada.id) }, 200);
   await invoke('list-persons', { method: 'GET', route: '/Person', query: { limit: '10' } }, 200);
   // The postings: the first probe's sample, or with 400 persons holding "bench" (about 50 in a
@@ -599,6 +643,32 @@ beforeAll(async () => {
   // Keyed writes (Idempotency-Key) of every write function: answered and replayed (the record put,
   // completed, found), and one that fails with a 5xx (the record deleted). The fault is the first
   // document-client call of the write, failing as DynamoDB Local cannot be made to.
+  const [keptId, dupeId] = [
+    (
+      await invoke(
+        'create-person',
+        {
+          method: 'POST',
+          route: '/Person',
+          requester: ada.id,
+          body: { Names: { '@set': [{ first_name: 'Kept', last_name: 'Keyed' }] } },
+        },
+        201,
+      )
+    ).id,
+    (
+      await invoke(
+        'create-person',
+        {
+          method: 'POST',
+          route: '/Person',
+          requester: ada.id,
+          body: { Names: { '@set': [{ first_name: 'Dupe', last_name: 'Keyed' }] } },
+        },
+        201,
+      )
+    ).id,
+  ];
   const keyedWrites: [string, EventSpec, number][] = [
     [
       'create-person',
@@ -613,6 +683,11 @@ beforeAll(async () => {
     [
       'update-person',
       { method: 'PATCH', ...person(ada.id), requester: ada.id, body: { local_reference_id: 'ada-3' } },
+      200,
+    ],
+    [
+      'merge-person',
+      { method: 'POST', ...person(keptId, '/merge'), requester: ada.id, body: { source: dupeId } },
       200,
     ],
     ...vocabularies.flatMap(({ kind, noun, term, text }): [string, EventSpec, number][] => {

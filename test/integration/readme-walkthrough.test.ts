@@ -55,7 +55,7 @@ const scriptOf = (steps: Step[], api: string) =>
       step.source.replace(DEFAULT_API, `API=${api}`),
       `printf '\\n${stepEnd(index)} %s @@@\\n' "$?"`,
     ]),
-    `printf '${VARS} %s %s %s @@@\\n' "$ID" "$PHONE" "$AUDIT"`,
+    `printf '${VARS} %s %s %s %s @@@\\n' "$ID" "$PHONE" "$AUDIT" "$DUP"`,
   ].join('\n');
 
 const runBash = (script: string) =>
@@ -123,7 +123,7 @@ const commandsOf = (run: StepRun): Command[] => {
 let server: ServerProcess;
 let steps: StepRun[];
 let stderr: string;
-let vars: { id: number; phone: number; audit: number };
+let vars: { id: number; phone: number; audit: number; duplicate: number };
 
 /** The answer of the one command whose text contains `text` (the checks find commands by what they run). */
 const answerOf = (text: string): Answer => {
@@ -156,8 +156,10 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
       rest = end ? rest.slice(end.index + end[0].length) : '';
       return { ...parsedStep, output, exit: end ? Number(end[1]) : null, answers: answersIn(output) };
     });
-    const [id, phone, audit] = (new RegExp(`${VARS} (.*) @@@`).exec(run.stdout)?.[1] ?? '').split(' ');
-    vars = { id: Number(id), phone: Number(phone), audit: Number(audit) };
+    const [id, phone, audit, duplicate] = (new RegExp(`${VARS} (.*) @@@`).exec(run.stdout)?.[1] ?? '').split(
+      ' ',
+    );
+    vars = { id: Number(id), phone: Number(phone), audit: Number(audit), duplicate: Number(duplicate) };
   }, 120_000);
 
   afterAll(async () => {
@@ -273,6 +275,29 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
     expect(refused.headers.get('etag')).toBe('"2"');
     expect(refused.json()).toMatchObject({ type: '/problems/precondition-failed' });
     expect(refused.json().detail).toMatch(/version 2/);
+  });
+
+  it('merges the duplicate into Ada: a preview, the merge, the duplicate’s 301, and its PATCH refused', () => {
+    const preview = answerOf('"preview');
+    const merged = answerOf('\\"source\\":$DUP}');
+    const person = merged.json();
+    // The preview is the merge's answer but for the metadata of a write it did not make.
+    const { CoreMetaData: _preview, ...previewed } = preview.json();
+    const { CoreMetaData: _merged, ...made } = person;
+    expect(previewed).toEqual(made);
+    expect(person.CoreMetaData.version).toBe(preview.json().CoreMetaData.version);
+    expect(person.Emails['@set'].map((email: Json) => [email.email, email.primary])).toEqual([
+      ['ada@example.org', true],
+      ['countess@example.org', false],
+    ]);
+    expect(person.Names['@set'].map((name: Json) => name.last_name)).toEqual(['Lovelace', 'King']);
+    const gone = answerOf('Person/$DUP   ');
+    expect(gone.headers.get('location')).toBe(`${server.url}/Person/${vars.id}`);
+    expect(gone.json()).toMatchObject({ id: vars.duplicate, superceded_by: vars.id });
+    expect(answerOf('too-late').json()).toMatchObject({
+      type: '/problems/merged',
+      errors: [{ existing: `${server.url}/Person/${vars.id}` }],
+    });
   });
 
   it('answers HEAD with the headers of GET and no body', () => {

@@ -172,7 +172,7 @@ describe('postings that do not fit the transaction', () => {
     expect(created.status).toBe(201);
     expect(warn).toHaveBeenCalledWith(
       'postings left pending',
-      expect.objectContaining({ personId: created.body.id }),
+      expect.objectContaining({ personIds: [created.body.id] }),
     );
     const problems = await problemsOf(created.body.id);
     expect(problems).toContain(`PERSON#${created.body.id} has postings pending (POSTINGS)`);

@@ -233,6 +233,7 @@ describe('the OpenAPI document', () => {
           `patch ${path}/{id} application/json`,
           `patch ${path}/{id} application/ld+json`,
         ])
+        .concat(['post /Person/{id}/merge application/json', 'post /Person/{id}/merge application/ld+json'])
         .sort(),
     );
     for (const { route, method, mediaType, examples } of bodies) {
@@ -374,6 +375,31 @@ describe('real responses match the schemas the document declares', () => {
 
     expect(problems.map(({ status }) => status)).toEqual([400, 400, 404, 409, 412]);
     for (const problem of problems) expectDeclared('PATCH', '/Person/{id}', asReply(problem));
+  });
+
+  it('POST /Person/{id}/merge: 200, 400, 404, 409 and 412; then GET of the merged person 301 and its PATCH 409', async () => {
+    const create = async (label: string) =>
+      (await api().post(personBody(uniqueTag(label), 'Merged', uniqueEmail(label)))).body.id;
+    const [survivor, source, other] = [await create('Keep'), await create('Dupe'), await create('Else')];
+    const previewed = await api().merge(survivor, { source, preview: true });
+    const merged = await api().merge(survivor, { source });
+    expect([previewed.status, merged.status]).toEqual([200, 200]);
+    const problems = [
+      await api().merge(survivor, { source: survivor }),
+      await api().merge(survivor, { source: 999_999_999 }),
+      await api().merge(other, { source }),
+      await api().merge(survivor, { source: other }, { headers: { 'if-match': '"1"' } }),
+    ];
+    expect(problems.map(({ status }) => status)).toEqual([400, 404, 409, 412]);
+    for (const reply of [previewed, merged, ...problems])
+      expectDeclared('POST', '/Person/{id}/merge', asReply(reply));
+
+    const gone = await api().get(source);
+    expect(gone.status).toBe(301);
+    expectDeclared('GET', '/Person/{id}', asReply(gone));
+    const refused = await api().patch(source, {}, { requester: survivor });
+    expect(refused.status).toBe(409);
+    expectDeclared('PATCH', '/Person/{id}', asReply(refused));
   });
 
   it('GET /Person: the stub list, the PaginatedList and 400', async () => {

@@ -1,6 +1,7 @@
 /** The three Person handlers wired to a test table, called with real API Gateway events. */
 import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildGet } from '../../functions/get-person';
+import { buildHandler as buildMerge } from '../../functions/merge-person';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import type { PersonRepository } from '../../lib/db/person/person-repository';
 import type { PersonOut } from '../../lib/domain/schemas';
@@ -20,6 +21,7 @@ export const personApi = (persons: PersonRepository) => {
   const create = buildCreate({ persons });
   const get = buildGet({ persons });
   const update = buildUpdate({ persons });
+  const merge = buildMerge({ persons });
   return {
     post: (body: unknown, { requester = 0, headers }: CallOptions = {}) =>
       invoke<PersonOut & Json>(
@@ -50,6 +52,20 @@ export const personApi = (persons: PersonRepository) => {
           method: 'PATCH',
           route: '/Person/{id}',
           path: `/Person/${id}`,
+          pathParameters: { id: String(id) },
+          body,
+          ...requesterHeader(requester === undefined ? id : requester),
+          ...(headers ? { headers } : {}),
+        }),
+      ),
+    /** POST /Person/{id}/merge; the requester is the survivor unless said. */
+    merge: (id: number | string, body: unknown, { requester, headers }: CallOptions = {}) =>
+      invoke<PersonOut & Json>(
+        merge,
+        httpEvent({
+          method: 'POST',
+          route: '/Person/{id}/merge',
+          path: `/Person/${id}/merge`,
           pathParameters: { id: String(id) },
           body,
           ...requesterHeader(requester === undefined ? id : requester),

@@ -107,6 +107,23 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
         `person ${person.id} is at version ${person.CoreMetaData.version} with ${versions} ChangeHistory entries`,
       );
   }
+  // Merged persons (API.md 13): one history entry per version, a survivor that is stored; no claim,
+  // posting or reference item names them (the checks above and below count only live persons).
+  const stored = new Set(items.filter((item) => item.sk === 'PERSON').map((item) => item.id));
+  for (const merged of items.filter((item) => item.type === 'MergedPerson')) {
+    const { id, superceded_by, CoreMetaData } = merged as {
+      id: number;
+      superceded_by: number;
+      CoreMetaData: { version: number };
+    };
+    if (!stored.has(superceded_by))
+      problems.push(`merged person ${id} names missing survivor ${superceded_by}`);
+    const versions = entriesOf('Person', id);
+    if (versions !== CoreMetaData.version)
+      problems.push(
+        `merged person ${id} is at version ${CoreMetaData.version} with ${versions} ChangeHistory entries`,
+      );
+  }
   problems.push(...postingProblems(items, persons));
   problems.push(...localReferenceProblems(items, persons));
   return problems;

@@ -16,7 +16,7 @@ import type { Storage } from '../table/client';
 import { PERSON_LIST_INDEX, PERSON_LIST_PARTITIONS, personKey } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
 import { costRecorder, type ListCost } from './list-reads';
-import { fromPersonItem } from './person-items';
+import { fromPersonItem, isLivePersonItem } from './person-items';
 
 /** A person's place in the `byName` index: the table's key and the index's (a Query's start key). */
 export interface IndexKey {
@@ -194,8 +194,9 @@ export const personExport = ({
     let bytes = 0;
     for (const [n, { entry }] of entries.entries()) {
       const item = items.get(keyString(personKey(entry.id)));
-      // Gone since the index was read (the index is eventually consistent): nothing to export.
-      if (!item) continue;
+      // Gone or merged into another since the index was read (it is eventually consistent): nothing
+      // to export.
+      if (!item || !isLivePersonItem(item)) continue;
       const person = fromPersonItem(item);
       bytes += Buffer.byteLength(JSON.stringify(person));
       if (bytes > maxPageBytes && persons.length > 0) {

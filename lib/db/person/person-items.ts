@@ -1,10 +1,12 @@
 /**
  * The Person item's codec: the item from a domain Person and back (also from a stream record's image),
- * and its version-conditioned Put. What a write sends around it is person-write.ts's plan.
+ * and its version-conditioned Put; and the item of a person merged into another (API.md 13), which
+ * takes its place under the same key. What a write sends around them is person-write.ts's plan.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { searchableForms } from '../../domain/listing';
+import { holdingNothing, isMergedPerson, type MergedPerson } from '../../domain/merge';
 import { fullnameOfPerson, PERSON_TYPE, type Person } from '../../domain/person';
 import { SET_NAMES } from '../../domain/schemas';
 import { fold } from '../../domain/text';
@@ -63,3 +65,36 @@ export const personFromImage = (image: Record<string, AttributeValue> | undefine
 /** The Person's version-conditioned Put (create: never overwrite; update: only over `previousVersion`). */
 export const personPut = (tableName: string, person: Person, previousVersion: number | null): Action =>
   objectPut(tableName, toPersonItem(person), previousVersion);
+
+/**
+ * A merged person's item: under the Person's key, its id, survivor and metadata only. It has no
+ * `listPk`, so the `byName` index (lists, the export) no longer holds it, and no `type` a stream
+ * filter of Person items matches.
+ */
+export const MERGED_PERSON_TYPE = 'MergedPerson';
+
+/** The merged person's Put, over the version of the Person it replaces. */
+export const mergedPersonPut = (tableName: string, merged: MergedPerson, previousVersion: number): Action =>
+  objectPut(
+    tableName,
+    { ...personKey(merged.id), type: MERGED_PERSON_TYPE, ...merged } satisfies Record<string, unknown>,
+    previousVersion,
+  );
+
+/** A stored item under a Person's key: the person, or the person merged into another. */
+export const fromStoredPersonItem = (item: Record<string, unknown>): Person | MergedPerson =>
+  item.type === MERGED_PERSON_TYPE
+    ? ({ id: item.id, superceded_by: item.superceded_by, CoreMetaData: item.CoreMetaData } as MergedPerson)
+    : fromPersonItem(item);
+
+/** Whether an item under a Person's key is a live person's (not a merged one's). */
+export const isLivePersonItem = (item: Record<string, unknown>) => item.type !== MERGED_PERSON_TYPE;
+
+/**
+ * The person whose postings and reference item an item under a Person's key implies: the person, or
+ * for a merged one a person holding nothing (it implies none).
+ */
+export const impliedPerson = (item: Record<string, unknown>): Person => {
+  const stored = fromStoredPersonItem(item);
+  return isMergedPerson(stored) ? holdingNothing(stored) : stored;
+};

@@ -7,21 +7,32 @@
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NO_ORIGIN } from '../../domain/change-history';
-import { PersonNotFound, RequesterUnknown, ServiceUnavailable } from '../../domain/errors';
+import {
+  PersonMerged,
+  PersonNotFound,
+  RequesterMerged,
+  RequesterUnknown,
+  ServiceUnavailable,
+  ValidationFailed,
+} from '../../domain/errors';
+import { isMergedPerson, type MergedPerson } from '../../domain/merge';
 import type { Tombstones } from '../../domain/patch';
 import { NO_ABBREVIATIONS, type Person } from '../../domain/person';
+import type { Preconditions } from '../../domain/preconditions';
 import type { PersonBody } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import type { VocabularyKind } from '../../domain/vocabulary';
 import { logger as defaultLogger } from '../../logger';
 import { retryDeadline } from '../../timeouts';
 import { sendWithPostings } from '../search/send-with-postings';
+import { keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
-import { personKey, postingsPendingKey } from '../table/keys';
+import { type Key, personKey, postingsPendingKey } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
 import { type VocabularyReader, vocabularyReader } from '../vocabulary/vocabulary-repository';
 import { type IdAllocator, idAllocator } from '../write/ids';
 import {
+  asRequester,
   checkPreconditions,
   jitteredBackoff,
   objectQueue,
@@ -30,10 +41,13 @@ import {
   type UpdateOptions,
   type WriteOptions,
 } from '../write/send';
-import { fromPersonItem } from './person-items';
+import { fromStoredPersonItem } from './person-items';
+import { planMerge } from './person-merge';
 import {
   CREATE,
+  composeWrite,
   idsToReserve,
+  type PersonWrite,
   type PersonWritePlan,
   personWrite,
   planIds,
@@ -47,11 +61,28 @@ export interface WriteOutcome {
   tombstones: Tombstones;
 }
 
+/** A person as GET finds it: live, or merged into another (API.md 13) with the live end of its chain. */
+export type FoundPerson = { person: Person } | { merged: MergedPerson; liveEnd: number };
+
+/** How a merge is sent: as a write, and only over the survivor's version If-Match names. */
+export interface MergeOptions extends WriteOptions {
+  conditions?: Preconditions;
+  /** Answer what the merge would make, and write nothing. */
+  preview?: boolean;
+}
+
 export interface PersonRepository {
+  /** The live person; one merged into another is `PersonMerged` (its survivor, the chain's live end). */
   get(id: number): Promise<Person>;
+  find(id: number): Promise<FoundPerson>;
   create(body: PersonBody, requester: number, options?: WriteOptions): Promise<WriteOutcome>;
   update(id: number, body: PersonBody, requester: number, options?: UpdateOptions): Promise<WriteOutcome>;
+  /** Merges person `source` into person `survivor` (API.md 13) and answers the survivor. */
+  merge(survivor: number, source: number, requester: number, options?: MergeOptions): Promise<Person>;
 }
+
+/** How many merges a chain is followed through (a survivor merged later, and so on). */
+const MAX_CHAIN = 16;
 
 export type PersonRepositoryDeps = Storage & {
   ids?: IdAllocator;
@@ -77,114 +108,239 @@ export const personRepository = ({
     return none ? NO_ABBREVIATIONS : vocabulary.abbreviations(referenced as Record<VocabularyKind, number[]>);
   };
 
-  /**
-   * The stored person, the terms of postings an unfinished write left (postings.ts) and whether the
-   * requester exists, in one consistent round trip.
-   */
-  const readForUpdate = async (id: number, requester: number) => {
-    const keys = [personKey(id), postingsPendingKey(id), ...(requester === id ? [] : [personKey(requester)])];
+  /** The items under the keys, in one consistent BatchGetItem, by key string. */
+  const readItems = async (keys: Key[]) => {
     const { Responses, UnprocessedKeys } = await storageCall(() =>
       client.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }),
       ),
     );
     if (UnprocessedKeys?.[tableName]) throw new ServiceUnavailable('Storage is busy', 1);
-    const items = Responses?.[tableName] ?? [];
-    const stored = items.find((item) => item.pk === personKey(id).pk && item.sk === personKey(id).sk);
-    const pending = items.find((item) => item.sk === postingsPendingKey(id).sk);
+    const items = new Map((Responses?.[tableName] ?? []).map((item) => [keyString(item as Key), item]));
+    return (key: Key) => items.get(keyString(key));
+  };
+
+  const getStored = async (id: number) => {
+    const { Item } = await storageCall(() =>
+      client.send(new GetCommand({ TableName: tableName, Key: personKey(id), ConsistentRead: true })),
+    );
+    return Item ? fromStoredPersonItem(Item) : undefined;
+  };
+
+  /** The live person at the end of a merged person's chain (it was merged, its survivor later, ...). */
+  const liveEndOf = async (merged: MergedPerson): Promise<number> => {
+    let current = merged;
+    for (let hop = 0; hop < MAX_CHAIN; hop++) {
+      const next = await getStored(current.superceded_by);
+      if (!next || !isMergedPerson(next)) return current.superceded_by;
+      current = next;
+    }
+    return current.superceded_by;
+  };
+
+  /** A person a write reads: live, else 404, or 409 `merged` naming its chain's live end. */
+  const livePerson = async (id: number, stored: Person | MergedPerson | undefined): Promise<Person> => {
+    if (!stored) throw new PersonNotFound(id);
+    if (isMergedPerson(stored)) throw new PersonMerged(id, await liveEndOf(stored));
+    return stored;
+  };
+
+  /** A requester a write reads: a live person, else 403; a merged one acts as its survivor (asRequester). */
+  const checkRequester = (requester: number, item: Record<string, unknown> | undefined) => {
+    if (!item) throw new RequesterUnknown(requester);
+    const stored = fromStoredPersonItem(item);
+    if (isMergedPerson(stored)) throw new RequesterMerged(requester, stored.superceded_by);
+  };
+
+  /**
+   * The stored person, the terms of postings an unfinished write left (postings.ts) and the
+   * requester, in one consistent round trip.
+   */
+  const readForUpdate = async (id: number, requester: number) => {
+    const item = await readItems([
+      personKey(id),
+      postingsPendingKey(id),
+      ...(requester === id ? [] : [personKey(requester)]),
+    ]);
+    const stored = item(personKey(id));
     return {
-      stored: stored ? fromPersonItem(stored) : undefined,
-      pending: pending ? (pending.terms as SearchTerms) : null,
-      requesterExists: items.some((item) => item.pk === personKey(requester).pk),
+      stored: stored ? fromStoredPersonItem(stored) : undefined,
+      pending: (item(postingsPendingKey(id))?.terms as SearchTerms | undefined) ?? null,
+      requester: item(personKey(requester)),
     };
   };
 
-  /** Sends a plan with its postings (search/send-with-postings.ts): false when it should be retried. */
-  const send = (plan: PersonWritePlan, deadline: number) => {
+  /** Sends a write with its postings (search/send-with-postings.ts): false when it should be retried. */
+  const send = (write: (token: string) => PersonWrite, deadline: number) => {
     const token = randomUUID();
-    return sendWithPostings(client, personWrite(tableName, plan, token), {
-      tableName,
-      personId: plan.patched.person.id,
-      token,
-      hadPending: plan.postings.pending !== null,
-      retry: { deadline, backoff },
-      logger,
-    });
+    return sendWithPostings(client, write(token), { tableName, token, retry: { deadline, backoff }, logger });
   };
+  const sendPlan = (plan: PersonWritePlan, deadline: number) =>
+    send((token) => personWrite(tableName, plan, token), deadline);
   const outcomeOf = ({ patched }: PersonWritePlan): WriteOutcome => ({
     person: patched.person,
     tombstones: patched.tombstones,
   });
 
-  return {
-    async get(id) {
-      const { Item } = await storageCall(() =>
-        client.send(new GetCommand({ TableName: tableName, Key: personKey(id), ConsistentRead: true })),
-      );
-      if (!Item) throw new PersonNotFound(id);
-      return fromPersonItem(Item);
-    },
-
-    async create(body, requester, { origin = NO_ORIGIN, deadline = retryDeadline() } = {}) {
-      // One block: the person, its sub-objects, then the ChangeHistory entry.
-      const [reserved, abbreviations] = await Promise.all([
-        ids.reserve(idsToReserve('create', body)),
-        abbreviationsFor(CREATE, body),
-      ]);
-      const plan = planPersonWrite({
-        tableName,
-        start: CREATE,
-        body,
-        requester,
-        now: clock().toISOString(),
-        ...planIds(reserved),
-        abbreviations,
-        origin,
-      });
-      return retrying({ deadline, backoff }, async () =>
-        (await send(plan, deadline)) ? outcomeOf(plan) : undefined,
-      );
-    },
-
-    async update(
-      id,
+  const create = async (
+    body: PersonBody,
+    requester: number,
+    { origin = NO_ORIGIN, deadline = retryDeadline() }: WriteOptions = {},
+  ) => {
+    // One block: the person, its sub-objects, then the ChangeHistory entry.
+    const [reserved, abbreviations] = await Promise.all([
+      ids.reserve(idsToReserve('create', body)),
+      abbreviationsFor(CREATE, body),
+    ]);
+    const plan = planPersonWrite({
+      tableName,
+      start: CREATE,
       body,
       requester,
-      { conditions = {}, origin = NO_ORIGIN, deadline = retryDeadline() } = {},
-    ) {
-      // The id block (when this container needs a new one) and the read go out together: one round
-      // trip where there were two in a row, which a cold container always paid.
-      const reserving = ids.reserve(idsToReserve('update', body));
-      // Awaited only when the queue reaches this write: marked handled now, so an id block that fails
-      // while the write waits (storage down) is this request's 503, not an unhandled rejection that
-      // ends the process serving it.
-      reserving.catch(() => undefined);
-      return queue(personKey(id).pk, () =>
-        retrying({ deadline, backoff }, async () => {
-          const [reserved, { stored, pending, requesterExists }] = await Promise.all([
-            reserving,
-            readForUpdate(id, requester),
-          ]);
-          if (!stored) throw new PersonNotFound(id);
-          if (!requesterExists) throw new RequesterUnknown(requester);
-          checkPreconditions(conditions, stored.CoreMetaData.version, 'person');
+      now: clock().toISOString(),
+      ...planIds(reserved),
+      abbreviations,
+      origin,
+    });
+    return retrying({ deadline, backoff }, async () =>
+      (await sendPlan(plan, deadline)) ? outcomeOf(plan) : undefined,
+    );
+  };
 
-          const start: WriteStart = { kind: 'update', stored, pending };
-          const plan = planPersonWrite({
-            tableName,
-            start,
-            body,
-            requester,
-            now: clock().toISOString(),
-            ...planIds(reserved),
-            abbreviations: await abbreviationsFor(start, body),
-            origin,
-          });
-          if (plan.patched.changed.length === 0)
-            return { person: stored, tombstones: plan.patched.tombstones };
-          return (await send(plan, deadline)) ? outcomeOf(plan) : undefined;
-        }),
-      );
+  const update = (
+    id: number,
+    body: PersonBody,
+    requester: number,
+    { conditions = {}, origin = NO_ORIGIN, deadline = retryDeadline() }: UpdateOptions = {},
+  ) => {
+    // The id block (when this container needs a new one) and the read go out together: one round
+    // trip where there were two in a row, which a cold container always paid.
+    const reserving = ids.reserve(idsToReserve('update', body));
+    // Awaited only when the queue reaches this write: marked handled now, so an id block that fails
+    // while the write waits (storage down) is this request's 503, not an unhandled rejection that
+    // ends the process serving it.
+    reserving.catch(() => undefined);
+    return queue(personKey(id).pk, () =>
+      retrying({ deadline, backoff }, async () => {
+        const [reserved, read] = await Promise.all([reserving, readForUpdate(id, requester)]);
+        const stored = await livePerson(id, read.stored);
+        if (requester !== id) checkRequester(requester, read.requester);
+        checkPreconditions(conditions, stored.CoreMetaData.version, 'person');
+
+        const start: WriteStart = { kind: 'update', stored, pending: read.pending };
+        const plan = planPersonWrite({
+          tableName,
+          start,
+          body,
+          requester,
+          now: clock().toISOString(),
+          ...planIds(reserved),
+          abbreviations: await abbreviationsFor(start, body),
+          origin,
+        });
+        if (plan.patched.changed.length === 0) return { person: stored, tombstones: plan.patched.tombstones };
+        return (await sendPlan(plan, deadline)) ? outcomeOf(plan) : undefined;
+      }),
+    );
+  };
+
+  /**
+   * Merges `sourceId` into `survivorId` (API.md 13): both persons, their unfinished postings and the
+   * requester read in one round trip, the merge planned (person-merge.ts) and sent as one write of
+   * both, read again while it meets concurrent writes of either.
+   */
+  const merge = (
+    survivorId: number,
+    sourceId: number,
+    requester: number,
+    { conditions = {}, preview = false, origin = NO_ORIGIN, deadline = retryDeadline() }: MergeOptions = {},
+  ): Promise<Person> => {
+    if (survivorId === sourceId)
+      throw new ValidationFailed([{ path: '/source', message: 'A person cannot be merged into itself' }]);
+    // A preview writes nothing, not even a block of ids.
+    const reserving = preview ? Promise.resolve(null) : ids.reserve(2);
+    reserving.catch(() => undefined);
+    return queue(personKey(survivorId).pk, () =>
+      retrying({ deadline, backoff }, async () => {
+        const persons = [survivorId, sourceId];
+        const [reserved, item] = await Promise.all([
+          reserving,
+          readItems([
+            ...persons.flatMap((id) => [personKey(id), postingsPendingKey(id)]),
+            ...(persons.includes(requester) ? [] : [personKey(requester)]),
+          ]),
+        ]);
+        const stored = (id: number) => {
+          const found = item(personKey(id));
+          return found ? fromStoredPersonItem(found) : undefined;
+        };
+        const survivor = await livePerson(survivorId, stored(survivorId));
+        const source = stored(sourceId);
+        if (!source) throw new PersonNotFound(sourceId);
+        if (isMergedPerson(source)) {
+          // Merged before: into this survivor, a retry that changes nothing; into another, 409.
+          const liveEnd = await liveEndOf(source);
+          if (liveEnd === survivorId) return survivor;
+          throw new PersonMerged(sourceId, liveEnd);
+        }
+        if (!persons.includes(requester)) checkRequester(requester, item(personKey(requester)));
+        checkPreconditions(conditions, survivor.CoreMetaData.version, 'person');
+
+        const pendingOf = (id: number) =>
+          (item(postingsPendingKey(id))?.terms as SearchTerms | undefined) ?? null;
+        const plan = planMerge({
+          tableName,
+          survivor: { person: survivor, pending: pendingOf(survivorId) },
+          source: { person: source, pending: pendingOf(sourceId) },
+          // The source names itself as requester: after this write it acts as its survivor.
+          requester: requester === sourceId ? survivorId : requester,
+          now: clock().toISOString(),
+          changeIds: reserved
+            ? { survivor: reserved.first, source: reserved.first + 1 }
+            : { survivor: 0, source: 0 },
+          origin,
+        });
+        // A preview writes no entry: the survivor's last one stays the one its metadata names.
+        if (preview) {
+          const { person } = plan.result;
+          return {
+            ...person,
+            CoreMetaData: {
+              ...person.CoreMetaData,
+              modified_audit_id: survivor.CoreMetaData.modified_audit_id,
+            },
+          };
+        }
+        return (await send((token) => composeWrite(tableName, plan.parts, token), deadline))
+          ? plan.result.person
+          : undefined;
+      }),
+    );
+  };
+
+  return {
+    async get(id) {
+      return livePerson(id, await getStored(id));
+    },
+
+    async find(id) {
+      const stored = await getStored(id);
+      if (!stored) throw new PersonNotFound(id);
+      return isMergedPerson(stored)
+        ? { merged: stored, liveEnd: await liveEndOf(stored) }
+        : { person: stored };
+    },
+
+    create(body, requester, options) {
+      return asRequester(requester, (acting) => create(body, acting, options));
+    },
+
+    update(id, body, requester, options) {
+      return asRequester(requester, (acting) => update(id, body, acting, options));
+    },
+
+    merge(survivorId, sourceId, requester, options) {
+      return asRequester(requester, (acting) => merge(survivorId, sourceId, acting, options));
     },
   };
 };

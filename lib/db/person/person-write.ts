@@ -20,13 +20,15 @@ import type { VocabularyKind } from '../../domain/vocabulary';
 import { historyActions } from '../history/history-actions';
 import { localReferenceActions } from '../search/local-references';
 import { NOTHING_BEFORE, type PostingsBefore, planPostings, postingChanges } from '../search/postings';
-import { personCounterKey, personKey, vocabularyKey } from '../table/keys';
+import { personCounterKey, vocabularyKey } from '../table/keys';
 import {
   type Action,
   claimActions,
   counterAdd,
   existsCheck,
   MAX_TRANSACTION_ACTIONS,
+  ownedBy,
+  requesterCheck,
   transactionOf,
   type WriteTransaction,
 } from '../write/actions';
@@ -116,45 +118,85 @@ export const planPersonWrite = ({
       existsCheck(tableName, vocabularyKey(reference.kind, reference.id), { kind: 'vocabulary', reference }),
     ),
     ...(creating ? [counterAdd(tableName, personCounterKey(person.id))] : []),
-    ...(requesterToCheck === null
-      ? []
-      : [
-          existsCheck(tableName, personKey(requesterToCheck), {
-            kind: 'requester',
-            requester: requesterToCheck,
-          }),
-        ]),
+    ...(requesterToCheck === null ? [] : [requesterCheck(tableName, requesterToCheck)]),
   ];
   return { patched, entry, actions, postings };
 };
 
-/** A person's write: its transaction, and what goes before and after it for the postings. */
+/**
+ * One person's part of a write: the actions of its own items and where its postings go, from what
+ * they were (`postings`) to what `after` implies. A write of one person has one part; a merge two.
+ */
+export interface WritePart {
+  personId: number;
+  actions: Action[];
+  postings: PostingsBefore;
+  after: Person;
+}
+
+/** A plan's part: the person it patched, its actions, its postings. */
+export const partOf = ({ patched, actions, postings }: PersonWritePlan): WritePart => ({
+  personId: patched.person.id,
+  actions,
+  postings,
+  after: patched.person,
+});
+
+/** A write's transactions: the write, and what goes before and after it for the postings. */
 export interface PersonWrite {
   prelude?: WriteTransaction;
   write: WriteTransaction;
   chain: WriteTransaction[];
+  /**
+   * The persons whose `POSTINGS` item the prelude puts where there was none: it goes again when the
+   * write does not land (one that was there before stays, with the terms of both).
+   */
+  preluded: number[];
+  /** The persons whose postings follow in the chain (their `POSTINGS` items stay should it fail). */
+  chained: number[];
 }
 
 /**
- * A plan's transactions: its actions with the postings that fit beside them, the prelude and the chain
- * for those that do not. `token` names the chain, should the write need one.
+ * Composes parts into one write under one budget of 100 actions: every part's own actions first, each
+ * tagged with its person (so a cancellation reason is read back to the part it belongs to,
+ * cancellation.ts), then the postings of each part in turn with the room the parts before left. Those
+ * that do not fit travel in the prelude and the chain (postings.ts); `token` names the chains.
  */
-export const personWrite = (
-  tableName: string,
-  { patched, actions, postings }: PersonWritePlan,
-  token: string,
-): PersonWrite => {
-  const { prelude, inWrite, chain } = planPostings({
-    tableName,
-    personId: patched.person.id,
-    before: postings,
-    changes: postingChanges(postings, patched.person),
-    room: MAX_TRANSACTION_ACTIONS - actions.length,
-    token,
-  });
+export const composeWrite = (tableName: string, parts: readonly WritePart[], token: string): PersonWrite => {
+  const own = parts.flatMap(({ personId, actions }) => actions.map((action) => ownedBy(action, personId)));
+  let room = MAX_TRANSACTION_ACTIONS - own.length;
+  const prelude: Action[] = [];
+  const inWrite: Action[] = [];
+  const chain: WriteTransaction[] = [];
+  const preluded: number[] = [];
+  const chained: number[] = [];
+  for (const [index, { personId, postings, after }] of parts.entries()) {
+    const plan = planPostings({
+      tableName,
+      personId,
+      before: postings,
+      changes: postingChanges(postings, after),
+      // One action kept for each part after this one: room for its POSTINGS item, at least, so no
+      // part needs a prelude while the parts' own actions leave a slot each.
+      room: room - (parts.length - 1 - index),
+      token,
+    });
+    room -= plan.inWrite.length;
+    prelude.push(...plan.prelude.map((action) => ownedBy(action, personId)));
+    inWrite.push(...plan.inWrite.map((action) => ownedBy(action, personId)));
+    chain.push(...plan.chain);
+    if (plan.prelude.length > 0 && postings.pending === null) preluded.push(personId);
+    if (plan.chain.length > 0) chained.push(personId);
+  }
   return {
     ...(prelude.length > 0 ? { prelude: transactionOf(prelude) } : {}),
-    write: transactionOf([...actions, ...inWrite]),
+    write: transactionOf([...own, ...inWrite]),
     chain,
+    preluded,
+    chained,
   };
 };
+
+/** A plan's transactions: its actions with the postings that fit beside them, the rest around them. */
+export const personWrite = (tableName: string, plan: PersonWritePlan, token: string): PersonWrite =>
+  composeWrite(tableName, [partOf(plan)], token);

@@ -15,7 +15,7 @@ import { storageCall } from '../table/storage-errors';
 import { transactionOf } from '../write/actions';
 import { type IdAllocator, idAllocator } from '../write/ids';
 import { jitteredBackoff, type RetryOptions, retrying, sendWrite } from '../write/send';
-import { fromPersonItem, personPut } from './person-items';
+import { fromPersonItem, isLivePersonItem, personPut } from './person-items';
 
 export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
 
@@ -54,7 +54,8 @@ export const socialAddressWriter = ({
     );
     const item = Items.find((candidate) => candidate.sk === personKey(personId).sk);
     return {
-      ...(item ? { person: fromPersonItem(item) } : {}),
+      // A person merged into another (API.md 13) is enriched no more: there is none to fill.
+      ...(item && isLivePersonItem(item) ? { person: fromPersonItem(item) } : {}),
       enriched: Items.some((candidate) => candidate.sk === enrichmentKey(personId).sk),
     };
   };

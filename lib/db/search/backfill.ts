@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { PERSON_TYPE, type Person } from '../../domain/person';
 import type { SearchTerms } from '../../domain/search';
-import { fromPersonItem } from '../person/person-items';
+import { impliedPerson, MERGED_PERSON_TYPE } from '../person/person-items';
 import { batchGet, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
 import { backfillSegmentKey, personKey, postingsPendingKey } from '../table/keys';
@@ -91,7 +91,7 @@ export const repairPostings = async (storage: Storage, first: Person): Promise<n
     const { Item } = await storageCall(() =>
       client.send(new GetCommand({ TableName: tableName, Key: personKey(person.id), ConsistentRead: true })),
     );
-    person = fromPersonItem(Item ?? {});
+    person = impliedPerson(Item ?? {});
   }
   throw new Error(`Person ${first.id} kept changing while its postings were written`);
 };
@@ -157,14 +157,15 @@ export const backfillSegment = async (
           TotalSegments: segments,
           Limit: pageSize,
           ConsistentRead: true,
-          FilterExpression: '#type = :person',
+          // Merged persons too: one whose merge left postings pending has them deleted (it implies none).
+          FilterExpression: '#type IN (:person, :merged)',
           ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: { ':person': PERSON_TYPE },
+          ExpressionAttributeValues: { ':person': PERSON_TYPE, ':merged': MERGED_PERSON_TYPE },
           ...(progress.lastKey ? { ExclusiveStartKey: progress.lastKey } : {}),
         }),
       ),
     );
-    const persons = (page.Items ?? []).map(fromPersonItem);
+    const persons = (page.Items ?? []).map(impliedPerson);
     let repaired = 0;
     let written = 0;
     await inParallel(persons, PERSON_CONCURRENCY, async (person) => {

@@ -33,7 +33,7 @@ import {
   valuesMatch,
 } from '../../domain/search';
 import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortedWindow } from '../person/list-reads';
-import { fromPersonItem } from '../person/person-items';
+import { fromPersonItem, isLivePersonItem } from '../person/person-items';
 import { type BatchGetOptions, batchGet, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
 import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from '../table/keys';
@@ -110,7 +110,8 @@ export const filterChecker = async (
   const found = await batchGet(storage, ids.map(keyOf), options);
   return (id) => {
     const item = found.get(keyString(keyOf(id)));
-    if (item === undefined) return false;
+    // A person merged since its postings were read (API.md 13) matches nothing.
+    if (item === undefined || !isLivePersonItem(item)) return false;
     return valuesMatch(
       filter,
       gram === null ? searchTerms(fromPersonItem(item)) : (item.values as Posting['values']),

@@ -32,7 +32,7 @@ import {
 import { planQuery } from '../../domain/search';
 import { fold } from '../../domain/text';
 import { costRecorder, type ListCost } from '../person/list-reads';
-import { fromPersonItem } from '../person/person-items';
+import { fromPersonItem, isLivePersonItem } from '../person/person-items';
 import { batchGet, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
 import { claimKey, personKey } from '../table/keys';
@@ -81,7 +81,8 @@ const readPersons = async (
   const persons = new Map<number, Person>();
   for (const id of ids) {
     const item = found.get(keyString(personKey(id)));
-    if (item) persons.set(id, fromPersonItem(item));
+    // A person merged since its postings were read (API.md 13) is no candidate.
+    if (item && isLivePersonItem(item)) persons.set(id, fromPersonItem(item));
   }
   return persons;
 };

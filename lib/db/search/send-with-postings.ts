@@ -47,14 +47,11 @@ export const sendChain = async (
   return 'done';
 };
 
-/** What `sendWithPostings` needs besides the write: its person and chain, and how long it may retry. */
+/** What `sendWithPostings` needs besides the write: its chains' token, and how long it may retry. */
 export interface PostingsSendOptions {
   tableName: string;
-  personId: number;
-  /** Names the write's chain, should it need one. */
+  /** Names the write's chains, should it need them. */
   token: string;
-  /** Whether a `POSTINGS` item of an earlier, unfinished write was there before this one. */
-  hadPending: boolean;
   retry: RetryOptions;
   logger: Pick<typeof defaultLogger, 'warn'>;
 }
@@ -67,17 +64,18 @@ export interface PostingsSendOptions {
  */
 export const sendWithPostings = async (
   client: DynamoDBDocumentClient,
-  { prelude, write: transaction, chain }: PersonWrite,
-  { tableName, personId, token, hadPending, retry, logger }: PostingsSendOptions,
+  { prelude, write: transaction, chain, preluded, chained }: PersonWrite,
+  { tableName, token, retry, logger }: PostingsSendOptions,
 ): Promise<boolean> => {
   if (prelude && !(await sendWrite(client, prelude))) return false;
-  // A write that does not land changes nothing: the POSTINGS item its prelude put goes again (one
+  // A write that does not land changes nothing: the POSTINGS items its prelude put go again (one
   // that was there before stays, with the terms of both: the postings are as unfinished as they were).
   const unprelude = async () => {
-    if (prelude && !hadPending)
-      await sendWrite(client, transactionOf([tokenRelease(tableName, personId, token)])).catch(
-        () => undefined,
-      );
+    if (preluded.length > 0)
+      await sendWrite(
+        client,
+        transactionOf(preluded.map((personId) => tokenRelease(tableName, personId, token))),
+      ).catch(() => undefined);
   };
   const landed = await sendWrite(client, transaction).catch(async (error: unknown) => {
     await unprelude();
@@ -89,7 +87,7 @@ export const sendWithPostings = async (
   }
   if (chain.length > 0)
     await sendChain(client, chain, retry).catch((error: unknown) =>
-      logger.warn('postings left pending', { personId, error }),
+      logger.warn('postings left pending', { personIds: chained, error }),
     );
   return true;
 };

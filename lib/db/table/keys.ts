@@ -237,6 +237,26 @@
  *
  * Claims are written in the same transaction as their owner with `attribute_not_exists(pk)`, and
  * released with a condition that they still name that owner, so uniqueness holds under concurrency.
+ *
+ * A merge (API.md 13, lib/db/person/person-merge.ts). The source's item under `PERSON#<id>` / `PERSON`
+ * becomes a merged person (`type` `MergedPerson`: id, `superceded_by`, CoreMetaData), which has no
+ * `listPk`, so the `byName` index drops it; it keeps its history partition. What a merge costs:
+ * - reads: one strongly consistent BatchGetItem of both persons, their `POSTINGS` items and the
+ *   requester (5 items, each person's size in 4 KB units); a GetItem per merged person of a chain
+ *   followed to its live end (a refusal or a retry only).
+ * - writes: one transaction of both persons' parts (person-write.ts `composeWrite`): the survivor's
+ *   Put, its entry and change counter, one Put per email that passes to it (re-pointed on condition
+ *   that the claim still names the source), its name claim released when it gains emails; the
+ *   source's merged item, its entry and change counter, its name claim and reference item deleted,
+ *   its person counter stepped down: 7 actions, one per moved email and one per claim or reference
+ *   item released. Then the postings, each part
+ *   in turn with the room left (one kept for the source's `POSTINGS` item): the survivor's new ones
+ *   (the moved names' and emails' grams, and every posting whose values now hold them) and every
+ *   posting of the source deleted. A pair of one name and one email each: 99 actions, 91 of them
+ *   postings, in one transaction; two namesakes' (most grams shared) 62. A pair of 25 emails each:
+ *   100 actions with both `POSTINGS` items, then one chain transaction per person (8 and 79 actions).
+ *   Every action in a transaction costs two write units per KB. No partition is written by every
+ *   merge: the counters are the source's shard and the two entries' shards.
  */
 import { createHash } from 'node:crypto';
 import type { ResourceType } from '../../domain/change-history';

@@ -21,11 +21,12 @@ import { retryDeadline } from '../../timeouts';
 import { counterStep, historyActions, historyPut } from '../history/history-actions';
 import { batchGet } from '../table/batch-get';
 import type { Storage } from '../table/client';
-import { idCounterKey, personKey, vocabularyKey, vocabularyPartition } from '../table/keys';
+import { idCounterKey, vocabularyKey, vocabularyPartition } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
-import { claimActions, existsCheck, objectPut, transactionOf } from '../write/actions';
+import { claimActions, objectPut, requesterCheck, transactionOf } from '../write/actions';
 import { type IdAllocator, idAllocator } from '../write/ids';
 import {
+  asRequester,
   checkPreconditions,
   jitteredBackoff,
   objectQueue,
@@ -152,7 +153,7 @@ export const vocabularyRepository = ({
       objectPut(tableName, toEntryItem(kind, patched.entry), stored ? stored.CoreMetaData.version : null),
       ...historyActions(tableName, entry, patched.entry),
       ...claimActions(tableName, { type: kind, id }, patched.take, patched.release),
-      existsCheck(tableName, personKey(requester), { kind: 'requester', requester }),
+      requesterCheck(tableName, requester),
     ]);
     return { patched, landed: sendWrite(client, transaction) };
   };
@@ -164,10 +165,12 @@ export const vocabularyRepository = ({
       const reserved = await ids.reserve(2);
       const next = reserved.sequence();
       const [id, changeId] = [next(), next()];
-      return retrying({ deadline, backoff }, async () => {
-        const { patched, landed } = write(kind, null, id, body, requester, changeId, origin);
-        return (await landed) ? patched.entry : undefined;
-      });
+      return asRequester(requester, (acting) =>
+        retrying({ deadline, backoff }, async () => {
+          const { patched, landed } = write(kind, null, id, body, acting, changeId, origin);
+          return (await landed) ? patched.entry : undefined;
+        }),
+      );
     },
 
     async update(
@@ -178,13 +181,15 @@ export const vocabularyRepository = ({
       { conditions = {}, origin = NO_ORIGIN, deadline = retryDeadline() } = {},
     ) {
       const changeId = (await ids.reserve(1)).first;
-      return queue(vocabularyKey(kind, id).sk, () =>
-        retrying({ deadline, backoff }, async () => {
-          const stored = await reader.get(kind, id);
-          checkPreconditions(conditions, stored.CoreMetaData.version, kind);
-          const { patched, landed } = write(kind, stored, id, body, requester, changeId, origin);
-          return (await landed) ? patched.entry : undefined;
-        }),
+      return asRequester(requester, (acting) =>
+        queue(vocabularyKey(kind, id).sk, () =>
+          retrying({ deadline, backoff }, async () => {
+            const stored = await reader.get(kind, id);
+            checkPreconditions(conditions, stored.CoreMetaData.version, kind);
+            const { patched, landed } = write(kind, stored, id, body, acting, changeId, origin);
+            return (await landed) ? patched.entry : undefined;
+          }),
+        ),
       );
     },
   };

@@ -9,7 +9,7 @@ import type { ResourceType } from '../../domain/change-history';
 import { ValidationFailed } from '../../domain/errors';
 import type { ClaimToTake, VocabularyReference } from '../../domain/patch';
 import type { Claim } from '../../domain/person';
-import { claimKey, type Key } from '../table/keys';
+import { claimKey, type Key, personKey } from '../table/keys';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -19,8 +19,11 @@ export interface ClaimOwner {
   id: number;
 }
 
-/** What each action of a write transaction is for, in the order of `TransactItems`. */
-export type ActionRole =
+/**
+ * What each action of a write transaction is for, in the order of `TransactItems`, and in a write of
+ * two persons (a merge) whose part it is.
+ */
+export type ActionRole = (
   | { kind: 'object' }
   | { kind: 'history' }
   | { kind: 'counter' }
@@ -33,7 +36,13 @@ export type ActionRole =
   | { kind: 'requester'; requester: number }
   | { kind: 'vocabulary'; reference: VocabularyReference }
   | { kind: 'take'; claim: ClaimToTake }
-  | { kind: 'release'; claim: Claim };
+  | { kind: 'release'; claim: Claim }
+  /** A claim passing from one owner to another (a merge), on condition that it still names the first. */
+  | { kind: 'repoint'; claim: Claim }
+) & { person?: number };
+
+/** The action as a part of person `person`'s share of a composed write (person-write.ts). */
+export const ownedBy = ([item, role]: Action, person: number): Action => [item, { ...role, person }];
 
 export type Action = [TransactItem, ActionRole];
 
@@ -149,6 +158,39 @@ export const claimActions = (
   ];
 };
 
+/**
+ * Claims passing from `from` to `to` (a merge, API.md 13): each Put over the claim item on condition
+ * that it still names `from`, so a claim that changed hands meanwhile cancels the write.
+ */
+export const claimRepoints = (
+  tableName: string,
+  from: ClaimOwner,
+  to: ClaimOwner,
+  claims: readonly Claim[],
+): Action[] => {
+  const attribute = ownerAttribute(to.type);
+  return claims.map(
+    (claim): Action => [
+      {
+        Put: {
+          TableName: tableName,
+          Item: {
+            ...claimKey(claim),
+            type: 'Claim',
+            field: claim.field,
+            value: claim.value,
+            [attribute]: to.id,
+          },
+          ConditionExpression: '#owner = :from',
+          ExpressionAttributeNames: { '#owner': ownerAttribute(from.type) },
+          ExpressionAttributeValues: { ':from': from.id },
+        },
+      },
+      { kind: 'repoint', claim },
+    ],
+  );
+};
+
 /** A check that an object is still at `version` (a write that lands meanwhile makes it fail). */
 export const versionCheck = (tableName: string, key: Key, version: number): Action => [
   {
@@ -167,6 +209,22 @@ export const versionCheck = (tableName: string, key: Key, version: number): Acti
 export const existsCheck = (tableName: string, key: Key, role: ActionRole): Action => [
   { ConditionCheck: { TableName: tableName, Key: key, ConditionExpression: 'attribute_exists(pk)' } },
   role,
+];
+
+/**
+ * A check that the requester is a live person: it exists and was not merged into another. One that
+ * was hands its item back, so the write can be made again as its survivor (API.md 13).
+ */
+export const requesterCheck = (tableName: string, requester: number): Action => [
+  {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: personKey(requester),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(superceded_by)',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    },
+  },
+  { kind: 'requester', requester },
 ];
 
 export interface WriteTransaction {

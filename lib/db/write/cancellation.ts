@@ -8,6 +8,7 @@ import type { ResourceType } from '../../domain/change-history';
 import {
   type DomainError,
   type FieldError,
+  RequesterMerged,
   RequesterUnknown,
   ServiceUnavailable,
   type UniqueField,
@@ -17,8 +18,11 @@ import {
 import type { ClaimField } from '../../domain/person';
 import type { ActionRole } from './actions';
 
-/** Either a verdict for the client, or "the stored state moved: read again and retry". */
-export type CancellationOutcome = { retry: true } | { retry: false; error: DomainError };
+/**
+ * Either a verdict for the client, or "the stored state moved: read again and retry", with the persons
+ * whose part of the write (person-write.ts `composeWrite`) was stale, where the write says.
+ */
+export type CancellationOutcome = { retry: true; stale?: number[] } | { retry: false; error: DomainError };
 
 const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
 
@@ -26,7 +30,7 @@ const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', '
  * Actions whose failed condition means the state the write was built on moved: the object's version,
  * a claim that changed hands, the enrichment mark another delivery wrote.
  */
-const STALE_ROLES: ReadonlySet<ActionRole['kind']> = new Set(['object', 'release', 'mark']);
+const STALE_ROLES: ReadonlySet<ActionRole['kind']> = new Set(['object', 'release', 'repoint', 'mark']);
 
 const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
 
@@ -58,8 +62,16 @@ export const decodeCancellation = (
   const paired = roles.map((role, index) => ({ role, reason: reasons[index] }));
 
   const requester = paired.find(({ role, reason }) => role.kind === 'requester' && failed(reason));
-  if (requester?.role.kind === 'requester')
-    return { retry: false, error: new RequesterUnknown(requester.role.requester) };
+  if (requester?.role.kind === 'requester') {
+    const item = requester.reason?.Item ? unmarshall(requester.reason.Item) : undefined;
+    return {
+      retry: false,
+      error:
+        typeof item?.superceded_by === 'number'
+          ? new RequesterMerged(requester.role.requester, item.superceded_by)
+          : new RequesterUnknown(requester.role.requester),
+    };
+  }
 
   const missing = paired.flatMap(({ role, reason }) =>
     role.kind === 'vocabulary' && failed(reason) ? [role.reference] : [],
@@ -74,8 +86,13 @@ export const decodeCancellation = (
 
   // A moved version or a claim that changed hands means what we patched is stale: any claim
   // failure seen alongside may be stale too, so re-read before judging.
-  const stale = paired.some(({ role, reason }) => STALE_ROLES.has(role.kind) && failed(reason));
-  if (stale) return { retry: true };
+  const stale = paired.filter(({ role, reason }) => STALE_ROLES.has(role.kind) && failed(reason));
+  if (stale.length > 0) {
+    const persons = [
+      ...new Set(stale.flatMap(({ role }) => (role.person === undefined ? [] : [role.person]))),
+    ];
+    return persons.length > 0 ? { retry: true, stale: persons } : { retry: true };
+  }
 
   const clashes = paired.flatMap(({ role, reason }) =>
     role.kind === 'take' && failed(reason)

@@ -6,7 +6,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { RequestOrigin } from '../../domain/change-history';
-import { PreconditionFailed, ServiceUnavailable, ValidationFailed } from '../../domain/errors';
+import {
+  PreconditionFailed,
+  RequesterMerged,
+  ServiceUnavailable,
+  ValidationFailed,
+} from '../../domain/errors';
 import { type Preconditions, refusalOf } from '../../domain/preconditions';
 import { storageCall } from '../table/storage-errors';
 import { MAX_TRANSACTION_ACTIONS, type WriteTransaction } from './actions';
@@ -105,4 +110,27 @@ export const retrying = async <T>(
     await new Promise((resolve) => setTimeout(resolve, Math.min(backoff(n), left)));
   }
   throw new ServiceUnavailable('The object is being changed by many requests at once', 1);
+};
+
+/** How many merges a requester is followed through before it is taken as unknown. */
+const MAX_REQUESTER_HOPS = 16;
+
+/**
+ * Makes a write as `requester`, and again as its survivor while the requester turns out to be a person
+ * merged into another (API.md 13: a write naming a merged person acts as its survivor). The write
+ * finds that out by its requester check (`requesterCheck`) or its read, before anything is written.
+ */
+export const asRequester = async <T>(
+  requester: number,
+  write: (requester: number) => Promise<T>,
+): Promise<T> => {
+  let acting = requester;
+  for (let hop = 0; ; hop++) {
+    try {
+      return await write(acting);
+    } catch (error) {
+      if (!(error instanceof RequesterMerged) || hop === MAX_REQUESTER_HOPS) throw error;
+      acting = error.survivor;
+    }
+  }
 };

@@ -541,6 +541,7 @@ describe('openApiDocument', () => {
       expect(entry.properties[key], key).toMatchObject({
         anyOf: [
           { $ref: '#/components/schemas/Person' },
+          { $ref: '#/components/schemas/MergedPerson' },
           { $ref: '#/components/schemas/NamePrefix' },
           { $ref: '#/components/schemas/NameSuffix' },
           { type: 'null' },
@@ -554,6 +555,7 @@ describe('openApiDocument', () => {
         ...Object.keys(RESPONSE_SCHEMAS),
         'PersonCreate',
         'PersonPatch',
+        'PersonMerge',
         'NamePrefixCreate',
         'NamePrefixPatch',
         'NameSuffixCreate',

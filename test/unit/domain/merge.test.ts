@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationFailed } from '../../../lib/domain/errors';
-import { mergePersons } from '../../../lib/domain/merge';
+import { isMergedPerson, mergePersons } from '../../../lib/domain/merge';
 import { LIMITS } from '../../../lib/domain/schemas';
 import { createdPerson } from '../../support/fixtures';
 
-const CONTEXT = { requester: 7, now: '2026-11-26T12:00:00.000Z', changeId: 555 };
+const CONTEXT = { requester: 7, now: '2026-11-26T12:00:00.000Z', changeId: 555, sourceChangeId: 556 };
 
 const survivor = () =>
   createdPerson(
@@ -128,19 +128,40 @@ describe('merging a duplicate into its survivor (API.md 13)', () => {
       { field: 'email', value: 'countess@example.org' },
       { field: 'email', value: 'ada.king@example.org' },
     ]);
-    expect(emailed.release).toEqual([]);
+    expect(emailed.releaseSource).toEqual([]);
+    expect(emailed.releaseSurvivor).toEqual([]);
 
     // Known only by name on both sides: the source's name claim goes, the survivor's stays.
     const byName = (first: string, id: number) =>
       createdPerson({ Names: { '@set': [{ first_name: first, last_name: 'Byron' }] } }, { firstId: id });
     const named = mergePersons(byName('George', 3000), byName('Lord', 4000), CONTEXT);
     expect(named.repoint).toEqual([]);
-    expect(named.release).toEqual([{ field: 'name', value: 'lord byron' }]);
+    expect(named.releaseSource).toEqual([{ field: 'name', value: 'lord byron' }]);
+    expect(named.releaseSurvivor).toEqual([]);
 
     // A survivor known only by name that gains the source's email: its name claim goes too.
     const gains = mergePersons(byName('George', 3000), source(), CONTEXT);
     expect(gains.repoint).toHaveLength(2);
-    expect(gains.release).toEqual([{ field: 'name', value: 'george byron' }]);
+    expect(gains.releaseSource).toEqual([]);
+    expect(gains.releaseSurvivor).toEqual([{ field: 'name', value: 'george byron' }]);
+  });
+
+  it('leaves the source merged into the survivor: its id, its survivor, its metadata one version on, no personal data', () => {
+    const from = source();
+    const { source: merged } = mergePersons(survivor(), from, CONTEXT);
+    expect(merged).toEqual({
+      id: from.id,
+      superceded_by: survivor().id,
+      CoreMetaData: {
+        ...from.CoreMetaData,
+        version: from.CoreMetaData.version + 1,
+        date_modified: CONTEXT.now,
+        modified_by: CONTEXT.requester,
+        modified_audit_id: CONTEXT.sourceChangeId,
+      },
+    });
+    expect(isMergedPerson(merged)).toBe(true);
+    expect(isMergedPerson(from)).toBe(false);
   });
 
   it('keeps an alias Name an alias', () => {

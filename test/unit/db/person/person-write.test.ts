@@ -219,7 +219,9 @@ describe('planPersonWrite for a create', () => {
           ConditionCheck: {
             TableName: TABLE,
             Key: { pk: 'PERSON#5', sk: 'PERSON' },
-            ConditionExpression: 'attribute_exists(pk)',
+            // A live person: a merged one answers its item, to act as its survivor (API.md 13).
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(superceded_by)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },
       ],

@@ -1,0 +1,117 @@
+/**
+ * The plan of a merge (API.md 13), pure: the two persons' parts of one write, composed as any person
+ * write is (person-write.ts `composeWrite`). The survivor's part: its next version over the one read,
+ * its MERGE entry, the source's email claims re-pointed to it (each on condition that it still names
+ * the source), its own name claim released when it gained emails, its postings. The source's part:
+ * the merged person over the version read, its MERGE entry, its name claim released, its reference
+ * item deleted, one person fewer in its counter, every posting deleted. A claim that changed hands or
+ * a version that moved cancels the whole write, read back to the person it belongs to
+ * (cancellation.ts), and the repository reads both again.
+ */
+import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../domain/change-history';
+import { holdingNothing, type MergeResult, mergePersons } from '../../domain/merge';
+import { PERSON_TYPE, type Person } from '../../domain/person';
+import { SET_NAMES, setPointer } from '../../domain/schemas';
+import type { SearchTerms } from '../../domain/search';
+import { historyActions } from '../history/history-actions';
+import { localReferenceActions } from '../search/local-references';
+import { personCounterKey } from '../table/keys';
+import { type ClaimOwner, claimActions, claimRepoints, counterAdd } from '../write/actions';
+import { mergedPersonPut, personPut } from './person-items';
+import type { WritePart } from './person-write';
+
+/** A person as a merge reads it: the stored person and the terms of its unfinished postings. */
+export interface MergeSide {
+  person: Person;
+  pending: SearchTerms | null;
+}
+
+export interface MergeInput {
+  tableName: string;
+  survivor: MergeSide;
+  source: MergeSide;
+  requester: number;
+  now: string;
+  /** The ids of the two MERGE entries. */
+  changeIds: { survivor: number; source: number };
+  origin?: RequestOrigin;
+}
+
+export interface MergePlan {
+  result: MergeResult;
+  entries: { survivor: ChangeEntry; source: ChangeEntry };
+  /** The survivor's part, then the source's. */
+  parts: [WritePart, WritePart];
+}
+
+/** The parts of a person the merge took from the source: every one it held, and its link. */
+const sourceChanges = (source: Person) => [
+  ...(source.local_reference_id ? ['/local_reference_id'] : []),
+  ...SET_NAMES.filter((set) => source[set].length > 0).map(setPointer),
+  ...(Object.values(source.SocialAddresses).some((value) => value != null) ? ['/SocialAddresses'] : []),
+  '/superceded_by',
+];
+
+const PERSON = (id: number): ClaimOwner => ({ type: PERSON_TYPE, id });
+
+/** Plans the merge of `source` into `survivor`; throws what `mergePersons` refuses (400). */
+export const planMerge = ({
+  tableName,
+  survivor,
+  source,
+  requester,
+  now,
+  changeIds,
+  origin,
+}: MergeInput): MergePlan => {
+  const result = mergePersons(survivor.person, source.person, {
+    requester,
+    now,
+    changeId: changeIds.survivor,
+    sourceChangeId: changeIds.source,
+  });
+  const change = { action: 'merge' as const, requester, at: now, origin };
+  const entries = {
+    survivor: changeEntry(PERSON_TYPE, result.person, {
+      ...change,
+      id: changeIds.survivor,
+      changed: result.changed,
+    }),
+    source: changeEntry(PERSON_TYPE, result.source, {
+      ...change,
+      id: changeIds.source,
+      changed: sourceChanges(source.person),
+    }),
+  };
+  const emptied = holdingNothing(source.person);
+  return {
+    result,
+    entries,
+    parts: [
+      {
+        personId: survivor.person.id,
+        actions: [
+          personPut(tableName, result.person, survivor.person.CoreMetaData.version),
+          ...historyActions(tableName, entries.survivor, result.person),
+          ...claimRepoints(tableName, PERSON(source.person.id), PERSON(survivor.person.id), result.repoint),
+          ...claimActions(tableName, PERSON(survivor.person.id), [], result.releaseSurvivor),
+          ...localReferenceActions(tableName, survivor.person, result.person),
+        ],
+        postings: survivor,
+        after: result.person,
+      },
+      {
+        personId: source.person.id,
+        actions: [
+          mergedPersonPut(tableName, result.source, source.person.CoreMetaData.version),
+          ...historyActions(tableName, entries.source, result.source),
+          ...claimActions(tableName, PERSON(source.person.id), [], result.releaseSource),
+          ...localReferenceActions(tableName, source.person, emptied),
+          counterAdd(tableName, personCounterKey(source.person.id), -1),
+        ],
+        postings: source,
+        after: emptied,
+      },
+    ],
+  };
+};
