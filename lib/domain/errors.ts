@@ -75,6 +75,31 @@ export class RequesterMerged extends DomainError {
   }
 }
 
+/** No authenticated caller while binding is on (401 `unauthorized`, API.md 9.1). */
+export class Unauthorized extends DomainError {
+  constructor() {
+    super('A valid token is required');
+  }
+}
+
+/** The requester is not the caller's own person (403 `requester-mismatch`). */
+export class RequesterMismatch extends DomainError {
+  constructor(readonly requesterId: number) {
+    super(`The caller may write only as its own person, not as person ${requesterId}`);
+  }
+}
+
+/** A principal or a person bound already (409 `principal-already-bound`); `existing` is its person. */
+export class PrincipalAlreadyBound extends DomainError {
+  constructor(readonly existing: number | null) {
+    super(
+      existing === null
+        ? 'The person is bound to another principal'
+        : `The caller is bound to person ${existing} already`,
+    );
+  }
+}
+
 export type UniqueField = 'email' | 'name' | 'abbreviation';
 
 const UNIQUENESS_MESSAGES: Record<UniqueField, string> = {

@@ -113,6 +113,15 @@ export const counterAdd = (tableName: string, key: Key, count = 1): Action => [
 /** The claim item's attribute naming its owner. */
 const ownerAttribute = (type: ResourceType) => (type === 'Person' ? 'personId' : 'entryId');
 
+/** A claim item: its key, field and value, and its owner. */
+const claimItem = (claim: Claim, owner: ClaimOwner) => ({
+  ...claimKey(claim),
+  type: 'Claim',
+  field: claim.field,
+  value: claim.value,
+  [ownerAttribute(owner.type)]: owner.id,
+});
+
 /** Claims taken with `attribute_not_exists`, released only while they still name this owner. */
 export const claimActions = (
   tableName: string,
@@ -127,13 +136,7 @@ export const claimActions = (
         {
           Put: {
             TableName: tableName,
-            Item: {
-              ...claimKey(claim),
-              type: 'Claim',
-              field: claim.field,
-              value: claim.value,
-              [attribute]: owner.id,
-            },
+            Item: claimItem(claim, owner),
             ConditionExpression: 'attribute_not_exists(pk)',
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
@@ -168,19 +171,12 @@ export const claimRepoints = (
   to: ClaimOwner,
   claims: readonly Claim[],
 ): Action[] => {
-  const attribute = ownerAttribute(to.type);
   return claims.map(
     (claim): Action => [
       {
         Put: {
           TableName: tableName,
-          Item: {
-            ...claimKey(claim),
-            type: 'Claim',
-            field: claim.field,
-            value: claim.value,
-            [attribute]: to.id,
-          },
+          Item: claimItem(claim, to),
           ConditionExpression: '#owner = :from',
           ExpressionAttributeNames: { '#owner': ownerAttribute(from.type) },
           ExpressionAttributeValues: { ':from': from.id },

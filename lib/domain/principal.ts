@@ -1,0 +1,81 @@
+/**
+ * Requester binding (API.md 9.1, issue #40): who the caller is (its principal: the JWT's issuer and
+ * subject, or the IAM caller's ARN), whether it is a delegate, and what that lets a write name as its
+ * requester. Pure: the edge reads API Gateway's authorizer context into a `Caller`; storage enforces
+ * the ruling in the write's own transaction (db/write/actions.ts `bindingActions`, `callerCheck`).
+ */
+import { Unauthorized } from './errors';
+
+export type Principal = { kind: 'jwt'; issuer: string; subject: string } | { kind: 'iam'; arn: string };
+
+/** The scope that makes a JWT caller a delegate: it may write as any person (importers, admin tools). */
+export const DELEGATE_SCOPE = 'persons/delegate';
+
+/**
+ * What API Gateway (HTTP API, payload 2.0) puts in `requestContext.authorizer`: the JWT authorizer's
+ * claims and scopes, or the IAM authorizer's caller.
+ */
+export interface AuthorizerContext {
+  iam?: { userArn?: string | null };
+  jwt?: { claims?: Record<string, unknown>; scopes?: readonly string[] | null };
+}
+
+export interface Caller {
+  /** Null when the request carries no authenticated caller (binding on: 401). */
+  principal: Principal | null;
+  delegate: boolean;
+}
+
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+
+/** A JWT's scopes: `scope` (space-separated, RFC 8693) or `scp` (a list or a string), and API Gateway's own. */
+export const scopesOf = ({ claims = {}, scopes }: NonNullable<AuthorizerContext['jwt']>): string[] => {
+  const listed = (value: unknown): string[] =>
+    Array.isArray(value)
+      ? value.filter((scope): scope is string => typeof scope === 'string')
+      : typeof value === 'string'
+        ? value.split(/\s+/).filter(Boolean)
+        : [];
+  return [...new Set([...listed(claims.scope), ...listed(claims.scp), ...(scopes ?? [])])];
+};
+
+/** The caller an authorizer authenticated, and whether it is a delegate (`delegates`: IAM ARNs). */
+export const callerOf = (authorizer: AuthorizerContext | undefined, delegates: readonly string[]): Caller => {
+  const arn = text(authorizer?.iam?.userArn);
+  if (arn) return { principal: { kind: 'iam', arn }, delegate: delegates.includes(arn) };
+  const jwt = authorizer?.jwt;
+  const [issuer, subject] = [text(jwt?.claims?.iss), text(jwt?.claims?.sub)];
+  if (!jwt || !issuer || !subject) return { principal: null, delegate: false };
+  return { principal: { kind: 'jwt', issuer, subject }, delegate: scopesOf(jwt).includes(DELEGATE_SCOPE) };
+};
+
+/** A principal as one string: what its binding item is keyed by (keys.ts hashes it). */
+export const principalName = (principal: Principal): string =>
+  principal.kind === 'iam' ? `iam ${principal.arn}` : `jwt ${principal.issuer} ${principal.subject}`;
+
+/**
+ * What a write must prove about its requester:
+ * - `open`: only that it is a person (binding off, or a delegate), as API.md 5.1 says;
+ * - `register`: a self-registration (requester 0 on POST) binds the new person to `principal`;
+ * - `own`: the requester is `principal`'s own person.
+ */
+export type RequesterRuling =
+  | { kind: 'open' }
+  | { kind: 'register'; principal: Principal }
+  | { kind: 'own'; principal: Principal };
+
+export const OPEN: RequesterRuling = { kind: 'open' };
+
+/**
+ * The ruling for a write naming `requester` (0: self-registration, on a create only) by `caller`.
+ * Without binding every caller is open; with it, an unauthenticated one is refused and a delegate
+ * is open (it registers no one: a delegate creating a person with requester 0 binds nothing).
+ */
+export const requesterRuling = (binding: boolean, caller: Caller, requester: number): RequesterRuling => {
+  if (!binding) return OPEN;
+  if (!caller.principal) throw new Unauthorized();
+  if (caller.delegate) return OPEN;
+  return requester === 0
+    ? { kind: 'register', principal: caller.principal }
+    : { kind: 'own', principal: caller.principal };
+};
