@@ -9,7 +9,9 @@ const STATUS_AND_TITLE = {
   'validation-error': { status: 400, title: 'The request is not valid' },
   'missing-requester': { status: 400, title: 'The x-requester-person header is required' },
   'invalid-requester': { status: 400, title: 'The x-requester-person header is not a valid person id' },
+  unauthorized: { status: 401, title: 'A valid token is required' },
   'unknown-requester': { status: 403, title: 'The requester is not a person' },
+  'requester-mismatch': { status: 403, title: "The requester is not the caller's own person" },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'request-timeout': { status: 408, title: 'The request did not arrive in time' },
@@ -17,6 +19,7 @@ const STATUS_AND_TITLE = {
   'duplicate-name': { status: 409, title: 'A person with this name and no email already exists' },
   'duplicate-abbreviation': { status: 409, title: 'Another entry has this abbreviation' },
   merged: { status: 409, title: 'The person was merged into another' },
+  'principal-already-bound': { status: 409, title: 'The caller or the person is bound already' },
   'request-in-progress': {
     status: 409,
     title: 'A request with this Idempotency-Key is still being answered',
@@ -56,6 +59,15 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'The `x-requester-person` header is not a non-negative whole number, or it is `0` where only an ' +
     'existing person may write (`0` is for a person registering themselves with POST /Person). Send ' +
     'the id of the person making the change.',
+  unauthorized:
+    'Requester binding is on and the request carries no valid token (`Authorization: Bearer`, checked ' +
+    'for its signature, issuer, audience and validity) or IAM signature: who writes cannot be told. ' +
+    'Send the request with a valid token. Nothing was written.',
+  'requester-mismatch':
+    "Requester binding is on, and `x-requester-person` names a person other than the caller's own " +
+    "(the person the token's principal is bound to; a principal bound to none may only register itself " +
+    "with `0`). Send the id of the caller's own person (`GET /Person/me` answers it), or call as a " +
+    'delegate. Nothing was written.',
   'unknown-requester':
     'The `x-requester-person` header names no person, and no write is attributed to nobody. Send the ' +
     'id of an existing person; a new person can register themselves with POST /Person and `0`.',
@@ -80,6 +92,11 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'Another entry of this vocabulary (NamePrefix or NameSuffix) already has this abbreviation, compared ' +
     'without regard to case and accents. Use that entry, whose link is in `existing`, or choose another ' +
     'abbreviation. Nothing was written.',
+  'principal-already-bound':
+    'Requester binding is on, and the binding asked for would give a principal a second person or a ' +
+    'person a second principal: a self-registration (`x-requester-person: 0`) by a caller bound already ' +
+    '(`existing` links its person), or a merge of two persons bound to different principals. Nothing was ' +
+    'written.',
   merged:
     'The person was merged into another (a duplicate merged into its survivor) and takes no more changes: ' +
     'its GET answers 301 to the survivor. `existing` links the survivor: send the change there. Nothing ' +

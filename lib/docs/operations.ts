@@ -138,13 +138,17 @@ export const PATH_PARAMETERS: Record<string, { description: string; schema?: Jso
 };
 
 const STORAGE_PROBLEMS: ProblemType[] = ['unavailable', 'internal-error'];
-/** What any write refuses before it looks at the data: the body's form and the requester. */
-/** What any write can be refused for, its `Idempotency-Key` (API.md 5.6) included. */
+/**
+ * What any write can be refused for, its `Idempotency-Key` (API.md 5.6) included, and with requester
+ * binding on (API.md 9.1) its caller.
+ */
 const REQUEST_PROBLEMS: ProblemType[] = [
   'validation-error',
+  'unauthorized',
   'missing-requester',
   'invalid-requester',
   'unknown-requester',
+  'requester-mismatch',
   'payload-too-large',
   'unsupported-media-type',
   'request-in-progress',
@@ -467,7 +471,7 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
         headers: ['ETag', 'Location'],
       },
     ],
-    problems: WRITE_PROBLEMS,
+    problems: [...WRITE_PROBLEMS, 'principal-already-bound'],
   },
   exportPersons: {
     tag: 'Person',

@@ -18,6 +18,7 @@ import {
 import { namesVersion } from '../domain/preconditions';
 import { auditEntryOut, etagOf, mergedPersonOut, personUrl, toPersonOut } from '../domain/representation';
 import { CreatePersonBody, MergePersonBody, PatchPersonBody } from '../domain/schemas';
+import type { HttpConfig } from './config';
 import { readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
@@ -74,18 +75,20 @@ interface WriteDeps {
   persons: PersonRepository;
   /** Without it `Idempotency-Key` is not honoured: every deployed function has it. */
   idempotency?: IdempotencyOptions;
+  /** The container's settings (requester binding among them); the environment's by default. */
+  config?: HttpConfig;
 }
 
 /** POST /Person */
-export const createPersonHandler = ({ persons, idempotency }: WriteDeps) =>
-  writeHandler(CreatePersonBody, 'create', { once: keyedWrites(idempotency) }).handler(
+export const createPersonHandler = ({ persons, idempotency, config }: WriteDeps) =>
+  writeHandler(CreatePersonBody, 'create', { once: keyedWrites(idempotency), config }).handler(
     async ({ body, requester, write, links }) =>
       personCreated(await persons.create(body, requester, write), links),
   );
 
 /** PATCH /Person/{id}: If-Match and If-None-Match, when sent, must hold for the version it lands on. */
-export const updatePersonHandler = ({ persons, idempotency }: WriteDeps) =>
-  writeHandler(PatchPersonBody, 'update', { once: keyedWrites(idempotency) }).handler(
+export const updatePersonHandler = ({ persons, idempotency, config }: WriteDeps) =>
+  writeHandler(PatchPersonBody, 'update', { once: keyedWrites(idempotency), config }).handler(
     async ({ event, body, requester, write, links }) =>
       personOk(
         await persons.update(personIdOf(event), body, requester, {
@@ -100,8 +103,8 @@ export const updatePersonHandler = ({ persons, idempotency }: WriteDeps) =>
  * POST /Person/{id}/merge (API.md 13): the person `source` merged into this one, which it answers as
  * GET now shows it; with `preview`, as the merge would make it, and nothing written.
  */
-export const mergePersonHandler = ({ persons, idempotency }: WriteDeps) =>
-  writeHandler(MergePersonBody, 'update', { once: keyedWrites(idempotency) }).handler(
+export const mergePersonHandler = ({ persons, idempotency, config }: WriteDeps) =>
+  writeHandler(MergePersonBody, 'update', { once: keyedWrites(idempotency), config }).handler(
     async ({ event, body, requester, write, links }) => {
       const person = await persons.merge(personIdOf(event), body.source, requester, {
         ...write,

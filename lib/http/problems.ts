@@ -11,8 +11,11 @@ import {
   NotFound,
   PersonMerged,
   PreconditionFailed,
+  PrincipalAlreadyBound,
+  RequesterMismatch,
   RequesterUnknown,
   ServiceUnavailable,
+  Unauthorized,
   UniquenessConflict,
   ValidationFailed,
 } from '../domain/errors';
@@ -83,6 +86,23 @@ export const problemOf = (error: unknown): Problem => {
   if (error instanceof ValidationFailed) return problem('validation-error', error.message, error.errors);
   if (error instanceof NotFound) return problem('not-found', error.message);
   if (error instanceof RequesterUnknown) return problem('unknown-requester', error.message);
+  if (error instanceof Unauthorized)
+    return problem('unauthorized', error.message, [], { 'WWW-Authenticate': 'Bearer' });
+  if (error instanceof RequesterMismatch) return problem('requester-mismatch', error.message);
+  if (error instanceof PrincipalAlreadyBound)
+    return problem(
+      'principal-already-bound',
+      error.message,
+      error.existing === null
+        ? []
+        : [
+            {
+              path: '',
+              message: "The caller's own person",
+              existing: { type: 'Person', id: error.existing },
+            },
+          ],
+    );
   if (error instanceof PersonMerged)
     return problem('merged', error.message, [
       {

@@ -6,8 +6,9 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { RequesterRule } from '../api/requester';
 import type { RequestOrigin } from '../domain/change-history';
-import { type FieldError, NotFound, PersonNotFound } from '../domain/errors';
+import { type FieldError, NotFound, PersonNotFound, Unauthorized } from '../domain/errors';
 import { listPageUrl } from '../domain/listing';
+import { type AuthorizerContext, callerOf, type RequesterRuling, requesterRuling } from '../domain/principal';
 import type { Links } from '../domain/representation';
 import { LIMITS, wireErrors } from '../domain/schemas';
 import type { HttpConfig } from './config';
@@ -52,10 +53,25 @@ export const requesterOf = (event: APIGatewayProxyEventV2, rule: RequesterRule):
 /** A user agent is kept to this many characters: enough to tell clients apart, bounded in storage. */
 const MAX_USER_AGENT = 512;
 
-interface AuthorizerContext {
-  iam?: { userArn?: string };
-  jwt?: { claims?: Record<string, unknown> };
-}
+/** What API Gateway's authorizer put in the request context: the JWT's claims, or the IAM caller. */
+const authorizerOf = (event: APIGatewayProxyEventV2): AuthorizerContext | undefined =>
+  (event.requestContext as typeof event.requestContext & { authorizer?: AuthorizerContext }).authorizer;
+
+/**
+ * What a write must prove about its requester (API.md 9.1), from the caller the authorizer
+ * authenticated: with binding on, none is 401 (`Unauthorized`), before the requester is looked at.
+ */
+export const requesterRulingOf = (
+  event: APIGatewayProxyEventV2,
+  config: HttpConfig,
+  requester: () => number,
+): { requester: number; ruling: RequesterRuling } => {
+  const caller = callerOf(authorizerOf(event), config.delegates ?? []);
+  const binding = config.requesterBinding === true;
+  if (binding && !caller.principal) throw new Unauthorized();
+  const requesterId = requester();
+  return { requester: requesterId, ruling: requesterRuling(binding, caller, requesterId) };
+};
 
 /**
  * Where a write came from, for its ChangeHistory entry (API.md 11.5): API Gateway's request id, the
@@ -63,9 +79,8 @@ interface AuthorizerContext {
  * Read from the request context only: never cookies, tokens or authorization headers.
  */
 export const originOf = (event: APIGatewayProxyEventV2): RequestOrigin => {
-  const { requestId, http, authorizer } = event.requestContext as typeof event.requestContext & {
-    authorizer?: AuthorizerContext;
-  };
+  const { requestId, http } = event.requestContext;
+  const authorizer = authorizerOf(event);
   const subject = authorizer?.jwt?.claims?.sub;
   return {
     request_id: requestId ?? null,

@@ -7,6 +7,7 @@ import type {
   Context,
   DynamoDBRecord,
 } from 'aws-lambda';
+import type { AuthorizerContext } from '../../lib/domain/principal';
 import { lambdaContext as localContext } from '../../lib/local/lambda-context';
 
 export interface EventSpec {
@@ -21,6 +22,8 @@ export interface EventSpec {
   /** An object is sent as JSON with `content-type: application/json`; a string is sent as it is. */
   body?: unknown;
   requester?: number | string;
+  /** What API Gateway's authorizer put in the context: a JWT's claims or the IAM caller (API.md 9.1). */
+  authorizer?: AuthorizerContext;
 }
 
 export const httpEvent = (spec: EventSpec): APIGatewayProxyEventV2 => {
@@ -57,6 +60,7 @@ export const httpEvent = (spec: EventSpec): APIGatewayProxyEventV2 => {
       stage: '$default',
       time: new Date(now).toUTCString(),
       timeEpoch: now,
+      ...(spec.authorizer ? { authorizer: spec.authorizer } : {}),
     },
     isBase64Encoded: false,
     ...(spec.body === undefined

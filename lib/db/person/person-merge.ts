@@ -11,12 +11,13 @@
 import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../domain/change-history';
 import { holdingNothing, type MergeResult, mergePersons } from '../../domain/merge';
 import { PERSON_TYPE, type Person } from '../../domain/person';
+import { OPEN, type RequesterRuling } from '../../domain/principal';
 import { SET_NAMES, setPointer } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import { historyActions } from '../history/history-actions';
 import { localReferenceActions } from '../search/local-references';
 import { personCounterKey } from '../table/keys';
-import { type ClaimOwner, claimActions, claimRepoints, counterAdd } from '../write/actions';
+import { type ClaimOwner, claimActions, claimRepoints, counterAdd, rulingActions } from '../write/actions';
 import { mergedPersonPut, personPut } from './person-items';
 import type { WritePart } from './person-write';
 
@@ -35,6 +36,8 @@ export interface MergeInput {
   /** The ids of the two MERGE entries. */
   changeIds: { survivor: number; source: number };
   origin?: RequestOrigin;
+  /** What the caller must prove about the requester (API.md 9.1): none when binding is off. */
+  ruling?: RequesterRuling;
 }
 
 export interface MergePlan {
@@ -63,6 +66,7 @@ export const planMerge = ({
   now,
   changeIds,
   origin,
+  ruling = OPEN,
 }: MergeInput): MergePlan => {
   const result = mergePersons(survivor.person, source.person, {
     requester,
@@ -96,6 +100,7 @@ export const planMerge = ({
           ...claimRepoints(tableName, PERSON(source.person.id), PERSON(survivor.person.id), result.repoint),
           ...claimActions(tableName, PERSON(survivor.person.id), [], result.releaseSurvivor),
           ...localReferenceActions(tableName, survivor.person, result.person),
+          ...rulingActions(tableName, ruling, { requester, personId: survivor.person.id }),
         ],
         postings: survivor,
         after: result.person,

@@ -11,6 +11,7 @@ import {
   PersonMerged,
   PersonNotFound,
   RequesterMerged,
+  RequesterMismatch,
   RequesterUnknown,
   ServiceUnavailable,
   ValidationFailed,
@@ -19,6 +20,7 @@ import { isMergedPerson, type MergedPerson } from '../../domain/merge';
 import type { Tombstones } from '../../domain/patch';
 import { NO_ABBREVIATIONS, type Person } from '../../domain/person';
 import type { Preconditions } from '../../domain/preconditions';
+import { OPEN, principalName, type RequesterRuling } from '../../domain/principal';
 import type { PersonBody } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import type { VocabularyKind } from '../../domain/vocabulary';
@@ -27,7 +29,7 @@ import { retryDeadline } from '../../timeouts';
 import { sendWithPostings } from '../search/send-with-postings';
 import { keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
-import { type Key, personKey, postingsPendingKey } from '../table/keys';
+import { type Key, personKey, postingsPendingKey, principalKey } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
 import { type VocabularyReader, vocabularyReader } from '../vocabulary/vocabulary-repository';
 import { type IdAllocator, idAllocator } from '../write/ids';
@@ -152,16 +154,35 @@ export const personRepository = ({
     if (isMergedPerson(stored)) throw new RequesterMerged(requester, stored.superceded_by);
   };
 
+  /** The binding a write must read to check its caller (API.md 9.1): none unless it is `own`. */
+  const bindingToRead = (ruling: RequesterRuling): Key[] =>
+    ruling.kind === 'own' ? [principalKey(principalName(ruling.principal))] : [];
+
+  /**
+   * Refuses a requester that is not the caller's own person before anything is planned (a write that
+   * would change nothing is refused too); the write's `callerCheck` holds it until it lands.
+   */
+  const checkCaller = (
+    ruling: RequesterRuling,
+    requester: number,
+    item: (key: Key) => Record<string, unknown> | undefined,
+  ) => {
+    if (ruling.kind === 'own' && item(principalKey(principalName(ruling.principal)))?.personId !== requester)
+      throw new RequesterMismatch(requester);
+  };
+
   /**
    * The stored person, the terms of postings an unfinished write left (postings.ts) and the
    * requester, in one consistent round trip.
    */
-  const readForUpdate = async (id: number, requester: number) => {
+  const readForUpdate = async (id: number, requester: number, ruling: RequesterRuling) => {
     const item = await readItems([
       personKey(id),
       postingsPendingKey(id),
       ...(requester === id ? [] : [personKey(requester)]),
+      ...bindingToRead(ruling),
     ]);
+    checkCaller(ruling, requester, item);
     const stored = item(personKey(id));
     return {
       stored: stored ? fromStoredPersonItem(stored) : undefined,
@@ -185,7 +206,7 @@ export const personRepository = ({
   const create = async (
     body: PersonBody,
     requester: number,
-    { origin = NO_ORIGIN, deadline = retryDeadline() }: WriteOptions = {},
+    { origin = NO_ORIGIN, ruling = OPEN, deadline = retryDeadline() }: WriteOptions = {},
   ) => {
     // One block: the person, its sub-objects, then the ChangeHistory entry.
     const [reserved, abbreviations] = await Promise.all([
@@ -201,6 +222,7 @@ export const personRepository = ({
       ...planIds(reserved),
       abbreviations,
       origin,
+      ruling,
     });
     return retrying({ deadline, backoff }, async () =>
       (await sendPlan(plan, deadline)) ? outcomeOf(plan) : undefined,
@@ -211,7 +233,7 @@ export const personRepository = ({
     id: number,
     body: PersonBody,
     requester: number,
-    { conditions = {}, origin = NO_ORIGIN, deadline = retryDeadline() }: UpdateOptions = {},
+    { conditions = {}, origin = NO_ORIGIN, ruling = OPEN, deadline = retryDeadline() }: UpdateOptions = {},
   ) => {
     // The id block (when this container needs a new one) and the read go out together: one round
     // trip where there were two in a row, which a cold container always paid.
@@ -222,7 +244,7 @@ export const personRepository = ({
     reserving.catch(() => undefined);
     return queue(personKey(id).pk, () =>
       retrying({ deadline, backoff }, async () => {
-        const [reserved, read] = await Promise.all([reserving, readForUpdate(id, requester)]);
+        const [reserved, read] = await Promise.all([reserving, readForUpdate(id, requester, ruling)]);
         const stored = await livePerson(id, read.stored);
         if (requester !== id) checkRequester(requester, read.requester);
         checkPreconditions(conditions, stored.CoreMetaData.version, 'person');
@@ -237,6 +259,7 @@ export const personRepository = ({
           ...planIds(reserved),
           abbreviations: await abbreviationsFor(start, body),
           origin,
+          ruling,
         });
         if (plan.patched.changed.length === 0) return { person: stored, tombstones: plan.patched.tombstones };
         return (await sendPlan(plan, deadline)) ? outcomeOf(plan) : undefined;
@@ -253,7 +276,13 @@ export const personRepository = ({
     survivorId: number,
     sourceId: number,
     requester: number,
-    { conditions = {}, preview = false, origin = NO_ORIGIN, deadline = retryDeadline() }: MergeOptions = {},
+    {
+      conditions = {},
+      preview = false,
+      origin = NO_ORIGIN,
+      ruling = OPEN,
+      deadline = retryDeadline(),
+    }: MergeOptions = {},
   ): Promise<Person> => {
     if (survivorId === sourceId)
       throw new ValidationFailed([{ path: '/source', message: 'A person cannot be merged into itself' }]);
@@ -268,6 +297,7 @@ export const personRepository = ({
           readItems([
             ...persons.flatMap((id) => [personKey(id), postingsPendingKey(id)]),
             ...(persons.includes(requester) ? [] : [personKey(requester)]),
+            ...bindingToRead(ruling),
           ]),
         ]);
         const stored = (id: number) => {
@@ -284,6 +314,7 @@ export const personRepository = ({
           throw new PersonMerged(sourceId, liveEnd);
         }
         if (!persons.includes(requester)) checkRequester(requester, item(personKey(requester)));
+        checkCaller(ruling, requester, item);
         checkPreconditions(conditions, survivor.CoreMetaData.version, 'person');
 
         const pendingOf = (id: number) =>
@@ -299,6 +330,7 @@ export const personRepository = ({
             ? { survivor: reserved.first, source: reserved.first + 1 }
             : { survivor: 0, source: 0 },
           origin,
+          ruling,
         });
         // A preview writes no entry: the survivor's last one stays the one its metadata names.
         if (preview) {

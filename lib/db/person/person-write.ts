@@ -14,6 +14,7 @@ import {
   referencedVocabulary,
 } from '../../domain/patch';
 import { PERSON_TYPE, type Person } from '../../domain/person';
+import { OPEN, type RequesterRuling } from '../../domain/principal';
 import type { PersonBody } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import type { VocabularyKind } from '../../domain/vocabulary';
@@ -29,6 +30,7 @@ import {
   MAX_TRANSACTION_ACTIONS,
   ownedBy,
   requesterCheck,
+  rulingActions,
   transactionOf,
   type WriteTransaction,
 } from '../write/actions';
@@ -68,6 +70,8 @@ export interface PersonWriteInput extends PatchContext {
   start: WriteStart;
   body: PersonBody;
   origin?: RequestOrigin;
+  /** What the caller must prove about the requester (API.md 9.1): none when binding is off. */
+  ruling?: RequesterRuling;
 }
 
 export interface PersonWritePlan {
@@ -90,6 +94,7 @@ export const planPersonWrite = ({
   start,
   body,
   origin,
+  ruling = OPEN,
   ...context
 }: PersonWriteInput): PersonWritePlan => {
   const creating = start.kind === 'create';
@@ -118,6 +123,7 @@ export const planPersonWrite = ({
       existsCheck(tableName, vocabularyKey(reference.kind, reference.id), { kind: 'vocabulary', reference }),
     ),
     ...(creating ? [counterAdd(tableName, personCounterKey(person.id))] : []),
+    ...rulingActions(tableName, ruling, { requester: context.requester, personId: person.id }),
     ...(requesterToCheck === null ? [] : [requesterCheck(tableName, requesterToCheck)]),
   ];
   return { patched, entry, actions, postings };

@@ -20,6 +20,8 @@
  * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
  * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value (below) |
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/search/backfill.ts) |
+ * | principal binding | `PRINCIPAL#<sha256 of the principal>` | `BINDING` | personId, principal: the one person of a caller (API.md 9.1, requester binding on) |
+ * | person's principal | `PERSON#<id>`             | `PRINCIPAL`             | principal: the one caller bound to the person (the other side of the binding) |
  * | idempotency record | `IDEMPOTENCY#<sha256>`     | `IDEMPOTENCY`           | status, expiration (the table's TTL), in_progress_expiration, validation, data: the answer to a write sent with an `Idempotency-Key` (lib/db/idempotency/idempotency-store.ts) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
@@ -466,6 +468,18 @@ export const localReferenceKey = (value: string, id: number): Key => ({
   pk: localReferencePartition(value),
   sk: idDigits(id),
 });
+
+/**
+ * A principal's binding to its person (API.md 9.1): keyed by the SHA-256 of its name (an ARN, or an
+ * issuer URL with a subject, can be long and hold any character). Holds `personId` and the principal.
+ */
+export const principalKey = (principalName: string): Key => ({
+  pk: `PRINCIPAL#${createHash('sha256').update(principalName).digest('hex')}`,
+  sk: 'BINDING',
+});
+
+/** The other side of a binding: the one principal of person `id`. */
+export const personPrincipalKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'PRINCIPAL' });
 
 /** A person's postings that a write has not finished yet (see above). */
 export const postingsPendingKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'POSTINGS' });

@@ -4,9 +4,10 @@
  * abbreviation claim, through the same versioned write as persons.
  */
 import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { changeEntry, NO_ORIGIN, type RequestOrigin } from '../../domain/change-history';
+import { changeEntry, NO_ORIGIN } from '../../domain/change-history';
 import { NotFound } from '../../domain/errors';
 import type { Abbreviations } from '../../domain/person';
+import { OPEN } from '../../domain/principal';
 import {
   applyEntryPatch,
   SEEDED_ID_CEILING,
@@ -23,7 +24,7 @@ import { batchGet } from '../table/batch-get';
 import type { Storage } from '../table/client';
 import { idCounterKey, vocabularyKey, vocabularyPartition } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
-import { claimActions, objectPut, requesterCheck, transactionOf } from '../write/actions';
+import { claimActions, objectPut, requesterCheck, rulingActions, transactionOf } from '../write/actions';
 import { type IdAllocator, idAllocator } from '../write/ids';
 import {
   asRequester,
@@ -136,11 +137,20 @@ export const vocabularyRepository = ({
     body: VocabularyBody,
     requester: number,
     changeId: number,
-    origin: RequestOrigin,
+    { origin = NO_ORIGIN, ruling = OPEN }: Pick<WriteOptions, 'origin' | 'ruling'>,
   ) => {
     const now = clock().toISOString();
     const patched = applyEntryPatch(kind, stored, id, body, { requester, now, changeId });
-    if (patched.changed.length === 0) return { patched, landed: Promise.resolve(true) };
+    const checks = [
+      requesterCheck(tableName, requester),
+      ...rulingActions(tableName, ruling, { requester, personId: requester }),
+    ];
+    // A change of nothing writes nothing, but a bound caller still proves the requester is its own.
+    if (patched.changed.length === 0)
+      return {
+        patched,
+        landed: ruling.kind === 'open' ? Promise.resolve(true) : sendWrite(client, transactionOf(checks)),
+      };
     const entry = changeEntry(kind, patched.entry, {
       id: changeId,
       action: stored ? 'update' : 'create',
@@ -153,7 +163,7 @@ export const vocabularyRepository = ({
       objectPut(tableName, toEntryItem(kind, patched.entry), stored ? stored.CoreMetaData.version : null),
       ...historyActions(tableName, entry, patched.entry),
       ...claimActions(tableName, { type: kind, id }, patched.take, patched.release),
-      requesterCheck(tableName, requester),
+      ...checks,
     ]);
     return { patched, landed: sendWrite(client, transaction) };
   };
@@ -161,13 +171,13 @@ export const vocabularyRepository = ({
   return {
     ...reader,
 
-    async create(kind, body, requester, { origin = NO_ORIGIN, deadline = retryDeadline() } = {}) {
+    async create(kind, body, requester, { deadline = retryDeadline(), ...options } = {}) {
       const reserved = await ids.reserve(2);
       const next = reserved.sequence();
       const [id, changeId] = [next(), next()];
       return asRequester(requester, (acting) =>
         retrying({ deadline, backoff }, async () => {
-          const { patched, landed } = write(kind, null, id, body, acting, changeId, origin);
+          const { patched, landed } = write(kind, null, id, body, acting, changeId, options);
           return (await landed) ? patched.entry : undefined;
         }),
       );
@@ -178,7 +188,7 @@ export const vocabularyRepository = ({
       id,
       body,
       requester,
-      { conditions = {}, origin = NO_ORIGIN, deadline = retryDeadline() } = {},
+      { conditions = {}, deadline = retryDeadline(), ...options } = {},
     ) {
       const changeId = (await ids.reserve(1)).first;
       return asRequester(requester, (acting) =>
@@ -186,7 +196,7 @@ export const vocabularyRepository = ({
           retrying({ deadline, backoff }, async () => {
             const stored = await reader.get(kind, id);
             checkPreconditions(conditions, stored.CoreMetaData.version, kind);
-            const { patched, landed } = write(kind, stored, id, body, acting, changeId, origin);
+            const { patched, landed } = write(kind, stored, id, body, acting, changeId, options);
             return (await landed) ? patched.entry : undefined;
           }),
         ),

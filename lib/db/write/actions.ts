@@ -9,7 +9,8 @@ import type { ResourceType } from '../../domain/change-history';
 import { ValidationFailed } from '../../domain/errors';
 import type { ClaimToTake, VocabularyReference } from '../../domain/patch';
 import type { Claim } from '../../domain/person';
-import { claimKey, type Key, personKey } from '../table/keys';
+import { type Principal, principalName, type RequesterRuling } from '../../domain/principal';
+import { claimKey, type Key, personKey, personPrincipalKey, principalKey } from '../table/keys';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -39,6 +40,9 @@ export type ActionRole = (
   | { kind: 'release'; claim: Claim }
   /** A claim passing from one owner to another (a merge), on condition that it still names the first. */
   | { kind: 'repoint'; claim: Claim }
+  /** A principal bound to a new person (API.md 9.1), and the check that the requester is the caller's. */
+  | { kind: 'binding' }
+  | { kind: 'caller'; requester: number }
 ) & { person?: number };
 
 /** The action as a part of person `person`'s share of a composed write (person-write.ts). */
@@ -222,6 +226,59 @@ export const requesterCheck = (tableName: string, requester: number): Action => 
   },
   { kind: 'requester', requester },
 ];
+
+/** A principal bound to person `personId`: both sides of the binding, each put where none is. */
+export const bindingActions = (tableName: string, principal: Principal, personId: number): Action[] => [
+  [
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...principalKey(principalName(principal)), type: 'Binding', principal, personId },
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { kind: 'binding' },
+  ],
+  [
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...personPrincipalKey(personId), type: 'PersonPrincipal', principal },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    { kind: 'binding' },
+  ],
+];
+
+/** A check that `principal` is bound to person `requester`, as part of the write it authorizes. */
+export const callerCheck = (tableName: string, principal: Principal, requester: number): Action => [
+  {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: principalKey(principalName(principal)),
+      ConditionExpression: '#person = :requester',
+      ExpressionAttributeNames: { '#person': 'personId' },
+      ExpressionAttributeValues: { ':requester': requester },
+    },
+  },
+  { kind: 'caller', requester },
+];
+
+/**
+ * What a write's requester ruling (domain/principal.ts) adds to it: a self-registration binds the
+ * new person `personId`; a write by a bound caller checks that the requester is its person.
+ */
+export const rulingActions = (
+  tableName: string,
+  ruling: RequesterRuling,
+  { requester, personId }: { requester: number; personId: number },
+): Action[] => {
+  if (ruling.kind === 'register') return bindingActions(tableName, ruling.principal, personId);
+  if (ruling.kind === 'own') return [callerCheck(tableName, ruling.principal, requester)];
+  return [];
+};
 
 export interface WriteTransaction {
   input: TransactWriteCommandInput;

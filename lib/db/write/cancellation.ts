@@ -8,7 +8,9 @@ import type { ResourceType } from '../../domain/change-history';
 import {
   type DomainError,
   type FieldError,
+  PrincipalAlreadyBound,
   RequesterMerged,
+  RequesterMismatch,
   RequesterUnknown,
   ServiceUnavailable,
   type UniqueField,
@@ -71,6 +73,17 @@ export const decodeCancellation = (
           ? new RequesterMerged(requester.role.requester, item.superceded_by)
           : new RequesterUnknown(requester.role.requester),
     };
+  }
+
+  // Binding (API.md 9.1): the requester is not the caller's person; the caller (or the new person)
+  // is bound already.
+  const caller = paired.find(({ role, reason }) => role.kind === 'caller' && failed(reason));
+  if (caller?.role.kind === 'caller')
+    return { retry: false, error: new RequesterMismatch(caller.role.requester) };
+  const binding = paired.find(({ role, reason }) => role.kind === 'binding' && failed(reason));
+  if (binding) {
+    const bound = binding.reason?.Item ? unmarshall(binding.reason.Item).personId : undefined;
+    return { retry: false, error: new PrincipalAlreadyBound(typeof bound === 'number' ? bound : null) };
   }
 
   const missing = paired.flatMap(({ role, reason }) =>

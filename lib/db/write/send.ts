@@ -13,6 +13,7 @@ import {
   ValidationFailed,
 } from '../../domain/errors';
 import { type Preconditions, refusalOf } from '../../domain/preconditions';
+import type { RequesterRuling } from '../../domain/principal';
 import { storageCall } from '../table/storage-errors';
 import { MAX_TRANSACTION_ACTIONS, type WriteTransaction } from './actions';
 import { decodeCancellation } from './cancellation';
@@ -44,6 +45,8 @@ export const jitteredBackoff = (attempt: number) => Math.random() * Math.min(1_0
 export interface WriteOptions {
   /** For the ChangeHistory entry. */
   origin?: RequestOrigin;
+  /** What the caller must prove about the requester (API.md 9.1); open when binding is off. */
+  ruling?: RequesterRuling;
   /** Epoch ms (`retryDeadline`); the default is the budget of a fresh HTTP invocation. */
   deadline?: number;
 }

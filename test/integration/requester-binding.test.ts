@@ -1,0 +1,225 @@
+/**
+ * Requester binding (API.md 9.1, issue #40) in the handlers, against DynamoDB Local: the caller is
+ * what API Gateway's authorizer put in the request context (a JWT's claims, or the IAM caller), as
+ * deployed. With binding on: no caller is 401; a self-registration binds the caller to the new person
+ * in the create's own transaction, and a second one is 409 `principal-already-bound`; ten concurrent
+ * self-registrations by one principal make exactly one person; a write naming another person is 403
+ * `requester-mismatch` and writes nothing; a delegate (scope or listed ARN) writes as anyone, its
+ * principal in `provider_data.caller`; a requester merged into another acts as its survivor. With
+ * binding off, nothing changes.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildHandler as buildCreate } from '../../functions/create-person';
+import { buildHandler as buildMerge } from '../../functions/merge-person';
+import { buildHandler as buildUpdate } from '../../functions/update-person';
+import { changeHistory } from '../../lib/db/history/change-history';
+import { DELEGATE_SCOPE } from '../../lib/domain/principal';
+import type { HttpConfig } from '../../lib/http/config';
+import { type Json, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { testRepository } from '../support/dynamo';
+import { httpEvent, invoke } from '../support/events';
+import { snapshot } from '../support/invariants';
+import { integrationSuite } from '../support/suite';
+
+const suite = integrationSuite();
+const ISSUER = 'https://issuer.example.test';
+const IMPORTER = 'arn:aws:iam::123456789012:role/importer';
+const BOUND: HttpConfig = { requesterBinding: true, delegates: [IMPORTER] };
+
+type Authorizer = NonNullable<Parameters<typeof httpEvent>[0]['authorizer']>;
+const jwt = (subject: string, scope?: string): Authorizer => ({
+  jwt: { claims: { iss: ISSUER, sub: subject, ...(scope ? { scope } : {}) } },
+});
+const iam = (arn: string): Authorizer => ({ iam: { userArn: arn } });
+
+interface Call {
+  requester?: number | null;
+  authorizer?: Authorizer;
+  config?: HttpConfig;
+}
+
+const persons = () => testRepository(suite.table);
+
+const post = (body: unknown, { requester = 0, authorizer, config = BOUND }: Call = {}) =>
+  invoke<Json & { id: number; CoreMetaData: Json }>(
+    buildCreate({ persons: persons(), config }),
+    httpEvent({
+      method: 'POST',
+      route: '/Person',
+      body,
+      ...(requester === null ? {} : { requester }),
+      ...(authorizer ? { authorizer } : {}),
+    }),
+  );
+
+const patch = (id: number, body: unknown, { requester = id, authorizer, config = BOUND }: Call = {}) =>
+  invoke<Json & { CoreMetaData: Json }>(
+    buildUpdate({ persons: persons(), config }),
+    httpEvent({
+      method: 'PATCH',
+      route: '/Person/{id}',
+      path: `/Person/${id}`,
+      pathParameters: { id: String(id) },
+      body,
+      ...(requester === null ? {} : { requester }),
+      ...(authorizer ? { authorizer } : {}),
+    }),
+  );
+
+const merge = (id: number, source: number, { requester = id, authorizer, config = BOUND }: Call = {}) =>
+  invoke<Json>(
+    buildMerge({ persons: persons(), config }),
+    httpEvent({
+      method: 'POST',
+      route: '/Person/{id}/merge',
+      path: `/Person/${id}/merge`,
+      pathParameters: { id: String(id) },
+      body: { source },
+      ...(requester === null ? {} : { requester }),
+      ...(authorizer ? { authorizer } : {}),
+    }),
+  );
+
+/** Sends a request that must be refused and checks that the table is as it was. */
+const unchangedBy = async <T>(request: () => Promise<T>): Promise<T> => {
+  const before = await snapshot(suite.table);
+  const response = await request();
+  expect(await snapshot(suite.table)).toEqual(before);
+  return response;
+};
+
+/** A person registered by the JWT subject `subject`, and so bound to it. */
+const registered = async (subject: string) => {
+  const created = await post(personBody('Self', uniqueTag(subject), uniqueEmail(subject)), {
+    authorizer: jwt(subject),
+  });
+  expect(created.status).toBe(201);
+  return created.body;
+};
+
+describe('requester binding on (API.md 9.1)', () => {
+  it('answers a write without an authenticated caller 401, before anything else, writing nothing', async () => {
+    const refused = await unchangedBy(() => post(personBody('No', 'Token'), { requester: null }));
+    expect(refused.status).toBe(401);
+    expect(refused.headers['www-authenticate']).toBe('Bearer');
+    expect(refused.body).toMatchObject({ type: '/problems/unauthorized', status: 401 });
+  });
+
+  it('binds a self-registration to its caller; a second one by that caller is 409 naming its person', async () => {
+    const subject = uniqueTag('ada');
+    const ada = await registered(subject);
+    expect(ada.CoreMetaData.created_by).toBe(ada.id);
+    const again = await unchangedBy(() =>
+      post(personBody('Ada', 'Again', uniqueEmail()), { authorizer: jwt(subject) }),
+    );
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({
+      type: '/problems/principal-already-bound',
+      errors: [{ existing: `https://api.example.test/Person/${ada.id}` }],
+    });
+  });
+
+  it('makes exactly one person of ten concurrent self-registrations by one principal', async () => {
+    const subject = uniqueTag('racer');
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, n) =>
+        post(personBody('Racer', `${subject}n${n}`, uniqueEmail()), { authorizer: jwt(subject) }),
+      ),
+    );
+    expect(answers.map(({ status }) => status).sort()).toEqual([201, ...Array(9).fill(409)]);
+  });
+
+  it('lets a bound caller write as its own person, and refuses any other requester 403, writing nothing', async () => {
+    const subject = uniqueTag('grace');
+    const grace = await registered(subject);
+    const other = await registered(uniqueTag('other'));
+    const own = await patch(grace.id, { local_reference_id: 'mine' }, { authorizer: jwt(subject) });
+    expect(own.status).toBe(200);
+    // Binding is about who is named as requester, not which person is written: Grace may change
+    // another person, as herself.
+    const asHerself = await patch(
+      other.id,
+      { local_reference_id: 'by-grace' },
+      { requester: grace.id, authorizer: jwt(subject) },
+    );
+    expect(asHerself.status).toBe(200);
+    expect(asHerself.body.CoreMetaData.modified_by).toBe(grace.id);
+    for (const refused of [
+      await unchangedBy(() =>
+        patch(other.id, { local_reference_id: 'x' }, { requester: other.id, authorizer: jwt(subject) }),
+      ),
+      await unchangedBy(() =>
+        post(personBody('By', 'Grace', uniqueEmail()), { requester: other.id, authorizer: jwt(subject) }),
+      ),
+      // A change of nothing is refused too: the caller proves nothing by changing nothing.
+      await unchangedBy(() => patch(other.id, {}, { requester: other.id, authorizer: jwt(subject) })),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ type: '/problems/requester-mismatch' });
+    }
+    // An unbound caller may only register itself.
+    const stranger = await unchangedBy(() =>
+      patch(
+        grace.id,
+        { local_reference_id: 'y' },
+        { requester: grace.id, authorizer: jwt(uniqueTag('stranger')) },
+      ),
+    );
+    expect(stranger.status).toBe(403);
+  });
+
+  it('lets a delegate write as any person, by its scope or its listed ARN, naming it in provider_data.caller', async () => {
+    const grace = await registered(uniqueTag('grace'));
+    const byScope = await post(personBody('Imported', uniqueTag('Scope'), uniqueEmail()), {
+      requester: grace.id,
+      authorizer: jwt('importer-service', `openid ${DELEGATE_SCOPE}`),
+    });
+    expect(byScope.status).toBe(201);
+    expect(byScope.body.CoreMetaData.created_by).toBe(grace.id);
+    const byArn = await patch(grace.id, { local_reference_id: 'imported' }, { authorizer: iam(IMPORTER) });
+    expect(byArn.status).toBe(200);
+    const page = await changeHistory(suite.table).entriesOf('Person', grace.id, { offset: 0, limit: 1 });
+    expect(page?.changes[0]?.provider_data.caller).toBe(IMPORTER);
+    // A delegate's requester 0 registers the new person without binding the delegate to it.
+    const first = await post(personBody('Self', uniqueTag('ByDelegate'), uniqueEmail()), {
+      authorizer: iam(IMPORTER),
+    });
+    const second = await post(personBody('Self', uniqueTag('ByDelegate'), uniqueEmail()), {
+      authorizer: iam(IMPORTER),
+    });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    // An IAM caller not listed is bound like any other.
+    const listed = await patch(grace.id, {}, { authorizer: iam(`${IMPORTER}-2`) });
+    expect(listed.status).toBe(403);
+  });
+
+  it('checks the caller of a merge: its own person survives, or 403', async () => {
+    const subject = uniqueTag('keeper');
+    const keeper = await registered(subject);
+    const dupe = await post(personBody('Dupe', uniqueTag('Of'), uniqueEmail()), {
+      requester: keeper.id,
+      authorizer: jwt(subject),
+    });
+    const stranger = await registered(uniqueTag('stranger'));
+    const refused = await unchangedBy(() =>
+      merge(keeper.id, dupe.body.id, { requester: stranger.id, authorizer: jwt(subject) }),
+    );
+    expect(refused.status).toBe(403);
+    expect((await merge(keeper.id, dupe.body.id, { authorizer: jwt(subject) })).status).toBe(200);
+  });
+});
+
+describe('requester binding off (the default)', () => {
+  it('lets any caller, or none, write as any person', async () => {
+    const grace = await registered(uniqueTag('grace'));
+    const open = { config: {} };
+    expect(
+      (await post(personBody('Open', uniqueTag('Door'), uniqueEmail()), { ...open, requester: grace.id }))
+        .status,
+    ).toBe(201);
+    expect(
+      (await patch(grace.id, { local_reference_id: 'open' }, { ...open, authorizer: jwt(uniqueTag('x')) }))
+        .status,
+    ).toBe(200);
+  });
+});
