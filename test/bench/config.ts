@@ -32,6 +32,14 @@ export interface BenchConfig {
     concurrencies: number[];
     exportLimit: number;
   };
+  /** What a merge costs (merge.ts): a fresh pair a merge, small and large pairs alternated. */
+  merge: {
+    /** Measured merges of each pair. */
+    iterations: number;
+    warmup: number;
+    /** Merges of each pair recorded in full, for capacity and the actions of each transaction. */
+    accountingRuns: number;
+  };
   cold: {
     /** Fresh processes per function, for the bundle and for bare node each. */
     runs: number;
@@ -48,6 +56,7 @@ export const FULL: BenchConfig = {
   scale: { sizes: [1_000, 10_000, 100_000], deepOffset: 5_000, runs: 21, runsAtLargest: 11 },
   keyed: { iterations: 300, warmup: 30, accountingRuns: 50 },
   bulk: { persons: 1_000, concurrencies: [1, 4, 16], exportLimit: 100 },
+  merge: { iterations: 200, warmup: 10, accountingRuns: 20 },
   cold: { runs: 15 },
   throughput: { connections: 16, seconds: 10 },
 };
@@ -58,6 +67,7 @@ export const QUICK: BenchConfig = {
   scale: { sizes: [1_000, 10_000], deepOffset: 200, runs: 11, runsAtLargest: 11 },
   keyed: { iterations: 8, warmup: 2, accountingRuns: 4 },
   bulk: { persons: 30, concurrencies: [1, 4, 16], exportLimit: 25 },
+  merge: { iterations: 4, warmup: 1, accountingRuns: 2 },
   cold: { runs: 1 },
   throughput: { connections: 16, seconds: 1 },
 };

@@ -5,6 +5,7 @@ import type { ColdSection } from './cold-start';
 import type { KeyedSection } from './keyed-writes';
 import { MATCH_CATEGORIES } from './match-set';
 import type { MatchingSection, MatchMiss, MatchRow } from './matching';
+import type { MergeRow, MergeSection, Range } from './merge';
 import type { OverheadSection } from './overhead';
 import type { ProbeBar, ReconcileQueryCost, ScaleSection } from './scale';
 import { COMMON_QUERY, PLANTED_QUERY, RARE_QUERY } from './seed';
@@ -63,6 +64,7 @@ export interface BenchResults {
   coldStart?: ColdSection;
   scale?: ScaleSection;
   matching?: MatchingSection;
+  merge?: MergeSection;
   checks: Check[];
 }
 
@@ -242,6 +244,45 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
     });
   }
   checks.push(...matchingChecks(results.matching));
+  checks.push(...mergeChecks(results.merge));
+  return checks;
+};
+
+/** A range of figures as one: `3`, or `2–3` when the merges of a row did not all agree. */
+const spread = ({ min, max }: Range) => (min === max ? String(min) : `${min}–${max}`);
+/** The actions of each transaction of a merge: `100 + 19 + 90`. */
+const actionsOf = (actions: readonly number[]) => actions.join(' + ');
+
+/**
+ * Issue #39 step 6: the TransactWriteItems each merge sent against what keys.ts says: the small pair's
+ * in one transaction; the large pair's in the write and the chain transactions that planMerge +
+ * composeWrite predict for the very pair merged.
+ */
+const mergeChecks = (merge: MergeSection | undefined): Check[] => {
+  if (!merge) return [];
+  const checks: Check[] = [];
+  /** The first recorded merge's transactions: the model's actions, and those sent. */
+  const example = ({ example: { model, sent } }: MergeRow) =>
+    `model ${actionsOf(model.actions)} actions, sent ${actionsOf(sent)}`;
+  const small = merge.rows.find((row) => row.pair === 'small');
+  if (small)
+    checks.push({
+      check:
+        'merge (issue #39), one name and one email each: TransactWriteItems per merge (keys.ts: one transaction)',
+      threshold: '= 1',
+      worst: `${spread(small.transactions)} (${small.merges} merges; ${example(small)})`,
+      passed: small.transactions.min === 1 && small.transactions.max === 1,
+    });
+  const large = merge.rows.find((row) => row.pair === 'large');
+  if (large)
+    checks.push({
+      check:
+        `merge (issue #39), ${large.emailsEach} emails each: TransactWriteItems per merge against 1 + the chain ` +
+        'transactions planMerge + composeWrite predict for its pair',
+      threshold: `= 1 + ${spread({ min: large.modelTransactions.min - 1, max: large.modelTransactions.max - 1 })} (the model)`,
+      worst: `${spread(large.transactions)} (${large.agreed} of ${large.merges} merges as their pair's model; ${example(large)})`,
+      passed: large.agreed === large.merges,
+    });
   return checks;
 };
 
@@ -790,6 +831,54 @@ export const markdown = (results: BenchResults): string => {
             shown(matching.misses),
           ]
         : []),
+    );
+  }
+
+  const merge = results.merge;
+  if (merge) {
+    const row = (entry: MergeRow) => [
+      entry.pair,
+      entry.request,
+      entry.calls,
+      byCommand(entry.callsByCommand),
+      `${spread(entry.transactions)} (${spread(entry.modelTransactions)})`,
+      `${actionsOf(entry.example.sent)} (${actionsOf(entry.example.model.actions)})`,
+      `${entry.actionsAgreed} of ${entry.accountingRuns}`,
+      entry.capacity.wcu,
+      entry.capacity.postingsWcu,
+      entry.capacity.rcu,
+      ms(entry.latency.median),
+      ms(entry.latency.p99),
+    ];
+    parts.push(
+      '## 9. Merge (issue #39)',
+      `POST /Person/{id}/merge through its handler (b), wired as deployed (no key sent), ` +
+        `${merge.rows[0]?.iterations ?? 0} merges of each pair, each of a fresh pair created beforehand as a ` +
+        'create writes it (person, claims, postings, history), small and large alternating which goes first; ' +
+        'only the merge is timed. Transactions: TransactWriteItems per merge over the measured and recorded ' +
+        'merges, in brackets what planMerge + composeWrite predict for the same pair (the write, then the chain ' +
+        'of postings that do not fit); actions: those of each transaction the first recorded merge sent, in ' +
+        "brackets its pair's model's, and how many recorded merges sent every transaction as modelled. " +
+        `Calls counted by the SDK middleware; capacity computed per merge as in section 2 over ` +
+        `${merge.rows[0]?.accountingRuns ?? 0} recorded merges of each pair. Table: ${persons(merge.tablePersons)} ` +
+        'persons at the end.',
+      table(
+        [
+          'pair',
+          'request',
+          'calls',
+          'by command',
+          'transactions (model)',
+          'actions (model)',
+          'actions as modelled',
+          'WCU',
+          'of which search postings',
+          'RCU',
+          'median ms',
+          'p99 ms',
+        ],
+        merge.rows.map(row),
+      ),
     );
   }
 

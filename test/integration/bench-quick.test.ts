@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
 import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
+import { MAX_TRANSACTION_ACTIONS } from '../../lib/db/write/actions';
 import { MAX_PROBES_PER_FILTER } from '../../lib/domain/search';
 import { MATCH_CATEGORIES, MATCH_SLICE } from '../bench/match-set';
 import type { BenchResults } from '../bench/report';
@@ -49,6 +50,7 @@ describe('npm run bench -- --quick', () => {
       '## 6. Keyed writes',
       '## 7. Bulk import and export',
       '## 8. Matching quality (issue #38)',
+      '## 9. Merge (issue #39)',
       '## Checks',
     ])
       expect(stdout).toContain(heading);
@@ -249,9 +251,9 @@ describe('npm run bench -- --quick', () => {
     // Four of the overhead and cold start, two of the list matching 10 persons (issue #26), the
     // rare and common filters at the largest size and the create's write units (issue #27), the
     // import over sequential POSTs (issue #35), the probe bar's postings and rounds (issue #36), the
-    // reconciliation queries' items read against keys.ts's model (issue #37); and the five of matching
-    // quality (issue #38).
-    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5);
+    // reconciliation queries' items read against keys.ts's model (issue #37); the five of matching
+    // quality (issue #38); and the two of the merge's transactions (issue #39).
+    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5 + 2);
     expect(stdout).toContain('reconciliation: each query of the batch at every size reads what keys.ts says');
     expect(stdout).toContain("postings read against the fragment's rarest gram (issue #36)");
     expect(stdout).toContain('import at its best concurrency over sequential single POSTs');
@@ -277,5 +279,36 @@ describe('npm run bench -- --quick', () => {
     expect(matching?.overall.queries).toBe(MATCH_SLICE.length);
     expect(stdout).toMatch(/\| overall \| [^|]+ \| \d+ \|/);
     expect(results.checks.filter((check) => check.check.startsWith('matching (issue #38)'))).toHaveLength(5);
+
+    // The merge (issue #39): a fresh pair a merge through the handler. The small pair's in one
+    // transaction, as keys.ts says; the large pair's postings spill into chain transactions, as many
+    // as planMerge + composeWrite predict for its pair, each transaction holding the actions modelled.
+    const merges = Object.fromEntries((results.merge?.rows ?? []).map((row) => [row.pair, row]));
+    expect(Object.keys(merges)).toEqual(['small', 'large']);
+    for (const row of Object.values(merges)) {
+      expect(row.latency.median).toBeGreaterThan(0);
+      expect(row.agreed).toBe(row.merges);
+      expect(row.merges).toBe(row.iterations + row.accountingRuns);
+      expect(row.actionsAgreed).toBe(row.accountingRuns);
+      expect(row.transactions).toEqual(row.modelTransactions);
+      expect(row.callsByCommand).toMatchObject({ BatchGetItem: 1 });
+      expect(row.callsByCommand.TransactWriteItems).toBeGreaterThanOrEqual(row.transactions.min);
+      expect(row.callsByCommand.TransactWriteItems).toBeLessThanOrEqual(row.transactions.max);
+      // Both persons, their POSTINGS items and the requester, consistently: at least a unit each.
+      expect(row.capacity.rcu).toBeGreaterThanOrEqual(5);
+      expect(row.capacity.postingsWcu).toBeGreaterThan(0);
+      expect(row.capacity.postingsWcu).toBeLessThan(row.capacity.wcu);
+      expect(row.capacity.idempotencyWcu).toBe(0);
+    }
+    expect(merges.small?.transactions).toEqual({ min: 1, max: 1 });
+    expect(merges.large?.modelTransactions.min).toBeGreaterThan(1);
+    expect(merges.large?.example.sent[0]).toBe(MAX_TRANSACTION_ACTIONS);
+    expect(merges.large?.capacity.wcu).toBeGreaterThan(merges.small?.capacity.wcu ?? 0);
+    const mergeChecks = results.checks.filter((check) => check.check.startsWith('merge (issue #39)'));
+    expect(mergeChecks).toHaveLength(2);
+    for (const check of mergeChecks) expect(check.passed, check.check).toBe(true);
+    expect(stdout).toMatch(
+      /\| small \| POST \/Person\/\{id\}\/merge, one name and one email each \| [\d.]+ \| [^|]+ \| 1 \(1\) \|/,
+    );
   }, 240_000);
 });
