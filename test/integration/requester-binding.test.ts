@@ -209,6 +209,45 @@ describe('requester binding on (API.md 9.1)', () => {
   });
 });
 
+describe('a merge of bound persons (API.md 9.1 and 13)', () => {
+  it('moves the source’s binding to an unbound survivor: its principal then writes as the survivor', async () => {
+    const subject = uniqueTag('moved');
+    const source = await registered(subject);
+    const survivor = (
+      await post(personBody('Survivor', uniqueTag('Unbound'), uniqueEmail()), { authorizer: iam(IMPORTER) })
+    ).body;
+    const merged = await merge(survivor.id, source.id, { requester: survivor.id, authorizer: iam(IMPORTER) });
+    expect(merged.status).toBe(200);
+    // Named as itself (merged) or as the survivor, the principal's write is the survivor's.
+    for (const requester of [survivor.id, source.id]) {
+      const written = await patch(
+        survivor.id,
+        { local_reference_id: `by-${requester}` },
+        { requester, authorizer: jwt(subject) },
+      );
+      expect(written.status, String(requester)).toBe(200);
+      expect(written.body.CoreMetaData.modified_by).toBe(survivor.id);
+    }
+    // And it is bound still: a self-registration is 409, naming the survivor.
+    const again = await post(personBody('Once', uniqueTag('More'), uniqueEmail()), {
+      authorizer: jwt(subject),
+    });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({
+      errors: [{ existing: `https://api.example.test/Person/${survivor.id}` }],
+    });
+  });
+
+  it('refuses a merge of two persons bound to different principals with 409, writing nothing', async () => {
+    const [first, second] = [await registered(uniqueTag('one')), await registered(uniqueTag('two'))];
+    const refused = await unchangedBy(() =>
+      merge(first.id, second.id, { requester: first.id, authorizer: iam(IMPORTER) }),
+    );
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ type: '/problems/principal-already-bound' });
+  });
+});
+
 describe('requester binding off (the default)', () => {
   it('lets any caller, or none, write as any person', async () => {
     const grace = await registered(uniqueTag('grace'));

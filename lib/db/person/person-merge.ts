@@ -4,27 +4,40 @@
  * its MERGE entry, the source's email claims re-pointed to it (each on condition that it still names
  * the source), its own name claim released when it gained emails, its postings. The source's part:
  * the merged person over the version read, its MERGE entry, its name claim released, its reference
- * item deleted, one person fewer in its counter, every posting deleted. A claim that changed hands or
+ * item deleted, one person fewer in its counter, every posting deleted, its principal's binding (if
+ * any) passed to the survivor. A claim that changed hands or
  * a version that moved cancels the whole write, read back to the person it belongs to
  * (cancellation.ts), and the repository reads both again.
  */
 import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../domain/change-history';
+import { PrincipalAlreadyBound } from '../../domain/errors';
 import { holdingNothing, type MergeResult, mergePersons } from '../../domain/merge';
 import { PERSON_TYPE, type Person } from '../../domain/person';
-import { OPEN, type RequesterRuling } from '../../domain/principal';
+import { OPEN, type Principal, type RequesterRuling } from '../../domain/principal';
 import { SET_NAMES, setPointer } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import { historyActions } from '../history/history-actions';
 import { localReferenceActions } from '../search/local-references';
 import { personCounterKey } from '../table/keys';
-import { type ClaimOwner, claimActions, claimRepoints, counterAdd, rulingActions } from '../write/actions';
+import {
+  bindingMove,
+  type ClaimOwner,
+  claimActions,
+  claimRepoints,
+  counterAdd,
+  rulingActions,
+} from '../write/actions';
 import { mergedPersonPut, personPut } from './person-items';
 import type { WritePart } from './person-write';
 
-/** A person as a merge reads it: the stored person and the terms of its unfinished postings. */
+/**
+ * A person as a merge reads it: the stored person, the terms of its unfinished postings, and the
+ * principal bound to it (API.md 9.1), if any.
+ */
 export interface MergeSide {
   person: Person;
   pending: SearchTerms | null;
+  principal?: Principal | null;
 }
 
 export interface MergeInput {
@@ -43,7 +56,7 @@ export interface MergeInput {
 export interface MergePlan {
   result: MergeResult;
   entries: { survivor: ChangeEntry; source: ChangeEntry };
-  /** The survivor's part, then the source's. */
+  /** The source's part, then the survivor's. */
   parts: [WritePart, WritePart];
 }
 
@@ -88,10 +101,30 @@ export const planMerge = ({
     }),
   };
   const emptied = holdingNothing(source.person);
+  // The source's binding moves to the survivor (API.md 9.1), unless that one is bound already.
+  if (source.principal && survivor.principal) throw new PrincipalAlreadyBound(null);
+  const binding = source.principal
+    ? bindingMove(tableName, source.principal, source.person.id, survivor.person.id)
+    : [];
   return {
     result,
     entries,
+    // The source's part first: its postings' deletes get the write's room before the survivor's new
+    // ones, so the source leaves search with the write itself whenever they fit.
     parts: [
+      {
+        personId: source.person.id,
+        actions: [
+          mergedPersonPut(tableName, result.source, source.person.CoreMetaData.version),
+          ...historyActions(tableName, entries.source, result.source),
+          ...claimActions(tableName, PERSON(source.person.id), [], result.releaseSource),
+          ...localReferenceActions(tableName, source.person, emptied),
+          counterAdd(tableName, personCounterKey(source.person.id), -1),
+          ...binding,
+        ],
+        postings: source,
+        after: emptied,
+      },
       {
         personId: survivor.person.id,
         actions: [
@@ -104,18 +137,6 @@ export const planMerge = ({
         ],
         postings: survivor,
         after: result.person,
-      },
-      {
-        personId: source.person.id,
-        actions: [
-          mergedPersonPut(tableName, result.source, source.person.CoreMetaData.version),
-          ...historyActions(tableName, entries.source, result.source),
-          ...claimActions(tableName, PERSON(source.person.id), [], result.releaseSource),
-          ...localReferenceActions(tableName, source.person, emptied),
-          counterAdd(tableName, personCounterKey(source.person.id), -1),
-        ],
-        postings: source,
-        after: emptied,
       },
     ],
   };

@@ -20,7 +20,7 @@ import { isMergedPerson, type MergedPerson } from '../../domain/merge';
 import type { Tombstones } from '../../domain/patch';
 import { NO_ABBREVIATIONS, type Person } from '../../domain/person';
 import type { Preconditions } from '../../domain/preconditions';
-import { OPEN, principalName, type RequesterRuling } from '../../domain/principal';
+import { OPEN, type Principal, principalName, type RequesterRuling } from '../../domain/principal';
 import type { PersonBody } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import type { VocabularyKind } from '../../domain/vocabulary';
@@ -29,7 +29,7 @@ import { retryDeadline } from '../../timeouts';
 import { sendWithPostings } from '../search/send-with-postings';
 import { keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
-import { type Key, personKey, postingsPendingKey, principalKey } from '../table/keys';
+import { type Key, personKey, personPrincipalKey, postingsPendingKey, principalKey } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
 import { type VocabularyReader, vocabularyReader } from '../vocabulary/vocabulary-repository';
 import { type IdAllocator, idAllocator } from '../write/ids';
@@ -182,12 +182,12 @@ export const personRepository = ({
       ...(requester === id ? [] : [personKey(requester)]),
       ...bindingToRead(ruling),
     ]);
-    checkCaller(ruling, requester, item);
     const stored = item(personKey(id));
     return {
       stored: stored ? fromStoredPersonItem(stored) : undefined,
       pending: (item(postingsPendingKey(id))?.terms as SearchTerms | undefined) ?? null,
       requester: item(personKey(requester)),
+      item,
     };
   };
 
@@ -247,6 +247,7 @@ export const personRepository = ({
         const [reserved, read] = await Promise.all([reserving, readForUpdate(id, requester, ruling)]);
         const stored = await livePerson(id, read.stored);
         if (requester !== id) checkRequester(requester, read.requester);
+        checkCaller(ruling, requester, read.item);
         checkPreconditions(conditions, stored.CoreMetaData.version, 'person');
 
         const start: WriteStart = { kind: 'update', stored, pending: read.pending };
@@ -295,7 +296,7 @@ export const personRepository = ({
         const [reserved, item] = await Promise.all([
           reserving,
           readItems([
-            ...persons.flatMap((id) => [personKey(id), postingsPendingKey(id)]),
+            ...persons.flatMap((id) => [personKey(id), postingsPendingKey(id), personPrincipalKey(id)]),
             ...(persons.includes(requester) ? [] : [personKey(requester)]),
             ...bindingToRead(ruling),
           ]),
@@ -317,12 +318,15 @@ export const personRepository = ({
         checkCaller(ruling, requester, item);
         checkPreconditions(conditions, survivor.CoreMetaData.version, 'person');
 
-        const pendingOf = (id: number) =>
-          (item(postingsPendingKey(id))?.terms as SearchTerms | undefined) ?? null;
+        const sideOf = (person: Person) => ({
+          person,
+          pending: (item(postingsPendingKey(person.id))?.terms as SearchTerms | undefined) ?? null,
+          principal: (item(personPrincipalKey(person.id))?.principal as Principal | undefined) ?? null,
+        });
         const plan = planMerge({
           tableName,
-          survivor: { person: survivor, pending: pendingOf(survivorId) },
-          source: { person: source, pending: pendingOf(sourceId) },
+          survivor: sideOf(survivor),
+          source: sideOf(source),
           // The source names itself as requester: after this write it acts as its survivor.
           requester: requester === sourceId ? survivorId : requester,
           now: clock().toISOString(),

@@ -64,9 +64,8 @@ export interface ReconcileReader {
 /**
  * The persons of these ids, eventually consistent (a reconciliation is a read that may be a moment
  * behind a write, as lists are).
- *
- * Merging (API.md 13) is not built yet: when it is, a person merged into another is dropped here (its
- * item says so), so that it is never a candidate, a suggestion, a preview or an extension row.
+ * A person merged into another (API.md 13) is dropped here (its item says so), so that it is never a
+ * candidate, a suggestion, a preview or an extension row, even while its postings are being deleted.
  */
 const readPersons = async (
   storage: Storage,

@@ -251,14 +251,30 @@
  *   that the claim still names the source), its name claim released when it gains emails; the
  *   source's merged item, its entry and change counter, its name claim and reference item deleted,
  *   its person counter stepped down: 7 actions, one per moved email and one per claim or reference
- *   item released. Then the postings, each part
- *   in turn with the room left (one kept for the source's `POSTINGS` item): the survivor's new ones
- *   (the moved names' and emails' grams, and every posting whose values now hold them) and every
- *   posting of the source deleted. A pair of one name and one email each: 99 actions, 91 of them
- *   postings, in one transaction; two namesakes' (most grams shared) 62. A pair of 25 emails each:
- *   100 actions with both `POSTINGS` items, then one chain transaction per person (8 and 79 actions).
+ *   item released. Then the postings, the source's part first (its deletes take the room before the
+ *   survivor's new postings, so it leaves search with the write whenever they fit; one action kept
+ *   for the survivor's `POSTINGS` item): every posting of the source deleted, and the survivor's new
+ *   ones (the moved names' and emails' grams, and every posting whose values now hold them). So the
+ *   postings' count follows the text: a pair of one name and one email each of 25 to 35 characters
+ *   is 88 to 99 actions, 80 to 91 of them postings, in one transaction; with 39-character emails it
+ *   already needs a chain; two namesakes (most grams shared) 62. A pair of 25 emails each: 100
+ *   actions with both `POSTINGS` items, then chain transactions of up to 99 postings per person (2
+ *   with 25-character emails, 3 with 36). Measured (`npm run bench -- --only merge`, section 9):
+ *   the small pair 2 calls (the read and the write), 182 write units of which 164 postings, 5 read
+ *   units; the large pair 5 calls, 570 write units of which 486 postings, 7 read units.
  *   Every action in a transaction costs two write units per KB. No partition is written by every
- *   merge: the counters are the source's shard and the two entries' shards.
+ *   merge: the counters are the source's shard and the two entries' shards. The persons' bindings
+ *   (below) are read with them (two more items); a bound source's binding moves in the same
+ *   transaction, 3 actions.
+ *
+ * Requester binding (API.md 9.1, lib/domain/principal.ts; on with `REQUESTER_BINDING`). A principal's
+ * binding is two items, one per side, each put with `attribute_not_exists` in the self-registration's
+ * own transaction (2 actions): `PRINCIPAL#<sha256>` / `BINDING` (personId) and `PERSON#<id>` /
+ * `PRINCIPAL`, so a principal has one person and a person one principal under any concurrency. Every
+ * other write by a bound caller carries one ConditionCheck of its `BINDING` item (`personId` is the
+ * requester: 1 action, 2 write units in a transaction), and a PATCH or merge, which read
+ * anyway, read it in the same BatchGetItem (no extra call). A principal's partition is its own: only
+ * its writes touch it. Off, a write carries none of this.
  */
 import { createHash } from 'node:crypto';
 import type { ResourceType } from '../../domain/change-history';

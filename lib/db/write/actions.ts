@@ -43,6 +43,8 @@ export type ActionRole = (
   /** A principal bound to a new person (API.md 9.1), and the check that the requester is the caller's. */
   | { kind: 'binding' }
   | { kind: 'caller'; requester: number }
+  /** A binding passing from a merged person to its survivor, on condition that it still names the first. */
+  | { kind: 'rebind' }
 ) & { person?: number };
 
 /** The action as a part of person `person`'s share of a composed write (person-write.ts). */
@@ -250,6 +252,37 @@ export const bindingActions = (tableName: string, principal: Principal, personId
     },
     { kind: 'binding' },
   ],
+];
+
+/**
+ * A principal's binding passing from person `from` to person `to` (a merge, API.md 9.1 and 13): its
+ * item re-pointed while it still names `from`, `to`'s side put where none is (a survivor bound to
+ * another principal cancels the write: 409), `from`'s side deleted.
+ */
+export const bindingMove = (tableName: string, principal: Principal, from: number, to: number): Action[] => [
+  [
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...principalKey(principalName(principal)), type: 'Binding', principal, personId: to },
+        ConditionExpression: '#person = :from',
+        ExpressionAttributeNames: { '#person': 'personId' },
+        ExpressionAttributeValues: { ':from': from },
+      },
+    },
+    { kind: 'rebind' },
+  ],
+  [
+    {
+      Put: {
+        TableName: tableName,
+        Item: { ...personPrincipalKey(to), type: 'PersonPrincipal', principal },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    { kind: 'binding' },
+  ],
+  [{ Delete: { TableName: tableName, Key: personPrincipalKey(from) } }, { kind: 'rebind' }],
 ];
 
 /** A check that `principal` is bound to person `requester`, as part of the write it authorizes. */

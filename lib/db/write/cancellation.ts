@@ -32,7 +32,13 @@ const THROTTLED = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', '
  * Actions whose failed condition means the state the write was built on moved: the object's version,
  * a claim that changed hands, the enrichment mark another delivery wrote.
  */
-const STALE_ROLES: ReadonlySet<ActionRole['kind']> = new Set(['object', 'release', 'repoint', 'mark']);
+const STALE_ROLES: ReadonlySet<ActionRole['kind']> = new Set([
+  'object',
+  'release',
+  'repoint',
+  'rebind',
+  'mark',
+]);
 
 const failed = (reason: CancellationReason | undefined) => reason?.Code === 'ConditionalCheckFailed';
 
