@@ -23,6 +23,7 @@ import type {
 import cors from 'cors';
 import { PROBLEM_TYPES, type ProblemType } from '../api/problems';
 import { FALLBACK_HANDLER, ROUTES, type Route } from '../api/routes';
+import type { AuthorizerContext } from '../domain/principal';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../http/cors';
 import { problemBody, problemOf } from '../http/problems';
 import { matchPath, matchRoute } from '../http/routes';
@@ -204,6 +205,12 @@ export interface LocalServerOptions {
   onError?: (error: unknown) => void;
   /** Origins that may call the API from a browser (`CORS_ORIGINS`); none: CORS is off (API.md 2.1). */
   corsOrigins?: readonly string[];
+  /**
+   * API Gateway's JWT authorizer (jwt-authorizer.ts), with requester binding on: a request to a route
+   * that is neither public nor of the Reconciliation API without a valid token is 401, and a valid
+   * one's claims reach the handler in `requestContext.authorizer`. None: no route needs a token.
+   */
+  authorize?: (authorization: string | undefined) => Promise<AuthorizerContext | undefined>;
 }
 
 export const createLocalServer = ({
@@ -212,6 +219,7 @@ export const createLocalServer = ({
   load = functionLoader(),
   onError = (error) => console.error(error),
   corsOrigins = [],
+  authorize,
 }: LocalServerOptions = {}): Server => {
   const withCors = corsLayer(corsOrigins, routes);
   return createServer(async (request, response) => {
@@ -235,9 +243,19 @@ export const createLocalServer = ({
         match.kind === 'found'
           ? [match.route.handler, { routeKey: match.routeKey, pathParameters: match.pathParameters }]
           : [FALLBACK_HANDLER, { routeKey: '$default' }];
+      const open =
+        match.kind !== 'found' || match.route.public === true || match.route.reconciliation === true;
+      const authorizer = authorize ? await authorize(request.headers.authorization) : undefined;
+      if (authorize && !open && !authorizer) {
+        response.setHeader('WWW-Authenticate', 'Bearer');
+        refuse(response, 'unauthorized', 'A valid bearer token is required', instance);
+        return;
+      }
       await ready;
       const handler = await load(name);
-      const answer = await handler(toApiGatewayEvent(request, body, route), lambdaContext(name));
+      const event = toApiGatewayEvent(request, body, route);
+      if (authorizer) Object.assign(event.requestContext, { authorizer });
+      const answer = await handler(event, lambdaContext(name));
       const result = typeof answer === 'string' ? { statusCode: 200, body: answer } : answer;
       writeResult(
         response,

@@ -15,6 +15,7 @@ import {
   useLocalTable,
 } from './dynamo-local';
 import { FIXTURE_EMAILS, startFixtureProvider } from './fixture-provider';
+import { type JwtSettings, jwtAuthorizer, jwtSettingsFromEnv } from './jwt-authorizer';
 import { createLocalServer, functionLoader } from './server';
 import { type StreamConsumer, type StreamFunction, startStreamPoller } from './streams';
 
@@ -31,6 +32,8 @@ export interface LocalServiceOptions {
   log?: (message: string, details?: unknown) => void;
   /** Origins that may call the API from a browser; by default those `CORS_ORIGINS` lists (API.md 2.1). */
   corsOrigins?: readonly string[];
+  /** Requester binding's token checks (API.md 9.1); by default from `REQUESTER_BINDING` and `JWT_*`. */
+  jwt?: JwtSettings;
 }
 
 export interface LocalService {
@@ -58,6 +61,7 @@ export const startLocalService = async ({
   enrichment = process.env.ENRICHMENT !== 'off',
   log = (message, details) => console.error(message, details ?? ''),
   corsOrigins = corsOriginsFrom(process.env.CORS_ORIGINS, 'CORS_ORIGINS'),
+  jwt = jwtSettingsFromEnv(),
 }: LocalServiceOptions = {}): Promise<LocalService> => {
   const stops: (() => Promise<void>)[] = [];
   const stop = async () => {
@@ -74,6 +78,7 @@ export const startLocalService = async ({
       ready,
       load,
       corsOrigins,
+      ...(jwt ? { authorize: jwtAuthorizer(jwt) } : {}),
       onError: (error) => log('handler failed', error),
     });
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,216 @@
+/**
+ * Requester binding over real HTTP (API.md 9.1, issue #40 step 2): `npm start` with
+ * `REQUESTER_BINDING=on` checks `Authorization: Bearer` tokens as API Gateway's JWT authorizer does,
+ * against an issuer this test runs on loopback (its own key pair, its JWKS and OpenID configuration).
+ * Wrong signature, issuer, audience, expiry, `nbf`, no `exp`, `alg: none` and HS256 are 401 on every
+ * route but the public ones and the Reconciliation API; a valid token's claims reach the handlers
+ * where API Gateway puts them, so binding, mismatch and delegates work as deployed.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DELEGATE_SCOPE } from '../../lib/domain/principal';
+import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { type ServerProcess, startServer } from '../support/server';
+
+const AUDIENCE = 'persons-api';
+type Key = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+
+let issuer: Server;
+let issuerUrl: string;
+let signingKey: Key;
+let strangerKey: Key;
+let server: ServerProcess;
+
+/** A token as the issuer signs it, with claims and header overridable to make it wrong. */
+const token = async (
+  subject: string,
+  { claims = {}, key = signingKey, iss = issuerUrl, aud = AUDIENCE, expires = '5m' as string | null } = {},
+) => {
+  const jwt = new SignJWT({ ...claims } as JWTPayload)
+    .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
+    .setIssuer(iss)
+    .setAudience(aud)
+    .setSubject(subject)
+    .setIssuedAt();
+  if (expires) jwt.setExpirationTime(expires);
+  return jwt.sign(key);
+};
+
+const call = (
+  method: string,
+  path: string,
+  { bearer, body, requester }: { bearer?: string; body?: unknown; requester?: number } = {},
+) =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: {
+      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(requester === undefined ? {} : { 'x-requester-person': String(requester) }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('ES256');
+  signingKey = pair.privateKey;
+  ({ privateKey: strangerKey } = await generateKeyPair('ES256'));
+  const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
+  issuer = createServer((request, response) => {
+    const body =
+      request.url === '/.well-known/openid-configuration'
+        ? { issuer: issuerUrl, jwks_uri: `${issuerUrl}/jwks.json` }
+        : request.url === '/jwks.json'
+          ? { keys: [publicJwk] }
+          : undefined;
+    response
+      .writeHead(body ? 200 : 404, { 'content-type': 'application/json' })
+      .end(JSON.stringify(body ?? {}));
+  });
+  await new Promise<void>((resolve) => issuer.listen(0, '127.0.0.1', resolve));
+  issuerUrl = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}`;
+  // No JWT_JWKS_URL: the keys are found through the issuer's OpenID configuration.
+  server = await startServer({
+    env: { ENRICHMENT: 'off', REQUESTER_BINDING: 'on', JWT_ISSUER: issuerUrl, JWT_AUDIENCE: AUDIENCE },
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await server?.stop();
+  if (issuer) await new Promise((resolve) => issuer.close(resolve));
+});
+
+describe('npm start with requester binding on: tokens checked as API Gateway checks them', () => {
+  it('refuses a request without a valid token 401 with WWW-Authenticate, on reads and writes', async () => {
+    const wrong = async (): Promise<[string, string | undefined][]> => [
+      ['none', undefined],
+      ['garbage', 'not.a.token'],
+      ['another key', await token('ada', { key: strangerKey })],
+      ['another issuer', await token('ada', { iss: 'https://elsewhere.example.org' })],
+      ['another audience', await token('ada', { aud: 'another-api' })],
+      ['expired', await token('ada', { expires: '-1m' })],
+      ['no exp', await token('ada', { expires: null })],
+      [
+        'not yet valid',
+        await new SignJWT({})
+          .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
+          .setIssuer(issuerUrl)
+          .setAudience(AUDIENCE)
+          .setSubject('ada')
+          .setNotBefore('10m')
+          .setExpirationTime('20m')
+          .sign(signingKey),
+      ],
+      [
+        'alg none',
+        new UnsecuredJWT({})
+          .setIssuer(issuerUrl)
+          .setAudience(AUDIENCE)
+          .setSubject('ada')
+          .setExpirationTime('5m')
+          .encode(),
+      ],
+      [
+        'HS256',
+        await new SignJWT({})
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuer(issuerUrl)
+          .setAudience(AUDIENCE)
+          .setSubject('ada')
+          .setExpirationTime('5m')
+          .sign(new TextEncoder().encode('a-shared-secret-of-32-bytes!!!!!')),
+      ],
+    ];
+    for (const [label, bearer] of await wrong()) {
+      for (const [method, path, body] of [
+        ['GET', '/Person', undefined],
+        ['POST', '/Person', personBody('No', 'Token', uniqueEmail())],
+      ] as const) {
+        const answer = await call(method, path, {
+          ...(bearer ? { bearer } : {}),
+          ...(body ? { body, requester: 0 } : {}),
+        });
+        expect(answer.status, `${label}: ${method} ${path}`).toBe(401);
+        expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+        expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(await answer.json()).toMatchObject({ type: '/problems/unauthorized', status: 401 });
+      }
+    }
+  });
+
+  it('leaves the public documents and the Reconciliation API open', async () => {
+    for (const path of ['/openapi.json', '/context.jsonld', '/reconcile'])
+      expect((await call('GET', path)).status, path).toBe(200);
+  });
+
+  it('binds a self-registration to the token’s principal, and holds every other write to that person', async () => {
+    const ada = await token(uniqueTag('ada'));
+    const created = await call('POST', '/Person', {
+      bearer: ada,
+      requester: 0,
+      body: personBody('Ada', uniqueTag('Bound'), uniqueEmail()),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const again = await call('POST', '/Person', {
+      bearer: ada,
+      requester: 0,
+      body: personBody('Ada', uniqueTag('Twice'), uniqueEmail()),
+    });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ type: '/problems/principal-already-bound' });
+    expect(
+      (
+        await call('PATCH', `/Person/${id}`, {
+          bearer: ada,
+          requester: id,
+          body: { local_reference_id: 'own' },
+        })
+      ).status,
+    ).toBe(200);
+
+    const grace = await token(uniqueTag('grace'));
+    const other = await call('POST', '/Person', {
+      bearer: grace,
+      requester: 0,
+      body: personBody('Grace', uniqueTag('Other'), uniqueEmail()),
+    });
+    const otherId = ((await other.json()) as { id: number }).id;
+    const mismatch = await call('PATCH', `/Person/${id}`, {
+      bearer: ada,
+      requester: otherId,
+      body: { local_reference_id: 'not-mine' },
+    });
+    expect(mismatch.status).toBe(403);
+    expect(await mismatch.json()).toMatchObject({ type: '/problems/requester-mismatch' });
+    // A read needs a token, but no binding.
+    expect((await call('GET', `/Person/${id}`, { bearer: await token(uniqueTag('reader')) })).status).toBe(
+      200,
+    );
+  });
+
+  it('lets a delegate (scope persons/delegate) write as any person, its subject in provider_data.caller', async () => {
+    const owner = await token(uniqueTag('owner'));
+    const created = await call('POST', '/Person', {
+      bearer: owner,
+      requester: 0,
+      body: personBody('Owned', uniqueTag('Person'), uniqueEmail()),
+    });
+    const { id } = (await created.json()) as { id: number };
+    const importer = await token('importer-service', { claims: { scope: `openid ${DELEGATE_SCOPE}` } });
+    const written = await call('PATCH', `/Person/${id}`, {
+      bearer: importer,
+      requester: id,
+      body: { local_reference_id: 'imported' },
+    });
+    expect(written.status).toBe(200);
+    const history = (await (
+      await call('GET', `/ChangeHistory?endpoint=Person&object_id=${id}&limit=1`, { bearer: importer })
+    ).json()) as {
+      '@set': { provider_data: { caller: string } }[];
+    };
+    expect(history['@set'][0]?.provider_data.caller).toBe('importer-service');
+  });
+});
