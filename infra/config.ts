@@ -44,6 +44,13 @@ export interface StackConfig {
    * always). Absent (the default): they are authorized like every other route.
    */
   reconcilePublic?: { properties: ReconcileProperty[] };
+  /**
+   * Requester binding (API.md 9.1): a write may name only the caller's own person (its principal: the
+   * IAM caller's ARN, or the JWT's issuer and subject). Off by default, for GRC's clients.
+   */
+  requesterBinding: boolean;
+  /** IAM principal ARNs that may write as any person while binding is on (importers, admin tools). */
+  delegates: string[];
 }
 
 export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 };
@@ -98,7 +105,8 @@ const reconcilePublicOf = (node: Node): Pick<StackConfig, 'reconcilePublic'> => 
  * Reads the options: `devStack`, `jwtIssuer` with `jwtAudience` (comma-separated), `throttleRate`,
  * `throttleBurst`, `enrichmentUrl`, `enrichmentSecretName`, `publicBaseUrl`, `alarmEmail`,
  * `withholdIndexes` (comma-separated index names), `corsOrigins` (comma-separated origins),
- * `reconcilePublic` with `reconcilePublicProperties` (comma-separated property ids).
+ * `reconcilePublic` with `reconcilePublicProperties` (comma-separated property ids),
+ * `requesterBinding` with `delegates` (comma-separated IAM principal ARNs).
  */
 export const stackConfigFromContext = (node: Node): StackConfig => {
   const issuer = text(node, 'jwtIssuer');
@@ -119,5 +127,18 @@ export const stackConfigFromContext = (node: Node): StackConfig => {
     withholdIndexes: list(text(node, 'withholdIndexes')),
     corsOrigins: corsOriginsFrom(text(node, 'corsOrigins'), 'Context corsOrigins'),
     ...reconcilePublicOf(node),
+    ...bindingOf(node),
   };
+};
+
+/** `requesterBinding` and its `delegates`, which mean nothing without it. */
+const bindingOf = (node: Node): Pick<StackConfig, 'requesterBinding' | 'delegates'> => {
+  const requesterBinding = flag(node, 'requesterBinding');
+  const delegates = list(text(node, 'delegates'));
+  if (delegates.length > 0 && !requesterBinding)
+    throw new Error('Context delegates needs requesterBinding=true: without binding anyone writes as anyone');
+  const notArn = delegates.filter((arn) => !/^arn:aws[\w-]*:(iam|sts)::\d{12}:\S+$/.test(arn));
+  if (notArn.length > 0)
+    throw new Error(`Context delegates holds what is not an IAM ARN: ${notArn.join(', ')}`);
+  return { requesterBinding, delegates };
 };

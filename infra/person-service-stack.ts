@@ -51,7 +51,7 @@ import { entryOf } from './bundling';
 import type { StackConfig } from './config';
 import { LOG_RETENTION, ServiceFunction } from './service-function';
 import { PersonTable } from './table';
-import { TABLE_ACCESS, tableAccessStatements } from './table-access';
+import { tableAccessOf, tableAccessStatements } from './table-access';
 
 /** `get-person` → `GetPerson`: construct ids (and so logical ids) named after the handler. */
 export const constructIdOf = (handler: string) =>
@@ -131,14 +131,14 @@ export class PersonServiceStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
   }
 
-  /** A function for one handler module, with exactly the table access TABLE_ACCESS gives it. */
+  /** A function for one handler module, with exactly the table access tableAccessOf gives it. */
   private serviceFunction(
     handler: string,
     entry: string,
     description: string,
     extra: { environment?: Record<string, string>; timeout?: Duration } = {},
   ): ServiceFunction {
-    const rules = TABLE_ACCESS[handler] ?? [];
+    const rules = tableAccessOf(handler, this.config);
     const fn = new ServiceFunction(this, constructIdOf(handler), {
       entry,
       description,
@@ -180,9 +180,13 @@ export class PersonServiceStack extends Stack {
 
   /** The HTTP API: the route table's routes, the fallback as `$default`, authorized unless public. */
   private httpApi(stateful: RemovalPolicy): { api: HttpApi; stage: HttpStage } {
-    const http: Record<string, string> = this.config.publicBaseUrl
-      ? { PUBLIC_BASE_URL: this.config.publicBaseUrl }
-      : {};
+    const { publicBaseUrl, requesterBinding, delegates } = this.config;
+    const http: Record<string, string> = {
+      ...(publicBaseUrl ? { PUBLIC_BASE_URL: publicBaseUrl } : {}),
+      // Requester binding (API.md 9.1): the functions read it as npm start's do (lib/http/config.ts).
+      ...(requesterBinding ? { REQUESTER_BINDING: 'on' } : {}),
+      ...(delegates.length > 0 ? { DELEGATES: delegates.join(',') } : {}),
+    };
     const integrationOf = (handler: string) => {
       const routes = ROUTES.filter((route) => route.handler === handler);
       const description =

@@ -28,6 +28,7 @@ import {
   postingCountKey,
   postingCountsCompleteKey,
   postingKey,
+  principalKey,
   vocabularyPartition,
 } from '../lib/db/table/keys';
 import type { ResourceType } from '../lib/domain/change-history';
@@ -328,6 +329,44 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     },
   ],
 };
+
+/** A principal's binding item (`PRINCIPAL#*`, API.md 9.1); a person's side is in its own partition. */
+const BINDINGS = partitionsLike(principalKey('principal'));
+
+/**
+ * What requester binding (the `requesterBinding` option) adds to a write function's grants: the
+ * caller's binding read with the write's own reads (a PATCH, a merge) and checked in its transaction;
+ * a self-registration puts it; a merge moves a bound source's to its survivor. Without the option none
+ * of these partitions is touched, and none is granted.
+ */
+export const BINDING_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> = {
+  'create-person': [
+    { actions: ['PutItem', 'ConditionCheckItem'], partitions: [BINDINGS], transactional: true },
+  ],
+  // One BatchGetItem reads the person and the binding: IAM wants every key of it in one statement.
+  'update-person': [
+    { actions: ['BatchGetItem'], partitions: [PERSONS, BINDINGS] },
+    { actions: ['ConditionCheckItem'], partitions: [BINDINGS], transactional: true },
+  ],
+  'merge-person': [
+    { actions: ['BatchGetItem'], partitions: [PERSONS, BINDINGS] },
+    { actions: ['PutItem', 'ConditionCheckItem'], partitions: [BINDINGS], transactional: true },
+  ],
+  ...Object.fromEntries(
+    ['create-name-prefix', 'update-name-prefix', 'create-name-suffix', 'update-name-suffix'].map(
+      (handler) => [
+        handler,
+        [{ actions: ['ConditionCheckItem'], partitions: [BINDINGS], transactional: true }],
+      ],
+    ),
+  ),
+};
+
+/** A function's rules: its own, and with requester binding on what binding adds. */
+export const tableAccessOf = (handler: string, { requesterBinding = false } = {}): TableAccessRule[] => [
+  ...(TABLE_ACCESS[handler] ?? []),
+  ...(requesterBinding ? (BINDING_ACCESS[handler] ?? []) : []),
+];
 
 /** The IAM statements of a list of rules on one table. */
 export const tableAccessStatements = (table: ITable, rules: readonly TableAccessRule[]): PolicyStatement[] =>

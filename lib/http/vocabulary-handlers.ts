@@ -15,6 +15,7 @@ import {
   type VocabularyKind,
   vocabularyBody,
 } from '../domain/vocabulary';
+import type { HttpConfig } from './config';
 import { readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
@@ -75,8 +76,9 @@ export const vocabularyCreateHandler = (
   kind: VocabularyKind,
   vocabulary: VocabularyRepository,
   idempotency?: IdempotencyOptions,
+  config?: HttpConfig,
 ) =>
-  writeHandler(vocabularyBody(kind, true), 'update', { once: keyedWrites(idempotency) }).handler(
+  writeHandler(vocabularyBody(kind, true), 'update', { once: keyedWrites(idempotency), config }).handler(
     async ({ body, requester, write, links }) => {
       const entry = await vocabulary.create(kind, body as VocabularyBody, requester, write);
       return tagged(
@@ -94,8 +96,9 @@ export const vocabularyUpdateHandler = (
   kind: VocabularyKind,
   vocabulary: VocabularyRepository,
   idempotency?: IdempotencyOptions,
+  config?: HttpConfig,
 ) =>
-  writeHandler(vocabularyBody(kind, false), 'update', { once: keyedWrites(idempotency) }).handler(
+  writeHandler(vocabularyBody(kind, false), 'update', { once: keyedWrites(idempotency), config }).handler(
     async ({ event, body, requester, write, links }) => {
       const entry = await vocabulary.update(kind, pathIdOf(event, kind), body as VocabularyBody, requester, {
         ...write,

@@ -287,3 +287,61 @@ describe('reconcilePublic', () => {
     });
   });
 });
+
+describe('requesterBinding and delegates (API.md 9.1)', () => {
+  const DELEGATE = 'arn:aws:iam::123456789012:role/importer';
+  let bound: Template;
+  beforeAll(() => {
+    bound = synthesize({ context: { requesterBinding: 'true', delegates: ` ${DELEGATE} ,` } }).template;
+  });
+  const bindingGrants = (template: Template, handler: string) => {
+    const found = serviceFunctions(template).get(handler) as { resource: Resource };
+    return permissionsOf(template, roleOf(found.resource))
+      .filter(({ condition }) => JSON.stringify(condition ?? {}).includes('PRINCIPAL#*'))
+      .map(({ action }) => action)
+      .sort();
+  };
+
+  it('tells every HTTP function that binding is on and who the delegates are', () => {
+    for (const handler of [
+      'create-person',
+      'update-person',
+      'merge-person',
+      'update-name-prefix',
+      'get-person',
+    ])
+      expect(variablesOf(bound, handler), handler).toMatchObject({
+        REQUESTER_BINDING: 'on',
+        DELEGATES: DELEGATE,
+      });
+    expect(variablesOf(defaults, 'create-person').REQUESTER_BINDING).toBeUndefined();
+    expect(variablesOf(defaults, 'create-person').DELEGATES).toBeUndefined();
+  });
+
+  it('grants the binding items to the writes that use them, only with the option', () => {
+    expect(bindingGrants(bound, 'create-person')).toEqual([
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:PutItem',
+    ]);
+    expect(bindingGrants(bound, 'update-person')).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+    ]);
+    expect(bindingGrants(bound, 'merge-person')).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:ConditionCheckItem',
+      'dynamodb:PutItem',
+    ]);
+    expect(bindingGrants(bound, 'create-name-suffix')).toEqual(['dynamodb:ConditionCheckItem']);
+    expect(bindingGrants(bound, 'get-person')).toEqual([]);
+    for (const handler of ['create-person', 'update-person', 'merge-person'])
+      expect(bindingGrants(defaults, handler), handler).toEqual([]);
+  });
+
+  it('refuses delegates without binding, and a delegate that is no IAM ARN', () => {
+    const read = (context: Record<string, string>) => () => stackConfigFromContext(new App({ context }).node);
+    expect(read({ delegates: DELEGATE })).toThrow(/requesterBinding=true/);
+    expect(read({ requesterBinding: 'true', delegates: 'importer' })).toThrow(/importer/);
+    expect(read({})()).toMatchObject({ requesterBinding: false, delegates: [] });
+  });
+});

@@ -41,13 +41,16 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildHandler as backfillHandler } from '../../infra/handlers/backfill-postings';
 import { buildHandler as seedHandler } from '../../infra/handlers/seed-reference-data';
 import {
+  BINDING_ACCESS,
   changeCountersOf,
   PERSON_COUNTER_SHARDS,
   TABLE_ACCESS,
   type TableAccessRule,
+  tableAccessOf,
 } from '../../infra/table-access';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { fromPersonItem } from '../../lib/db/person/person-items';
+import { personRepository } from '../../lib/db/person/person-repository';
 import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
 import { repairPostings } from '../../lib/db/search/backfill';
 import { documentClient } from '../../lib/db/table/client';
@@ -59,7 +62,10 @@ import {
   postingKey,
   postingsPendingKey,
 } from '../../lib/db/table/keys';
+import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
+import { createPersonHandler, mergePersonHandler, updatePersonHandler } from '../../lib/http/person-handlers';
+import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http/vocabulary-handlers';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { seedPersons } from '../bench/seed';
 import { createTestTable } from '../support/dynamo';
@@ -152,8 +158,11 @@ const SHARD_GROUPS = new Map<string, string>([
 ]);
 
 /** Every action on every partition a function's rules grant, as `action on partition (tx)`. */
-const grantsOf = (handler: string) =>
-  (TABLE_ACCESS[handler] ?? []).flatMap((rule) =>
+const grantsOf = (
+  handler: string,
+  access: Readonly<Record<string, readonly TableAccessRule[]>> = TABLE_ACCESS,
+) =>
+  (access[handler] ?? []).flatMap((rule) =>
     rule.actions.flatMap((action) =>
       (rule.partitions ?? [`index ${rule.index}`]).map((partition) => ({
         rule,
@@ -764,6 +773,142 @@ beforeAll(async () => {
       200,
     );
   }
+
+  // Requester binding on (the requesterBinding option): the person and vocabulary writes as its
+  // functions make them, each recorded under `binding:<handler>` and held to that function's rules
+  // with BINDING_ACCESS. A self-registration binds; a bound caller patches, merges (a bound source's
+  // binding moving to the survivor) and writes a vocabulary entry as its own person.
+  const bound = { requesterBinding: true };
+  const persons = personRepository(storage);
+  const jwt = (subject: string) => ({ jwt: { claims: { iss: 'https://issuer.example.org', sub: subject } } });
+  const bindingCall = (handler: string, build: (deps: Body) => unknown, spec: EventSpec, expected: number) =>
+    as(`binding:${handler}`, async () => {
+      const run = build({ persons, vocabulary: vocabularyRepository(storage), config: bound }) as (
+        event: unknown,
+        context: Context,
+      ) => Promise<APIGatewayProxyStructuredResultV2>;
+      const result = await run(httpEvent(spec), lambdaContext());
+      expect({ handler, status: result.statusCode, body: result.body }).toMatchObject({ status: expected });
+      return JSON.parse(result.body ?? 'null') as Body;
+    });
+  const self = await bindingCall(
+    'create-person',
+    (deps) => createPersonHandler(deps as never),
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: 0,
+      authorizer: jwt('keeper'),
+      body: { Names: { '@set': [{ first_name: 'Bound', last_name: 'Keeper' }] } },
+    },
+    201,
+  );
+  const boundSource = await bindingCall(
+    'create-person',
+    (deps) => createPersonHandler(deps as never),
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: 0,
+      authorizer: jwt('leaver'),
+      body: { Names: { '@set': [{ first_name: 'Bound', last_name: 'Leaver' }] } },
+    },
+    201,
+  );
+  await bindingCall(
+    'create-person',
+    (deps) => createPersonHandler(deps as never),
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: self.id,
+      authorizer: jwt('keeper'),
+      body: { Names: { '@set': [{ first_name: 'Made', last_name: 'ByKeeper' }] } },
+    },
+    201,
+  );
+  await bindingCall(
+    'update-person',
+    (deps) => updatePersonHandler(deps as never),
+    {
+      method: 'PATCH',
+      ...person(self.id),
+      requester: self.id,
+      authorizer: jwt('keeper'),
+      body: { local_reference_id: 'bound' },
+    },
+    200,
+  );
+  // The keeper survives the leaver, who gives it no binding (the keeper has one): refused, then an
+  // unbound survivor takes the leaver's.
+  await bindingCall(
+    'merge-person',
+    (deps) => mergePersonHandler(deps as never),
+    {
+      method: 'POST',
+      ...person(self.id, '/merge'),
+      requester: self.id,
+      authorizer: jwt('keeper'),
+      body: { source: boundSource.id },
+    },
+    409,
+  );
+  await bindingCall(
+    'merge-person',
+    (deps) => mergePersonHandler(deps as never),
+    {
+      method: 'POST',
+      ...person(ada.id, '/merge'),
+      requester: boundSource.id,
+      authorizer: jwt('leaver'),
+      body: { source: boundSource.id },
+    },
+    200,
+  );
+  // The keeper survives an unbound person: its own binding checked in the transaction.
+  await bindingCall(
+    'merge-person',
+    (deps) => mergePersonHandler(deps as never),
+    {
+      method: 'POST',
+      ...person(self.id, '/merge'),
+      requester: self.id,
+      authorizer: jwt('keeper'),
+      body: { source: grace.id },
+    },
+    200,
+  );
+  for (const [kind, noun] of [
+    ['NamePrefix', 'name-prefix'],
+    ['NameSuffix', 'name-suffix'],
+  ] as const) {
+    const entry = await bindingCall(
+      `create-${noun}`,
+      (deps) => vocabularyCreateHandler(kind, (deps as { vocabulary: never }).vocabulary, undefined, bound),
+      {
+        method: 'POST',
+        route: `/${kind}`,
+        requester: self.id,
+        authorizer: jwt('keeper'),
+        body: { [kind === 'NamePrefix' ? 'prefix' : 'suffix']: `Bound ${kind}`, abbreviation: `B${kind}` },
+      },
+      201,
+    );
+    await bindingCall(
+      `update-${noun}`,
+      (deps) => vocabularyUpdateHandler(kind, (deps as { vocabulary: never }).vocabulary, undefined, bound),
+      {
+        method: 'PATCH',
+        route: `/${kind}/{id}`,
+        path: `/${kind}/${entry.id}`,
+        pathParameters: { id: String(entry.id) },
+        requester: self.id,
+        authorizer: jwt('keeper'),
+        body: { abbreviation: `BB${kind}` },
+      },
+      200,
+    );
+  }
 }, 120_000);
 
 afterAll(() => {
@@ -772,10 +917,11 @@ afterAll(() => {
 });
 
 const TABLE_FUNCTIONS = Object.keys(TABLE_ACCESS).sort();
+const BINDING_FUNCTIONS = Object.keys(BINDING_ACCESS).sort();
 
 describe('the grants against the calls the code makes', () => {
   it('exercise every function that has table access', () => {
-    expect([...recorded.keys()].sort()).toEqual(TABLE_FUNCTIONS);
+    expect([...recorded.keys()].filter((key) => !key.startsWith('binding:')).sort()).toEqual(TABLE_FUNCTIONS);
   });
 
   it.each(TABLE_FUNCTIONS)('%s: every call it makes is allowed', (handler) => {
@@ -788,6 +934,23 @@ describe('the grants against the calls the code makes', () => {
   it.each(TABLE_FUNCTIONS)('%s: every action on every partition it is granted is used', (handler) => {
     const requests = recorded.get(handler) ?? [];
     const unused = grantsOf(handler).filter((grant) => !requests.some((request) => uses(grant, request)));
+    expect(unused.map(({ name }) => name)).toEqual([]);
+  });
+});
+
+describe('the grants requester binding adds (requesterBinding), against the calls binding makes', () => {
+  it.each(BINDING_FUNCTIONS)('%s: every call it makes with binding on is allowed', (handler) => {
+    const rules = tableAccessOf(handler, { requesterBinding: true });
+    const requests = recorded.get(`binding:${handler}`) ?? [];
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((request) => !rules.some((rule) => allows(rule, request)))).toEqual([]);
+  });
+
+  it.each(BINDING_FUNCTIONS)('%s: every action on every partition binding adds is used', (handler) => {
+    const requests = recorded.get(`binding:${handler}`) ?? [];
+    const unused = grantsOf(handler, BINDING_ACCESS).filter(
+      (grant) => !requests.some((request) => uses(grant, request)),
+    );
     expect(unused.map(({ name }) => name)).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../domain/
 import { PrincipalAlreadyBound } from '../../domain/errors';
 import { holdingNothing, type MergeResult, mergePersons } from '../../domain/merge';
 import { PERSON_TYPE, type Person } from '../../domain/person';
-import { OPEN, type Principal, type RequesterRuling } from '../../domain/principal';
+import { OPEN, type Principal, principalName, type RequesterRuling } from '../../domain/principal';
 import { SET_NAMES, setPointer } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import { historyActions } from '../history/history-actions';
@@ -44,6 +44,7 @@ export interface MergeInput {
   tableName: string;
   survivor: MergeSide;
   source: MergeSide;
+  /** The requester as named; a source naming itself is recorded as the survivor (planMerge). */
   requester: number;
   now: string;
   /** The ids of the two MERGE entries. */
@@ -81,13 +82,15 @@ export const planMerge = ({
   origin,
   ruling = OPEN,
 }: MergeInput): MergePlan => {
+  // The source names itself as requester: after this write it acts as its survivor.
+  const actor = requester === source.person.id ? survivor.person.id : requester;
   const result = mergePersons(survivor.person, source.person, {
-    requester,
+    requester: actor,
     now,
     changeId: changeIds.survivor,
     sourceChangeId: changeIds.source,
   });
-  const change = { action: 'merge' as const, requester, at: now, origin };
+  const change = { action: 'merge' as const, requester: actor, at: now, origin };
   const entries = {
     survivor: changeEntry(PERSON_TYPE, result.person, {
       ...change,
@@ -106,6 +109,13 @@ export const planMerge = ({
   const binding = source.principal
     ? bindingMove(tableName, source.principal, source.person.id, survivor.person.id)
     : [];
+  // The source's own caller naming it: the move's condition that the binding still names the source
+  // is the caller check (one transaction may not touch the binding item twice).
+  const callerShownByMove =
+    ruling.kind === 'own' &&
+    requester === source.person.id &&
+    source.principal != null &&
+    principalName(source.principal) === principalName(ruling.principal);
   return {
     result,
     entries,
@@ -133,7 +143,9 @@ export const planMerge = ({
           ...claimRepoints(tableName, PERSON(source.person.id), PERSON(survivor.person.id), result.repoint),
           ...claimActions(tableName, PERSON(survivor.person.id), [], result.releaseSurvivor),
           ...localReferenceActions(tableName, survivor.person, result.person),
-          ...rulingActions(tableName, ruling, { requester, personId: survivor.person.id }),
+          ...(callerShownByMove
+            ? []
+            : rulingActions(tableName, ruling, { requester, personId: survivor.person.id })),
         ],
         postings: survivor,
         after: result.person,

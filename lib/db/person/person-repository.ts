@@ -327,8 +327,7 @@ export const personRepository = ({
           tableName,
           survivor: sideOf(survivor),
           source: sideOf(source),
-          // The source names itself as requester: after this write it acts as its survivor.
-          requester: requester === sourceId ? survivorId : requester,
+          requester,
           now: clock().toISOString(),
           changeIds: reserved
             ? { survivor: reserved.first, source: reserved.first + 1 }
