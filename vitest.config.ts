@@ -10,6 +10,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
  */
 const UNDER_LOAD = [
   'test/integration/concurrency.test.ts',
+  // A merge in a storm of PATCHes of both persons from as many containers.
+  'test/integration/merge-storm.test.ts',
   'test/integration/bench-quick.test.ts',
   // 10 000 creates through npm start: DynamoDB Local takes them one transaction at a time.
   'test/integration/import.test.ts',

@@ -80,6 +80,8 @@ export const fuzz = async <T>(
   arbitrary: fc.Arbitrary<T>,
   predicate: (value: T) => Promise<void>,
   ciRuns: number,
+  /** What one run may take, as `timeoutFor` counts it: the time limit of the runs and their shrinking. */
+  msPerRun?: number,
 ) => {
   const seed = positiveInteger('FUZZ_SEED') ?? (Date.now() ^ (Math.random() * 0x7fffffff)) & 0x7fffffff;
   const path = process.env.FUZZ_PATH || undefined;
@@ -117,7 +119,7 @@ export const fuzz = async <T>(
         ...(path ? { path } : {}),
         // Shrinking against a real table is slow: it stops in time for the report and the replay hint
         // to come out before the test's own timeout would cut them off.
-        plugins: [fc.interruptAfterTimeLimit(timeoutFor(ciRuns) - 30_000)],
+        plugins: [fc.interruptAfterTimeLimit(timeoutFor(ciRuns, msPerRun) - 30_000)],
       },
     );
   } catch (error) {
