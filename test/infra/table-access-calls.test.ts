@@ -791,42 +791,41 @@ beforeAll(async () => {
       expect({ handler, status: result.statusCode, body: result.body }).toMatchObject({ status: expected });
       return JSON.parse(result.body ?? 'null') as Body;
     });
-  const self = await bindingCall(
-    'create-person',
-    (deps) => createPersonHandler(deps as never),
-    {
-      method: 'POST',
-      route: '/Person',
-      requester: 0,
-      authorizer: jwt('keeper'),
-      body: { Names: { '@set': [{ first_name: 'Bound', last_name: 'Keeper' }] } },
-    },
-    201,
-  );
-  const boundSource = await bindingCall(
-    'create-person',
-    (deps) => createPersonHandler(deps as never),
-    {
-      method: 'POST',
-      route: '/Person',
-      requester: 0,
-      authorizer: jwt('leaver'),
-      body: { Names: { '@set': [{ first_name: 'Bound', last_name: 'Leaver' }] } },
-    },
-    201,
-  );
-  await bindingCall(
-    'create-person',
-    (deps) => createPersonHandler(deps as never),
-    {
-      method: 'POST',
-      route: '/Person',
-      requester: self.id,
-      authorizer: jwt('keeper'),
-      body: { Names: { '@set': [{ first_name: 'Made', last_name: 'ByKeeper' }] } },
-    },
-    201,
-  );
+  const bindingCreate = (requester: number, subject: string, last: string) =>
+    bindingCall(
+      'create-person',
+      (deps) => createPersonHandler(deps as never),
+      {
+        method: 'POST',
+        route: '/Person',
+        requester,
+        authorizer: jwt(subject),
+        body: { Names: { '@set': [{ first_name: 'Bound', last_name: last }] } },
+      },
+      201,
+    );
+  const bindingMerge = (
+    survivor: number,
+    source: number,
+    requester: number,
+    subject: string,
+    status: number,
+  ) =>
+    bindingCall(
+      'merge-person',
+      (deps) => mergePersonHandler(deps as never),
+      {
+        method: 'POST',
+        ...person(survivor, '/merge'),
+        requester,
+        authorizer: jwt(subject),
+        body: { source },
+      },
+      status,
+    );
+  const self = await bindingCreate(0, 'keeper', 'Keeper');
+  const boundSource = await bindingCreate(0, 'leaver', 'Leaver');
+  await bindingCreate(self.id, 'keeper', 'ByKeeper');
   await bindingCall(
     'update-person',
     (deps) => updatePersonHandler(deps as never),
@@ -839,45 +838,12 @@ beforeAll(async () => {
     },
     200,
   );
-  // The keeper survives the leaver, who gives it no binding (the keeper has one): refused, then an
-  // unbound survivor takes the leaver's.
-  await bindingCall(
-    'merge-person',
-    (deps) => mergePersonHandler(deps as never),
-    {
-      method: 'POST',
-      ...person(self.id, '/merge'),
-      requester: self.id,
-      authorizer: jwt('keeper'),
-      body: { source: boundSource.id },
-    },
-    409,
-  );
-  await bindingCall(
-    'merge-person',
-    (deps) => mergePersonHandler(deps as never),
-    {
-      method: 'POST',
-      ...person(ada.id, '/merge'),
-      requester: boundSource.id,
-      authorizer: jwt('leaver'),
-      body: { source: boundSource.id },
-    },
-    200,
-  );
-  // The keeper survives an unbound person: its own binding checked in the transaction.
-  await bindingCall(
-    'merge-person',
-    (deps) => mergePersonHandler(deps as never),
-    {
-      method: 'POST',
-      ...person(self.id, '/merge'),
-      requester: self.id,
-      authorizer: jwt('keeper'),
-      body: { source: grace.id },
-    },
-    200,
-  );
+  // The keeper survives the leaver, who gives it no binding (the keeper has one): refused; then an
+  // unbound survivor takes the leaver's (the leaver naming itself: the move's condition checks it);
+  // then the keeper survives an unbound person (its own binding checked in the transaction).
+  await bindingMerge(self.id, boundSource.id, self.id, 'keeper', 409);
+  await bindingMerge(ada.id, boundSource.id, boundSource.id, 'leaver', 200);
+  await bindingMerge(self.id, grace.id, self.id, 'keeper', 200);
   for (const [kind, noun] of [
     ['NamePrefix', 'name-prefix'],
     ['NameSuffix', 'name-suffix'],

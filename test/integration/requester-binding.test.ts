@@ -9,15 +9,12 @@
  * binding off, nothing changes.
  */
 import { describe, expect, it } from 'vitest';
-import { buildHandler as buildCreate } from '../../functions/create-person';
-import { buildHandler as buildMerge } from '../../functions/merge-person';
-import { buildHandler as buildUpdate } from '../../functions/update-person';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { DELEGATE_SCOPE } from '../../lib/domain/principal';
 import type { HttpConfig } from '../../lib/http/config';
-import { type Json, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { type CallOptions, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
-import { httpEvent, invoke } from '../support/events';
+import type { httpEvent } from '../support/events';
 import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
@@ -32,53 +29,17 @@ const jwt = (subject: string, scope?: string): Authorizer => ({
 });
 const iam = (arn: string): Authorizer => ({ iam: { userArn: arn } });
 
-interface Call {
-  requester?: number | null;
-  authorizer?: Authorizer;
+interface Call extends CallOptions {
   config?: HttpConfig;
 }
 
-const persons = () => testRepository(suite.table);
-
-const post = (body: unknown, { requester = 0, authorizer, config = BOUND }: Call = {}) =>
-  invoke<Json & { id: number; CoreMetaData: Json }>(
-    buildCreate({ persons: persons(), config }),
-    httpEvent({
-      method: 'POST',
-      route: '/Person',
-      body,
-      ...(requester === null ? {} : { requester }),
-      ...(authorizer ? { authorizer } : {}),
-    }),
-  );
-
-const patch = (id: number, body: unknown, { requester = id, authorizer, config = BOUND }: Call = {}) =>
-  invoke<Json & { CoreMetaData: Json }>(
-    buildUpdate({ persons: persons(), config }),
-    httpEvent({
-      method: 'PATCH',
-      route: '/Person/{id}',
-      path: `/Person/${id}`,
-      pathParameters: { id: String(id) },
-      body,
-      ...(requester === null ? {} : { requester }),
-      ...(authorizer ? { authorizer } : {}),
-    }),
-  );
-
-const merge = (id: number, source: number, { requester = id, authorizer, config = BOUND }: Call = {}) =>
-  invoke<Json>(
-    buildMerge({ persons: persons(), config }),
-    httpEvent({
-      method: 'POST',
-      route: '/Person/{id}/merge',
-      path: `/Person/${id}/merge`,
-      pathParameters: { id: String(id) },
-      body: { source },
-      ...(requester === null ? {} : { requester }),
-      ...(authorizer ? { authorizer } : {}),
-    }),
-  );
+/** The handlers as deployed with `config`: requester binding on, unless said. */
+const api = (config: HttpConfig = BOUND) => personApi(testRepository(suite.table), config);
+const post = (body: unknown, { config, ...call }: Call = {}) => api(config).post(body, call);
+const patch = (id: number, body: unknown, { config, ...call }: Call = {}) =>
+  api(config).patch(id, body, call);
+const merge = (id: number, source: number, { config, ...call }: Call = {}) =>
+  api(config).merge(id, { source }, call);
 
 /** Sends a request that must be refused and checks that the table is as it was. */
 const unchangedBy = async <T>(request: () => Promise<T>): Promise<T> => {

@@ -5,7 +5,8 @@ import { buildHandler as buildMerge } from '../../functions/merge-person';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import type { PersonRepository } from '../../lib/db/person/person-repository';
 import type { PersonOut } from '../../lib/domain/schemas';
-import { httpEvent, invoke } from './events';
+import type { HttpConfig } from '../../lib/http/config';
+import { type EventSpec, httpEvent, invoke } from './events';
 
 export type Json = Record<string, unknown>;
 
@@ -13,17 +14,20 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** The x-requester-person header; null sends none. */
   requester?: number | string | null;
+  /** What API Gateway's authorizer put in the request context (requester binding, API.md 9.1). */
+  authorizer?: EventSpec['authorizer'];
 }
 
 const requesterHeader = (requester: number | string | null) => (requester === null ? {} : { requester });
 
-export const personApi = (persons: PersonRepository) => {
-  const create = buildCreate({ persons });
+/** The handlers on `persons`; `config` as a container reads it from its environment (binding, say). */
+export const personApi = (persons: PersonRepository, config?: HttpConfig) => {
+  const create = buildCreate({ persons, config });
   const get = buildGet({ persons });
-  const update = buildUpdate({ persons });
-  const merge = buildMerge({ persons });
+  const update = buildUpdate({ persons, config });
+  const merge = buildMerge({ persons, config });
   return {
-    post: (body: unknown, { requester = 0, headers }: CallOptions = {}) =>
+    post: (body: unknown, { requester = 0, headers, authorizer }: CallOptions = {}) =>
       invoke<PersonOut & Json>(
         create,
         httpEvent({
@@ -32,6 +36,7 @@ export const personApi = (persons: PersonRepository) => {
           body,
           ...requesterHeader(requester),
           ...(headers ? { headers } : {}),
+          ...(authorizer ? { authorizer } : {}),
         }),
       ),
     get: (id: number | string, headers?: Record<string, string>) =>
@@ -45,7 +50,7 @@ export const personApi = (persons: PersonRepository) => {
           ...(headers ? { headers } : {}),
         }),
       ),
-    patch: (id: number | string, body: unknown, { requester, headers }: CallOptions = {}) =>
+    patch: (id: number | string, body: unknown, { requester, headers, authorizer }: CallOptions = {}) =>
       invoke<PersonOut & Json>(
         update,
         httpEvent({
@@ -56,10 +61,11 @@ export const personApi = (persons: PersonRepository) => {
           body,
           ...requesterHeader(requester === undefined ? id : requester),
           ...(headers ? { headers } : {}),
+          ...(authorizer ? { authorizer } : {}),
         }),
       ),
     /** POST /Person/{id}/merge; the requester is the survivor unless said. */
-    merge: (id: number | string, body: unknown, { requester, headers }: CallOptions = {}) =>
+    merge: (id: number | string, body: unknown, { requester, headers, authorizer }: CallOptions = {}) =>
       invoke<PersonOut & Json>(
         merge,
         httpEvent({
@@ -70,6 +76,7 @@ export const personApi = (persons: PersonRepository) => {
           body,
           ...requesterHeader(requester === undefined ? id : requester),
           ...(headers ? { headers } : {}),
+          ...(authorizer ? { authorizer } : {}),
         }),
       ),
   };
