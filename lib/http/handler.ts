@@ -14,7 +14,7 @@ import { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';
 import { type HttpConfig, httpConfigFromEnv } from './config';
 import { type Problem, problemBody, problemOf } from './problems';
-import { bodyOf, linksFor, originOf, requesterOf, requesterRulingOf } from './request';
+import { bodyOf, linksFor, originOf, requesterRulingOf } from './request';
 import { type ApiResponse, negotiatedType, toHttpResult } from './responses';
 
 type Event = APIGatewayProxyEventV2;
@@ -171,9 +171,7 @@ export const writeHandler = <S extends z.ZodType>(
 ) => ({
   handler: (handle: (request: WriteRequest<z.output<S>>) => Promise<ApiResponse>) =>
     stack(async (event, config, context) => {
-      const { requester: requesterId, ruling } = requesterRulingOf(event, config, () =>
-        requesterOf(event, requester),
-      );
+      const { requester: requesterId, ruling } = requesterRulingOf(event, config, requester);
       const answer = async () =>
         toHttpResult(
           await handle({

@@ -58,19 +58,20 @@ const authorizerOf = (event: APIGatewayProxyEventV2): AuthorizerContext | undefi
   (event.requestContext as typeof event.requestContext & { authorizer?: AuthorizerContext }).authorizer;
 
 /**
- * What a write must prove about its requester (API.md 9.1), from the caller the authorizer
- * authenticated: with binding on, none is 401 (`Unauthorized`), before the requester is looked at.
+ * A write's requester (`requesterOf`) and what it must prove about it (API.md 9.1), from the caller
+ * the authorizer authenticated: with binding on, none is 401 (`Unauthorized`), before the header is
+ * looked at.
  */
 export const requesterRulingOf = (
   event: APIGatewayProxyEventV2,
   config: HttpConfig,
-  requester: () => number,
+  rule: RequesterRule,
 ): { requester: number; ruling: RequesterRuling } => {
   const caller = callerOf(authorizerOf(event), config.delegates ?? []);
   const binding = config.requesterBinding === true;
   if (binding && !caller.principal) throw new Unauthorized();
-  const requesterId = requester();
-  return { requester: requesterId, ruling: requesterRuling(binding, caller, requesterId) };
+  const requester = requesterOf(event, rule);
+  return { requester, ruling: requesterRuling(binding, caller, requester) };
 };
 
 /**
