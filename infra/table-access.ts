@@ -93,6 +93,9 @@ const POSTINGS = partitionsLike(postingKey('abc', 0));
 const POSTING_COUNTS = partitionsLike(postingCountKey('abc'));
 /** The reference items of root `local_reference_id`s (`LOCALREF#*`), written with their person. */
 const LOCAL_REFERENCES = partitionsLike(localReferenceKey('ref', 0));
+/** A principal's binding item (`PRINCIPAL#*`, API.md 9.1); a person's side is in its own partition. */
+const BINDINGS = partitionsLike(principalKey('principal'));
+
 const BACKFILL_POSITIONS = partitionsLike(backfillSegmentKey('1', 0, 1));
 const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 
@@ -131,6 +134,8 @@ const updateEntry = (kind: VocabularyKind): TableAccessRule[] => [
 
 export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> = {
   'get-person': [{ actions: ['GetItem'], partitions: [PERSONS] }],
+  // The caller's binding (API.md 9.1): one GetItem of its PRINCIPAL# item.
+  'get-own-person': [{ actions: ['GetItem'], partitions: [BINDINGS] }],
   // Unfiltered, the list reads the index and the person counters (the shards and the legacy one);
   // filtered, the posting counts (a prefix's by Query), the search postings, without complete counts
   // the id counter (how far a probe's sample got) and, to check a fragment under 3 code points on
@@ -329,9 +334,6 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     },
   ],
 };
-
-/** A principal's binding item (`PRINCIPAL#*`, API.md 9.1); a person's side is in its own partition. */
-const BINDINGS = partitionsLike(principalKey('principal'));
 
 /**
  * What requester binding (the `requesterBinding` option) adds to a write function's grants: the

@@ -35,6 +35,7 @@ const ROUTE_TABLE = [
   { method: 'POST', path: '/Person', handler: 'create-person', operation: 'createPerson' },
   // A literal segment beside `/Person/{id}`: matched first (lib/http/routes.ts), as API Gateway does.
   { method: 'GET', path: '/Person/export', handler: 'export-persons', operation: 'exportPersons' },
+  { method: 'GET', path: '/Person/me', handler: 'get-own-person', operation: 'getOwnPerson' },
   { method: 'GET', path: '/Person/{id}', handler: 'get-person', operation: 'getPerson' },
   { method: 'PATCH', path: '/Person/{id}', handler: 'update-person', operation: 'updatePerson' },
   { method: 'POST', path: '/Person/{id}/merge', handler: 'merge-person', operation: 'mergePersons' },

@@ -58,7 +58,7 @@ export type RequestSchemaName =
 export type ResponseHeader = 'ETag' | 'Location';
 
 export interface SuccessDoc {
-  status: 200 | 201 | 301 | 304;
+  status: 200 | 201 | 301 | 303 | 304;
   description: string;
   /** A JSON body in the negotiated media types; several names mean one of them. */
   json?: ResponseSchemaName | ResponseSchemaName[];
@@ -524,6 +524,17 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
     ],
     problems: ['not-found', ...STORAGE_PROBLEMS],
+  },
+  getOwnPerson: {
+    tag: 'Person',
+    summary: "The caller's own person",
+    description:
+      'With requester binding on: 303 to the person the caller (its token, or its IAM principal) is ' +
+      'bound to, the person it registered with `x-requester-person: 0`; 404 when it is bound to none.',
+    success: [
+      { status: 303, description: "`Location` names the caller's own person", headers: ['Location'] },
+    ],
+    problems: ['unauthorized', 'not-found', ...STORAGE_PROBLEMS],
   },
   updatePerson: {
     tag: 'Person',

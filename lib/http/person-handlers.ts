@@ -6,6 +6,7 @@ import type { AuditLog } from '../db/history/audit-log';
 import type { PersonExport } from '../db/person/person-export';
 import type { PersonList } from '../db/person/person-list';
 import type { PersonRepository } from '../db/person/person-repository';
+import { NotFound, Unauthorized } from '../domain/errors';
 import {
   ExportPersonsQuery,
   exportPage,
@@ -16,6 +17,7 @@ import {
   toStub,
 } from '../domain/listing';
 import { namesVersion } from '../domain/preconditions';
+import { callerOf } from '../domain/principal';
 import { auditEntryOut, etagOf, mergedPersonOut, personUrl, toPersonOut } from '../domain/representation';
 import { CreatePersonBody, MergePersonBody, PatchPersonBody } from '../domain/schemas';
 import type { HttpConfig } from './config';
@@ -23,8 +25,8 @@ import { readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
 import { ifNoneMatchOf, preconditionsOf } from './preconditions';
-import { personIdOf, queryOf, routePath } from './request';
-import { movedPermanently, notModified, ok, personCreated, personOk } from './responses';
+import { authorizerOf, personIdOf, queryOf, routePath } from './request';
+import { movedPermanently, notModified, ok, personCreated, personOk, seeOther } from './responses';
 import { withoutTrailingSlash } from './routes';
 
 /** GET /Person: stubs, filtered and sorted, by limit/offset or in the PaginatedList envelope. */
@@ -68,6 +70,19 @@ export const getPersonHandler = ({ persons }: { persons: PersonRepository }) =>
     return namesVersion(ifNoneMatch, person.CoreMetaData.version)
       ? notModified(etagOf(person))
       : personOk({ person, tombstones: {} }, links);
+  });
+
+/**
+ * GET /Person/me (API.md 9.1): 303 to the person the caller is bound to; 404 when it is bound to none,
+ * 401 when the request carries no authenticated caller.
+ */
+export const getOwnPersonHandler = ({ persons }: { persons: PersonRepository }) =>
+  readHandler().handler(async ({ event, links }) => {
+    const { principal } = callerOf(authorizerOf(event), []);
+    if (!principal) throw new Unauthorized();
+    const id = await persons.ownPerson(principal);
+    if (id === undefined) throw new NotFound('Person bound to the caller', 'me');
+    return seeOther(personUrl(links.baseUrl, id));
   });
 
 /** A write's dependencies: the repository, and where keyed writes keep their answers (API.md 5.6). */

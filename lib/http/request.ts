@@ -54,7 +54,7 @@ export const requesterOf = (event: APIGatewayProxyEventV2, rule: RequesterRule):
 const MAX_USER_AGENT = 512;
 
 /** What API Gateway's authorizer put in the request context: the JWT's claims, or the IAM caller. */
-const authorizerOf = (event: APIGatewayProxyEventV2): AuthorizerContext | undefined =>
+export const authorizerOf = (event: APIGatewayProxyEventV2): AuthorizerContext | undefined =>
   (event.requestContext as typeof event.requestContext & { authorizer?: AuthorizerContext }).authorizer;
 
 /**

@@ -116,6 +116,7 @@ const STREAM_READS = [
 
 const EXPECTED: Record<string, string[]> = {
   'get-person': ['dynamodb:GetItem on table [PERSON#*]'],
+  'get-own-person': ['dynamodb:GetItem on table [PRINCIPAL#*]'],
   'list-persons': [
     `dynamodb:BatchGetItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} COUNTER#persons GRAM#* POSTINGCOUNT#* PERSON#*]`,
     'dynamodb:GetItem on table [COUNTER#ids]',
@@ -225,6 +226,7 @@ const EXPECTED: Record<string, string[]> = {
 const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const READ_ONLY = [
   'get-person',
+  'get-own-person',
   'list-persons',
   'export-persons',
   'reconcile-persons',

@@ -34,6 +34,7 @@ const ROUTE_HANDLERS = [...new Set(ROUTES.map((route) => route.handler))];
 const STREAM_HANDLERS = STREAM_SUBSCRIPTIONS.map((subscription) => subscription.handler);
 const TABLE_HANDLERS = [
   'get-person',
+  'get-own-person',
   'merge-person',
   'list-persons',
   'export-persons',

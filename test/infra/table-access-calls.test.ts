@@ -844,6 +844,7 @@ beforeAll(async () => {
   await bindingMerge(self.id, boundSource.id, self.id, 'keeper', 409);
   await bindingMerge(ada.id, boundSource.id, boundSource.id, 'leaver', 200);
   await bindingMerge(self.id, grace.id, self.id, 'keeper', 200);
+  await invoke('get-own-person', { method: 'GET', route: '/Person/me', authorizer: jwt('keeper') }, 303);
   for (const [kind, noun] of [
     ['NamePrefix', 'name-prefix'],
     ['NameSuffix', 'name-suffix'],

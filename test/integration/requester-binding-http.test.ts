@@ -185,6 +185,13 @@ describe('npm start with requester binding on: tokens checked as API Gateway che
     });
     expect(mismatch.status).toBe(403);
     expect(await mismatch.json()).toMatchObject({ type: '/problems/requester-mismatch' });
+    // GET /Person/me: 303 to the caller's own person.
+    const me = await fetch(`${server.url}/Person/me`, {
+      headers: { authorization: `Bearer ${ada}` },
+      redirect: 'manual',
+    });
+    expect(me.status).toBe(303);
+    expect(me.headers.get('location')).toBe(`${server.url}/Person/${id}`);
     // A read needs a token, but no binding.
     expect((await call('GET', `/Person/${id}`, { bearer: await token(uniqueTag('reader')) })).status).toBe(
       200,

@@ -9,12 +9,13 @@
  * binding off, nothing changes.
  */
 import { describe, expect, it } from 'vitest';
+import { buildHandler as buildOwnPerson } from '../../functions/get-own-person';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { DELEGATE_SCOPE } from '../../lib/domain/principal';
 import type { HttpConfig } from '../../lib/http/config';
 import { type CallOptions, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
-import type { httpEvent } from '../support/events';
+import { httpEvent, invoke } from '../support/events';
 import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
@@ -167,6 +168,28 @@ describe('requester binding on (API.md 9.1)', () => {
     );
     expect(refused.status).toBe(403);
     expect((await merge(keeper.id, dupe.body.id, { authorizer: jwt(subject) })).status).toBe(200);
+  });
+});
+
+describe('GET /Person/me (API.md 9.1)', () => {
+  const me = (authorizer?: Authorizer) =>
+    invoke(
+      buildOwnPerson({ persons: testRepository(suite.table) }),
+      httpEvent({ method: 'GET', route: '/Person/me', ...(authorizer ? { authorizer } : {}) }),
+    );
+
+  it("answers 303 to the caller's own person, 404 to a caller bound to none, 401 to no caller", async () => {
+    const subject = uniqueTag('me');
+    const own = await registered(subject);
+    const found = await me(jwt(subject));
+    expect(found.status).toBe(303);
+    expect(found.headers.location).toBe(`https://api.example.test/Person/${own.id}`);
+    const unbound = await me(jwt(uniqueTag('nobody')));
+    expect(unbound.status).toBe(404);
+    expect(unbound.body).toMatchObject({ type: '/problems/not-found' });
+    const none = await me();
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ type: '/problems/unauthorized' });
   });
 });
 

@@ -12,6 +12,7 @@ import { buildHandler as buildGetDocs } from '../../functions/get-docs';
 import { buildHandler as buildGetNamePrefix } from '../../functions/get-name-prefix';
 import { buildHandler as buildGetNameSuffix } from '../../functions/get-name-suffix';
 import { buildHandler as buildGetOpenApi } from '../../functions/get-openapi';
+import { buildHandler as buildGetOwnPerson } from '../../functions/get-own-person';
 import { buildHandler as buildGetPersonSchema } from '../../functions/get-person-schema';
 import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
 import { handler as getProblem } from '../../functions/get-problem';
@@ -41,7 +42,8 @@ import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
-import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { testRepository } from '../support/dynamo';
 import { httpEvent, lambdaContext } from '../support/events';
 import { schemaValidator } from '../support/json-schema';
 import { integrationSuite } from '../support/suite';
@@ -400,6 +402,24 @@ describe('real responses match the schemas the document declares', () => {
     const refused = await api().patch(source, {}, { requester: survivor });
     expect(refused.status).toBe(409);
     expectDeclared('PATCH', '/Person/{id}', asReply(refused));
+  });
+
+  it('GET /Person/me: 303 for a bound caller, 404 unbound, 401 without a caller', async () => {
+    const jwt = (sub: string) => ({ jwt: { claims: { iss: 'https://issuer.example.test', sub } } });
+    const subject = uniqueTag('self');
+    const bound = personApi(testRepository(suite.table), { requesterBinding: true });
+    const created = await bound.post(personBody(uniqueTag('Self'), 'Bound', uniqueEmail('self')), {
+      authorizer: jwt(subject),
+    });
+    expect(created.status).toBe(201);
+    const me = buildGetOwnPerson({ persons: testRepository(suite.table) });
+    const replies = [
+      await call(me, httpEvent({ method: 'GET', route: '/Person/me', authorizer: jwt(subject) })),
+      await call(me, httpEvent({ method: 'GET', route: '/Person/me', authorizer: jwt(uniqueTag('none')) })),
+      await call(me, httpEvent({ method: 'GET', route: '/Person/me' })),
+    ];
+    expect(replies.map(({ status }) => status)).toEqual([303, 404, 401]);
+    for (const reply of replies) expectDeclared('GET', '/Person/me', reply);
   });
 
   it('GET /Person: the stub list, the PaginatedList and 400', async () => {

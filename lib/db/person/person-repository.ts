@@ -77,6 +77,8 @@ export interface PersonRepository {
   /** The live person; one merged into another is `PersonMerged` (its survivor, the chain's live end). */
   get(id: number): Promise<Person>;
   find(id: number): Promise<FoundPerson>;
+  /** The person `principal` is bound to (API.md 9.1), if any. */
+  ownPerson(principal: Principal): Promise<number | undefined>;
   create(body: PersonBody, requester: number, options?: WriteOptions): Promise<WriteOutcome>;
   update(id: number, body: PersonBody, requester: number, options?: UpdateOptions): Promise<WriteOutcome>;
   /** Merges person `source` into person `survivor` (API.md 13) and answers the survivor. */
@@ -356,6 +358,19 @@ export const personRepository = ({
   return {
     async get(id) {
       return livePerson(id, await getStored(id));
+    },
+
+    async ownPerson(principal) {
+      const { Item } = await storageCall(() =>
+        client.send(
+          new GetCommand({
+            TableName: tableName,
+            Key: principalKey(principalName(principal)),
+            ConsistentRead: true,
+          }),
+        ),
+      );
+      return typeof Item?.personId === 'number' ? Item.personId : undefined;
     },
 
     async find(id) {
