@@ -16,6 +16,7 @@ import { normaliseEmail } from './email';
 import { type FieldError, ValidationFailed } from './errors';
 import { type Claim, claimsOf, type Item, type Person } from './person';
 import {
+  ITEM_FIELDS,
   LIMITS,
   NAME_ALIAS_TYPES,
   SET_NAMES,
@@ -98,6 +99,9 @@ const folded = (value: unknown) => (typeof value === 'string' ? fold(value) : (v
 /** A phone number ignoring spaces and punctuation (`+44 (20) 7946-0958` is `+442079460958`). */
 const phoneKey = (value: unknown) => String(value ?? '').replace(/[\s\p{P}]/gu, '');
 
+/** An address's fields, its `primary` aside: the schema's, so a field added there is compared too. */
+const ADDRESS_FIELDS = Object.keys(ITEM_FIELDS.PostalAddresses).filter((field) => field !== 'primary');
+
 /** The fields that make an item the same as another, by set (API.md 13). */
 const KEYS: Record<SetName, (item: AnyItem) => unknown[]> = {
   Names: (item) => [
@@ -110,16 +114,7 @@ const KEYS: Record<SetName, (item: AnyItem) => unknown[]> = {
   ],
   Emails: (item) => [normaliseEmail(String(item.email ?? ''))],
   PhoneNumbers: (item) => [phoneKey(item.phone_number)],
-  PostalAddresses: (item) =>
-    [
-      'address1',
-      'address2',
-      'city',
-      'state_territory_province',
-      'postal_code',
-      'country',
-      'country_code',
-    ].map((field) => folded(item[field])),
+  PostalAddresses: (item) => ADDRESS_FIELDS.map((field) => folded(item[field])),
   // A role or membership is its vocabulary or directory key, or its name where it has none.
   PersonRoles: (item) => [item.role_fk ?? folded(item.name)],
   PersonOrganizations: (item) => [item.organization_fk ?? folded(item.name)],
