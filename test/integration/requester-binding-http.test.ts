@@ -6,37 +6,21 @@
  * route but the public ones and the Reconciliation API; a valid token's claims reach the handlers
  * where API Gateway puts them, so binding, mismatch and delegates work as deployed.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
+import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELEGATE_SCOPE } from '../../lib/domain/principal';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { type LoopbackIssuer, type SigningKey, startIssuer } from '../support/issuer';
 import { type ServerProcess, startServer } from '../support/server';
 
-const AUDIENCE = 'persons-api';
-type Key = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
-
-let issuer: Server;
+let issuer: LoopbackIssuer;
 let issuerUrl: string;
-let signingKey: Key;
-let strangerKey: Key;
+let signingKey: SigningKey;
+let strangerKey: SigningKey;
 let server: ServerProcess;
+const AUDIENCE = 'persons-api';
 
-/** A token as the issuer signs it, with claims and header overridable to make it wrong. */
-const token = async (
-  subject: string,
-  { claims = {}, key = signingKey, iss = issuerUrl, aud = AUDIENCE, expires = '5m' as string | null } = {},
-) => {
-  const jwt = new SignJWT({ ...claims } as JWTPayload)
-    .setProtectedHeader({ alg: 'ES256', kid: 'test-key' })
-    .setIssuer(iss)
-    .setAudience(aud)
-    .setSubject(subject)
-    .setIssuedAt();
-  if (expires) jwt.setExpirationTime(expires);
-  return jwt.sign(key);
-};
+const token = (...args: Parameters<LoopbackIssuer['token']>) => issuer.token(...args);
 
 const call = (
   method: string,
@@ -54,32 +38,15 @@ const call = (
   });
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  signingKey = pair.privateKey;
+  issuer = await startIssuer(AUDIENCE);
+  ({ url: issuerUrl, signingKey } = issuer);
   ({ privateKey: strangerKey } = await generateKeyPair('ES256'));
-  const publicJwk = { ...(await exportJWK(pair.publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
-  issuer = createServer((request, response) => {
-    const body =
-      request.url === '/.well-known/openid-configuration'
-        ? { issuer: issuerUrl, jwks_uri: `${issuerUrl}/jwks.json` }
-        : request.url === '/jwks.json'
-          ? { keys: [publicJwk] }
-          : undefined;
-    response
-      .writeHead(body ? 200 : 404, { 'content-type': 'application/json' })
-      .end(JSON.stringify(body ?? {}));
-  });
-  await new Promise<void>((resolve) => issuer.listen(0, '127.0.0.1', resolve));
-  issuerUrl = `http://127.0.0.1:${(issuer.address() as AddressInfo).port}`;
-  // No JWT_JWKS_URL: the keys are found through the issuer's OpenID configuration.
-  server = await startServer({
-    env: { ENRICHMENT: 'off', REQUESTER_BINDING: 'on', JWT_ISSUER: issuerUrl, JWT_AUDIENCE: AUDIENCE },
-  });
+  server = await startServer({ env: { ENRICHMENT: 'off', ...issuer.env } });
 }, 90_000);
 
 afterAll(async () => {
   await server?.stop();
-  if (issuer) await new Promise((resolve) => issuer.close(resolve));
+  await issuer?.close();
 });
 
 describe('npm start with requester binding on: tokens checked as API Gateway checks them', () => {
