@@ -3,6 +3,7 @@
  * line) in one place, so the stack itself takes a typed value and tests can build it directly.
  */
 import type { Node } from 'constructs';
+import { IAM_ARN } from '../lib/domain/principal';
 import { publicPropertiesFrom, type ReconcileProperty } from '../lib/domain/reconcile';
 import { corsOriginsFrom } from '../lib/http/cors';
 
@@ -137,7 +138,7 @@ const bindingOf = (node: Node): Pick<StackConfig, 'requesterBinding' | 'delegate
   const delegates = list(text(node, 'delegates'));
   if (delegates.length > 0 && !requesterBinding)
     throw new Error('Context delegates needs requesterBinding=true: without binding anyone writes as anyone');
-  const notArn = delegates.filter((arn) => !/^arn:aws[\w-]*:(iam|sts)::\d{12}:\S+$/.test(arn));
+  const notArn = delegates.filter((arn) => !IAM_ARN.test(arn));
   if (notArn.length > 0)
     throw new Error(`Context delegates holds what is not an IAM ARN: ${notArn.join(', ')}`);
   return { requesterBinding, delegates };

@@ -238,6 +238,18 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // put over it, both history entries, the moved email claims put (re-pointed), the name claims no
   // one holds any more, the source's reference item and postings deleted, a person counter and the
   // change counters stepped, in one transaction; postings that do not fit follow as on update.
+  // A delegate's binding change (API.md 9.1), with or without requester binding on: the person and
+  // both sides of its binding in one BatchGetItem, then both sides put (the person checked live) or
+  // deleted. A person's side is in the person's own partition.
+  'bind-principal': [
+    { actions: ['BatchGetItem'], partitions: [PERSONS, BINDINGS] },
+    { actions: ['PutItem'], partitions: [PERSONS, BINDINGS], transactional: true },
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+  ],
+  'unbind-principal': [
+    { actions: ['BatchGetItem'], partitions: [PERSONS] },
+    { actions: ['DeleteItem'], partitions: [PERSONS, BINDINGS], transactional: true },
+  ],
   'merge-person': [
     RESERVE_IDS,
     IDEMPOTENCY_RECORDS,

@@ -12,6 +12,7 @@ const STATUS_AND_TITLE = {
   unauthorized: { status: 401, title: 'A valid token is required' },
   'unknown-requester': { status: 403, title: 'The requester is not a person' },
   'requester-mismatch': { status: 403, title: "The requester is not the caller's own person" },
+  'delegate-required': { status: 403, title: 'Only a delegate may do this' },
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'request-timeout': { status: 408, title: 'The request did not arrive in time' },
@@ -68,6 +69,10 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     "(the person the token's principal is bound to; a principal bound to none may only register itself " +
     "with `0`). Send the id of the caller's own person (`GET /Person/me` answers it), or call as a " +
     'delegate. Nothing was written.',
+  'delegate-required':
+    'Binding a principal to a person, or unbinding it (`PUT` and `DELETE /Person/{id}/principal`), is ' +
+    'for delegates only: a JWT caller with the scope `persons/delegate`, or an IAM principal listed in ' +
+    "the deploy option `delegates`. Call with a delegate's credentials. Nothing was changed.",
   'unknown-requester':
     'The `x-requester-person` header names no person, and no write is attributed to nobody. Send the ' +
     'id of an existing person; a new person can register themselves with POST /Person and `0`.',

@@ -4,7 +4,7 @@
  * matches requests against it), and the OpenAPI document describes it, so none of them can drift.
  */
 
-export type Method = 'GET' | 'POST' | 'PATCH';
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 /** A method a route answers: its own, and HEAD beside every GET (RFC 9110 9.3.2, API.md 2.1). */
 export type ServedMethod = Method | 'HEAD';
@@ -39,6 +39,13 @@ const ROUTE_TABLE = [
   { method: 'GET', path: '/Person/{id}', handler: 'get-person', operation: 'getPerson' },
   { method: 'PATCH', path: '/Person/{id}', handler: 'update-person', operation: 'updatePerson' },
   { method: 'POST', path: '/Person/{id}/merge', handler: 'merge-person', operation: 'mergePersons' },
+  { method: 'PUT', path: '/Person/{id}/principal', handler: 'bind-principal', operation: 'bindPrincipal' },
+  {
+    method: 'DELETE',
+    path: '/Person/{id}/principal',
+    handler: 'unbind-principal',
+    operation: 'unbindPrincipal',
+  },
   { method: 'GET', path: '/Person/{id}/audit', handler: 'list-person-audit', operation: 'listPersonAudit' },
   { method: 'GET', path: '/Prefix', handler: 'list-prefixes', operation: 'listPrefixes' },
   { method: 'GET', path: '/Prefix/{id}', handler: 'get-prefix', operation: 'getPrefix' },

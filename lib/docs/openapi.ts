@@ -7,7 +7,13 @@ import type { z } from 'zod';
 import { PROBLEM_TYPE_NAMES, PROBLEM_TYPES, type ProblemType, problemTypeUri } from '../api/problems';
 import { ROUTES, type Route } from '../api/routes';
 import { checksumDigits, recordChecksum } from '../domain/checksum';
-import { CreatePersonBody, MergePersonBody, PatchPersonBody, PersonOut } from '../domain/schemas';
+import {
+  CreatePersonBody,
+  MergePersonBody,
+  PatchPersonBody,
+  PersonOut,
+  PrincipalBody,
+} from '../domain/schemas';
 import { vocabularyBody } from '../domain/vocabulary';
 import { contentExample, responseExample } from './examples';
 import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
@@ -46,6 +52,7 @@ const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
   PersonCreate: CreatePersonBody,
   PersonPatch: PatchPersonBody,
   PersonMerge: MergePersonBody,
+  PrincipalBinding: PrincipalBody,
   NamePrefixCreate: vocabularyBody('NamePrefix', true),
   NamePrefixPatch: vocabularyBody('NamePrefix', false),
   NameSuffixCreate: vocabularyBody('NameSuffix', true),

@@ -50,6 +50,7 @@ export type RequestSchemaName =
   | 'PersonCreate'
   | 'PersonPatch'
   | 'PersonMerge'
+  | 'PrincipalBinding'
   | 'NamePrefixCreate'
   | 'NamePrefixPatch'
   | 'NameSuffixCreate'
@@ -58,7 +59,7 @@ export type RequestSchemaName =
 export type ResponseHeader = 'ETag' | 'Location';
 
 export interface SuccessDoc {
-  status: 200 | 201 | 301 | 303 | 304;
+  status: 200 | 201 | 204 | 301 | 303 | 304;
   description: string;
   /** A JSON body in the negotiated media types; several names mean one of them. */
   json?: ResponseSchemaName | ResponseSchemaName[];
@@ -594,6 +595,44 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       },
     ],
     problems: [...REQUEST_PROBLEMS, 'not-found', 'merged', 'precondition-failed', ...STORAGE_PROBLEMS],
+  },
+  bindPrincipal: {
+    tag: 'Person',
+    summary: 'Bind a principal to this person',
+    description:
+      'For delegates only (a token with the scope `persons/delegate`, or an IAM principal listed in the ' +
+      'deploy option `delegates`; else 403 `delegate-required`). Binds the principal the body names, a ' +
+      "token's issuer and subject exactly as its `iss` and `sub` say them, or an IAM caller's `arn`, to " +
+      'this person: with requester binding on, that principal then writes as this person and ' +
+      '`GET /Person/me` names it. A person has at most one principal and a principal at most one person: ' +
+      'either bound elsewhere is 409 `principal-already-bound`. The same binding sent again is 204 and ' +
+      'changes nothing; a merged person is 409 `merged`.',
+    body: {
+      schema: 'PrincipalBinding',
+      description: 'The principal to bind',
+      example: { issuer: 'https://login.example.org/', subject: 'ada' },
+    },
+    success: [{ status: 204, description: 'The principal is bound to this person' }],
+    problems: [
+      'validation-error',
+      'unauthorized',
+      'delegate-required',
+      'payload-too-large',
+      'unsupported-media-type',
+      'not-found',
+      'merged',
+      'principal-already-bound',
+      ...STORAGE_PROBLEMS,
+    ],
+  },
+  unbindPrincipal: {
+    tag: 'Person',
+    summary: "Unbind this person's principal",
+    description:
+      'For delegates only (else 403 `delegate-required`): the principal bound to this person is bound to ' +
+      'none any more, and may register itself or be bound again. A person bound to none is 204 as well.',
+    success: [{ status: 204, description: 'The person is bound to no principal' }],
+    problems: ['unauthorized', 'delegate-required', 'not-found', 'merged', ...STORAGE_PROBLEMS],
   },
   listPersonAudit: {
     tag: 'Person',

@@ -89,13 +89,20 @@ export class RequesterMismatch extends DomainError {
   }
 }
 
+/** A binding changed by a caller that is not a delegate (403 `delegate-required`, API.md 9.1). */
+export class DelegateRequired extends DomainError {
+  constructor() {
+    super('Only a delegate may bind or unbind a principal');
+  }
+}
+
 /** A principal or a person bound already (409 `principal-already-bound`); `existing` is its person. */
 export class PrincipalAlreadyBound extends DomainError {
   constructor(readonly existing: number | null) {
     super(
       existing === null
         ? 'The person is bound to another principal'
-        : `The caller is bound to person ${existing} already`,
+        : `The principal is bound to person ${existing} already`,
     );
   }
 }

@@ -8,6 +8,9 @@ import { Unauthorized } from './errors';
 
 export type Principal = { kind: 'jwt'; issuer: string; subject: string } | { kind: 'iam'; arn: string };
 
+/** An IAM principal's ARN, as API Gateway's IAM authorizer names the caller (a user, role or session). */
+export const IAM_ARN = /^arn:aws[\w-]*:(iam|sts)::\d{12}:\S+$/;
+
 /** The scope that makes a JWT caller a delegate: it may write as any person (importers, admin tools). */
 export const DELEGATE_SCOPE = 'persons/delegate';
 
@@ -48,6 +51,15 @@ export const callerOf = (authorizer: AuthorizerContext | undefined, delegates: r
   if (!jwt || !issuer || !subject) return { principal: null, delegate: false };
   return { principal: { kind: 'jwt', issuer, subject }, delegate: scopesOf(jwt).includes(DELEGATE_SCOPE) };
 };
+
+/**
+ * The principal a binding body names (PUT /Person/{id}/principal): a JWT's `issuer` and `subject`, or
+ * an IAM caller's `arn` (schemas.ts `PrincipalBody` admits one form or the other).
+ */
+export const principalOfBody = (body: { issuer?: string; subject?: string; arn?: string }): Principal =>
+  body.arn !== undefined
+    ? { kind: 'iam', arn: body.arn }
+    : { kind: 'jwt', issuer: body.issuer ?? '', subject: body.subject ?? '' };
 
 /** A principal as one string: what its binding item is keyed by (keys.ts hashes it). */
 export const principalName = (principal: Principal): string =>

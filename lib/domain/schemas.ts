@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { isEmailAddress } from './email';
+import { IAM_ARN } from './principal';
 
 export const LIMITS = {
   bodyBytes: 256 * 1024,
@@ -399,6 +400,40 @@ export const MergePersonBody = closedObject({
     .optional()
     .describe('true: answer the survivor as the merge would make it, and write nothing'),
 });
+/** A principal's identifiers are kept to this length: an issuer URL, a subject, an ARN. */
+const MAX_PRINCIPAL_TEXT = 1024;
+const principalText = (what: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, `${what} must not be blank`)
+    .max(MAX_PRINCIPAL_TEXT, `${what} is at most ${MAX_PRINCIPAL_TEXT} characters`);
+
+/**
+ * PUT /Person/{id}/principal (API.md 9.1): the principal to bind, a JWT's `issuer` and `subject`
+ * (exactly as the token's `iss` and `sub` say them), or an IAM caller's `arn`.
+ */
+export const PrincipalBody = closedObject({
+  issuer: principalText('issuer').optional().describe("The token issuer's `iss`, with `subject`"),
+  subject: principalText('subject').optional().describe("The token's `sub` for that issuer"),
+  arn: principalText('arn')
+    .regex(IAM_ARN, 'arn must be an IAM user, role or assumed-role ARN')
+    .optional()
+    .describe('An IAM principal (instead of issuer and subject), as the IAM authorizer names it'),
+}).superRefine((body, context) => {
+  if (typeof body !== 'object' || body === null) return;
+  const { issuer, subject, arn } = body as { issuer?: string; subject?: string; arn?: string };
+  const jwt = issuer !== undefined || subject !== undefined;
+  if (arn !== undefined && jwt)
+    context.addIssue({ code: 'custom', path: [], message: 'Send issuer and subject, or arn, not both' });
+  else if (arn === undefined && (issuer === undefined || subject === undefined))
+    context.addIssue({
+      code: 'custom',
+      path: [issuer === undefined ? 'issuer' : 'subject'],
+      message: 'A principal is an issuer with a subject (a JWT), or an arn (an IAM caller)',
+    });
+});
+
 export type InputItem = NonNullable<NonNullable<PersonBody['Names']>['@set']>[number];
 
 /** The elements a body sends for one set, wherever the set sits on the wire; undefined when not sent. */

@@ -9,12 +9,13 @@ import type { z } from 'zod';
 import { PROBLEM_TYPES } from '../api/problems';
 import type { RequesterRule } from '../api/requester';
 import type { WriteOptions } from '../db/write/send';
+import type { Principal } from '../domain/principal';
 import type { Links } from '../domain/representation';
 import { logger as defaultLogger } from '../logger';
 import { retryDeadline } from '../timeouts';
 import { type HttpConfig, httpConfigFromEnv } from './config';
 import { type Problem, problemBody, problemOf } from './problems';
-import { bodyOf, linksFor, originOf, requesterRulingOf } from './request';
+import { bodyOf, delegateOf, linksFor, originOf, requesterRulingOf } from './request';
 import { type ApiResponse, negotiatedType, toHttpResult } from './responses';
 
 type Event = APIGatewayProxyEventV2;
@@ -145,6 +146,38 @@ export const readHandler = (options: HttpHandlerOptions = {}) => ({
         toHttpResult(await handle({ event, links: linksFor(event, config) }), negotiatedType(event)),
       options,
     ),
+});
+
+export interface DelegateRequest<B> extends ReadRequest {
+  body: B;
+  /** The delegate that asks (request.ts `delegateOf`). */
+  delegate: Principal;
+  /** Epoch ms until which storage may retry. */
+  deadline: number;
+}
+
+/**
+ * A handler for delegates only (API.md 9.1: binding and unbinding a principal): the caller is checked
+ * (401, 403 `delegate-required`), then the body, when the operation takes one, before `handle` runs.
+ */
+export const delegateHandler = <S extends z.ZodType = z.ZodUndefined>(
+  body?: S,
+  options: HttpHandlerOptions = {},
+) => ({
+  handler: (handle: (request: DelegateRequest<z.output<S>>) => Promise<ApiResponse>) =>
+    stack(async (event, config, context) => {
+      const delegate = delegateOf(event, config);
+      return toHttpResult(
+        await handle({
+          event,
+          links: linksFor(event, config),
+          delegate,
+          body: (body ? bodyOf(event, body) : undefined) as z.output<S>,
+          deadline: retryDeadline(context.getRemainingTimeInMillis()),
+        }),
+        negotiatedType(event),
+      );
+    }, options),
 });
 
 /**

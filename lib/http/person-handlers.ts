@@ -17,16 +17,17 @@ import {
   toStub,
 } from '../domain/listing';
 import { namesVersion } from '../domain/preconditions';
-import { callerOf } from '../domain/principal';
+import { callerOf, principalName, principalOfBody } from '../domain/principal';
 import { auditEntryOut, etagOf, mergedPersonOut, personUrl, toPersonOut } from '../domain/representation';
-import { CreatePersonBody, MergePersonBody, PatchPersonBody } from '../domain/schemas';
+import { CreatePersonBody, MergePersonBody, PatchPersonBody, PrincipalBody } from '../domain/schemas';
+import { logger as defaultLogger } from '../logger';
 import type { HttpConfig } from './config';
-import { readHandler, writeHandler } from './handler';
+import { delegateHandler, readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
 import { ifNoneMatchOf, preconditionsOf } from './preconditions';
 import { authorizerOf, personIdOf, queryOf, routePath } from './request';
-import { movedPermanently, notModified, ok, personCreated, personOk, seeOther } from './responses';
+import { movedPermanently, noContent, notModified, ok, personCreated, personOk, seeOther } from './responses';
 import { withoutTrailingSlash } from './routes';
 
 /** GET /Person: stubs, filtered and sorted, by limit/offset or in the PaginatedList envelope. */
@@ -84,6 +85,45 @@ export const getOwnPersonHandler = ({ persons }: { persons: PersonRepository }) 
     if (id === undefined) throw new NotFound('Person bound to the caller', 'me');
     return seeOther(personUrl(links.baseUrl, id));
   });
+
+/**
+ * PUT /Person/{id}/principal (API.md 9.1, delegates only): binds the principal of the body to the
+ * person; 204 when it is bound (now, or already).
+ */
+export const bindPrincipalHandler = ({ persons, config, logger = defaultLogger }: BindingDeps) =>
+  delegateHandler(PrincipalBody, { config, logger }).handler(async ({ event, body, delegate, deadline }) => {
+    const personId = personIdOf(event);
+    const principal = principalOfBody(body);
+    if (await persons.bind(personId, principal, { by: delegate, deadline }))
+      logger.info('principal bound', {
+        personId,
+        principal: principalName(principal),
+        by: principalName(delegate),
+      });
+    return noContent;
+  });
+
+/** DELETE /Person/{id}/principal (API.md 9.1, delegates only): 204 once the person is bound to none. */
+export const unbindPrincipalHandler = ({ persons, config, logger = defaultLogger }: BindingDeps) =>
+  delegateHandler(undefined, { config, logger }).handler(async ({ event, delegate, deadline }) => {
+    const personId = personIdOf(event);
+    const principal = await persons.unbind(personId, { deadline });
+    if (principal)
+      logger.info('principal unbound', {
+        personId,
+        principal: principalName(principal),
+        by: principalName(delegate),
+      });
+    return noContent;
+  });
+
+/** What a binding change needs: the repository, and where it logs what it changed (an audit trail). */
+interface BindingDeps {
+  persons: PersonRepository;
+  /** The container's settings (its delegates); the environment's by default. */
+  config?: HttpConfig;
+  logger?: Pick<typeof defaultLogger, 'info' | 'error'>;
+}
 
 /** A write's dependencies: the repository, and where keyed writes keep their answers (API.md 5.6). */
 interface WriteDeps {

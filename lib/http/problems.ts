@@ -7,6 +7,7 @@
 
 import { PROBLEM_TYPES, type ProblemBody, type ProblemType, problemTypeUri } from '../api/problems';
 import {
+  DelegateRequired,
   type FieldError,
   NotFound,
   PersonMerged,
@@ -89,6 +90,7 @@ export const problemOf = (error: unknown): Problem => {
   if (error instanceof Unauthorized)
     return problem('unauthorized', error.message, [], { 'WWW-Authenticate': 'Bearer' });
   if (error instanceof RequesterMismatch) return problem('requester-mismatch', error.message);
+  if (error instanceof DelegateRequired) return problem('delegate-required', error.message);
   if (error instanceof PrincipalAlreadyBound)
     return problem(
       'principal-already-bound',

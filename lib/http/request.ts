@@ -6,9 +6,15 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
 import type { RequesterRule } from '../api/requester';
 import type { RequestOrigin } from '../domain/change-history';
-import { type FieldError, NotFound, PersonNotFound, Unauthorized } from '../domain/errors';
+import { DelegateRequired, type FieldError, NotFound, PersonNotFound, Unauthorized } from '../domain/errors';
 import { listPageUrl } from '../domain/listing';
-import { type AuthorizerContext, callerOf, type RequesterRuling, requesterRuling } from '../domain/principal';
+import {
+  type AuthorizerContext,
+  callerOf,
+  type Principal,
+  type RequesterRuling,
+  requesterRuling,
+} from '../domain/principal';
 import type { Links } from '../domain/representation';
 import { LIMITS, wireErrors } from '../domain/schemas';
 import type { HttpConfig } from './config';
@@ -72,6 +78,18 @@ export const requesterRulingOf = (
   if (binding && !caller.principal) throw new Unauthorized();
   const requester = requesterOf(event, rule);
   return { requester, ruling: requesterRuling(binding, caller, requester) };
+};
+
+/**
+ * The delegate a binding change comes from (API.md 9.1): the authenticated caller, 401 without one,
+ * 403 `delegate-required` when it is not a delegate (whether binding is on or not: a delegate may bind
+ * persons before binding is turned on).
+ */
+export const delegateOf = (event: APIGatewayProxyEventV2, config: HttpConfig): Principal => {
+  const { principal, delegate } = callerOf(authorizerOf(event), config.delegates ?? []);
+  if (!principal) throw new Unauthorized();
+  if (!delegate) throw new DelegateRequired();
+  return principal;
 };
 
 /**

@@ -96,6 +96,8 @@ export const movedPermanently = (location: string, body: unknown): ApiResponse =
 /** 303 to the resource the request stands for (`GET /Person/me`: the caller's own person). */
 export const seeOther = (location: string): ApiResponse => ({ status: 303, headers: { Location: location } });
 
+export const noContent: ApiResponse = { status: 204 };
+
 export const notModified = (etag: string): ApiResponse => ({ status: 304, headers: { ETag: etag } });
 
 export const ok = (body: unknown): ApiResponse => ({ status: 200, body });

@@ -211,7 +211,7 @@ describe('corsOrigins', () => {
   it('turns on API Gateway’s CORS for those origins: every method served, the shared headers, an hour', () => {
     expect(apiOf(withCors).Properties.CorsConfiguration).toEqual({
       AllowOrigins: ['https://app.example.org', 'http://localhost:5173'],
-      AllowMethods: ['GET', 'HEAD', 'POST', 'PATCH'],
+      AllowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
       AllowHeaders: [...CORS_ALLOWED_HEADERS],
       ExposeHeaders: [...CORS_EXPOSED_HEADERS],
       MaxAge: 3600,

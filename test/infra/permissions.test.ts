@@ -177,6 +177,15 @@ const EXPECTED: Record<string, string[]> = {
     `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
   ],
+  'bind-principal': [
+    'dynamodb:BatchGetItem on table [PERSON#* PRINCIPAL#*]',
+    `dynamodb:PutItem on table [PERSON#* PRINCIPAL#*] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+  ],
+  'unbind-principal': [
+    'dynamodb:BatchGetItem on table [PERSON#*]',
+    `dynamodb:DeleteItem on table [PERSON#* PRINCIPAL#*] ${TX}`,
+  ],
   'enrich-person': [
     RESERVE_IDS,
     'dynamodb:Query on table [PERSON#*]',

@@ -35,6 +35,8 @@ const STREAM_HANDLERS = STREAM_SUBSCRIPTIONS.map((subscription) => subscription.
 const TABLE_HANDLERS = [
   'get-person',
   'get-own-person',
+  'bind-principal',
+  'unbind-principal',
   'merge-person',
   'list-persons',
   'export-persons',

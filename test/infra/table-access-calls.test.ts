@@ -845,6 +845,24 @@ beforeAll(async () => {
   await bindingMerge(ada.id, boundSource.id, boundSource.id, 'leaver', 200);
   await bindingMerge(self.id, grace.id, self.id, 'keeper', 200);
   await invoke('get-own-person', { method: 'GET', route: '/Person/me', authorizer: jwt('keeper') }, 303);
+  // A delegate unbinds the survivor that took the leaver's binding, then binds another principal to
+  // it (API.md 9.1): deployed with or without binding on.
+  const delegate = { jwt: { claims: { ...jwt('admin').jwt.claims, scope: 'persons/delegate' } } };
+  await invoke(
+    'unbind-principal',
+    { method: 'DELETE', ...person(ada.id, '/principal'), authorizer: delegate },
+    204,
+  );
+  await invoke(
+    'bind-principal',
+    {
+      method: 'PUT',
+      ...person(ada.id, '/principal'),
+      authorizer: delegate,
+      body: { issuer: 'https://issuer.example.org', subject: 'clerk' },
+    },
+    204,
+  );
   for (const [kind, noun] of [
     ['NamePrefix', 'name-prefix'],
     ['NameSuffix', 'name-suffix'],

@@ -84,6 +84,9 @@ describe('events/ against the handlers', () => {
       'reconcile-persons': 200,
       'suggest-persons': 200,
       'preview-person': 200,
+      // A delegate binds a principal to the sample person, then unbinds it.
+      'bind-principal': 204,
+      'unbind-principal': 204,
       [FALLBACK_HANDLER]: 405,
     });
   });

@@ -187,4 +187,56 @@ describe('npm start with requester binding on: tokens checked as API Gateway che
     };
     expect(history['@set'][0]?.provider_data.caller).toBe('importer-service');
   });
+
+  it('lets a delegate bind and unbind a principal over HTTP; any other caller is 403', async () => {
+    const admin = await token('admin-tool', { claims: { scope: DELEGATE_SCOPE } });
+    const created = await call('POST', '/Person', {
+      bearer: admin,
+      requester: 0,
+      body: personBody('Pre', uniqueTag('Bound'), uniqueEmail()),
+    });
+    const { id } = (await created.json()) as { id: number };
+    const subject = uniqueTag('employee');
+    const principal = `/Person/${id}/principal`;
+    const refused = await call('PUT', principal, {
+      bearer: await token(subject),
+      body: { issuer: issuerUrl, subject },
+    });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ type: '/problems/delegate-required' });
+    const bound = await call('PUT', principal, { bearer: admin, body: { issuer: issuerUrl, subject } });
+    expect(bound.status).toBe(204);
+    expect(await bound.text()).toBe('');
+    // The principal's own token now writes as the person, and /Person/me names it.
+    const employee = await token(subject);
+    expect(
+      (
+        await call('PATCH', `/Person/${id}`, {
+          bearer: employee,
+          requester: id,
+          body: { local_reference_id: 'mine' },
+        })
+      ).status,
+    ).toBe(200);
+    const me = await fetch(`${server.url}/Person/me`, {
+      headers: { authorization: `Bearer ${employee}` },
+      redirect: 'manual',
+    });
+    expect(me.headers.get('location')).toBe(`${server.url}/Person/${id}`);
+    // The path takes PUT and DELETE only.
+    const read = await call('GET', principal, { bearer: admin });
+    expect(read.status).toBe(405);
+    expect(read.headers.get('allow')).toBe('PUT, DELETE');
+    expect((await call('DELETE', principal, { bearer: employee })).status).toBe(403);
+    expect((await call('DELETE', principal, { bearer: admin })).status).toBe(204);
+    expect(
+      (
+        await call('PATCH', `/Person/${id}`, {
+          bearer: employee,
+          requester: id,
+          body: { local_reference_id: 'gone' },
+        })
+      ).status,
+    ).toBe(403);
+  });
 });

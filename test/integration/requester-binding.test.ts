@@ -8,10 +8,12 @@
  * principal in `provider_data.caller`; a requester merged into another acts as its survivor. With
  * binding off, nothing changes.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { buildHandler as buildOwnPerson } from '../../functions/get-own-person';
 import { changeHistory } from '../../lib/db/history/change-history';
-import { DELEGATE_SCOPE } from '../../lib/domain/principal';
+import { personPrincipalKey, principalKey } from '../../lib/db/table/keys';
+import { DELEGATE_SCOPE, principalName } from '../../lib/domain/principal';
 import type { HttpConfig } from '../../lib/http/config';
 import { type CallOptions, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
@@ -229,6 +231,186 @@ describe('a merge of bound persons (API.md 9.1 and 13)', () => {
     );
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ type: '/problems/principal-already-bound' });
+  });
+});
+
+describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
+  const DELEGATE = jwt('admin-tool', DELEGATE_SCOPE);
+  const bind = (id: number | string, body: unknown, authorizer: Authorizer = DELEGATE, config = BOUND) =>
+    api(config).bind(id, body, { authorizer });
+  const unbind = (id: number | string, authorizer: Authorizer = DELEGATE) => api().unbind(id, { authorizer });
+  /** A person no principal is bound to (created by a delegate). */
+  const unboundPerson = async () =>
+    (await post(personBody('Unbound', uniqueTag('Person'), uniqueEmail()), { authorizer: iam(IMPORTER) }))
+      .body;
+  const ownOf = (authorizer: Authorizer) =>
+    invoke(
+      buildOwnPerson({ persons: testRepository(suite.table) }),
+      httpEvent({ method: 'GET', route: '/Person/me', authorizer }),
+    );
+
+  it('lets a delegate bind a principal to a person: that principal then writes as the person', async () => {
+    const person = await unboundPerson();
+    const subject = uniqueTag('joiner');
+    const bound = await bind(person.id, { issuer: ISSUER, subject });
+    expect(bound.status).toBe(204);
+    expect(bound.body).toBeUndefined();
+    expect((await ownOf(jwt(subject))).headers.location).toBe(`https://api.example.test/Person/${person.id}`);
+    // Both sides keep which delegate bound them, and when.
+    for (const Key of [
+      personPrincipalKey(person.id),
+      principalKey(principalName({ kind: 'jwt', issuer: ISSUER, subject })),
+    ]) {
+      const { Item } = await suite.table.client.send(
+        new GetCommand({ TableName: suite.table.tableName, Key }),
+      );
+      expect(Item).toMatchObject({
+        boundBy: { kind: 'jwt', issuer: ISSUER, subject: 'admin-tool' },
+        boundAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+    }
+    const written = await patch(person.id, { local_reference_id: 'own' }, { authorizer: jwt(subject) });
+    expect(written.status).toBe(200);
+    expect(written.body.CoreMetaData.modified_by).toBe(person.id);
+    // Bound now: it registers no other person.
+    const register = await post(personBody('Another', uniqueTag('Self'), uniqueEmail()), {
+      authorizer: jwt(subject),
+    });
+    expect(register.status).toBe(409);
+    // The same binding sent again is no change.
+    expect((await unchangedBy(() => bind(person.id, { issuer: ISSUER, subject }))).status).toBe(204);
+  });
+
+  it('binds an IAM principal by its arn, by a delegate listed by ARN', async () => {
+    const person = await unboundPerson();
+    const arn = `arn:aws:sts::123456789012:assumed-role/clerk/${uniqueTag('session')}`;
+    expect((await bind(person.id, { arn }, iam(IMPORTER))).status).toBe(204);
+    const written = await patch(person.id, { local_reference_id: 'by-arn' }, { authorizer: iam(arn) });
+    expect(written.status).toBe(200);
+  });
+
+  it('binds before binding is turned on: a delegate by scope may, whatever the option says', async () => {
+    const person = await unboundPerson();
+    const subject = uniqueTag('early');
+    expect((await bind(person.id, { issuer: ISSUER, subject }, DELEGATE, {})).status).toBe(204);
+    expect((await ownOf(jwt(subject))).status).toBe(303);
+  });
+
+  it('refuses 409 a principal bound elsewhere (naming its person) and a person bound to another, writing nothing', async () => {
+    const subject = uniqueTag('taken');
+    const owner = await registered(subject);
+    const person = await unboundPerson();
+    const principalTaken = await unchangedBy(() => bind(person.id, { issuer: ISSUER, subject }));
+    expect(principalTaken.status).toBe(409);
+    expect(principalTaken.body).toMatchObject({
+      type: '/problems/principal-already-bound',
+      errors: [{ existing: `https://api.example.test/Person/${owner.id}` }],
+    });
+    const personTaken = await unchangedBy(() =>
+      bind(owner.id, { issuer: ISSUER, subject: uniqueTag('new') }),
+    );
+    expect(personTaken.status).toBe(409);
+    expect(personTaken.body).toMatchObject({ type: '/problems/principal-already-bound' });
+  });
+
+  it('binds one principal of ten sent at once to a person, and one person of ten to a principal', async () => {
+    const person = await unboundPerson();
+    const toOnePerson = await Promise.all(
+      Array.from({ length: 10 }, () => bind(person.id, { issuer: ISSUER, subject: uniqueTag('rival') })),
+    );
+    expect(toOnePerson.map(({ status }) => status).sort()).toEqual([204, ...Array(9).fill(409)]);
+    const subject = uniqueTag('wanted');
+    const persons = await Promise.all(Array.from({ length: 10 }, unboundPerson));
+    const oneSubject = await Promise.all(persons.map(({ id }) => bind(id, { issuer: ISSUER, subject })));
+    expect(oneSubject.map(({ status }) => status).sort()).toEqual([204, ...Array(9).fill(409)]);
+    const winner = persons[oneSubject.findIndex(({ status }) => status === 204)];
+    expect((await ownOf(jwt(subject))).headers.location).toBe(
+      `https://api.example.test/Person/${winner?.id}`,
+    );
+  });
+
+  it('is for delegates only: 403 delegate-required to any other caller, 401 to none, writing nothing', async () => {
+    const subject = uniqueTag('self');
+    const own = await registered(subject);
+    const person = await unboundPerson();
+    for (const [authorizer, status] of [
+      [jwt(subject), 403],
+      [jwt(uniqueTag('unbound')), 403],
+      [iam(`${IMPORTER}-2`), 403],
+      [{}, 401],
+    ] as const) {
+      const binding = await unchangedBy(() => bind(person.id, { issuer: ISSUER, subject: 'x' }, authorizer));
+      const unbinding = await unchangedBy(() => unbind(own.id, authorizer));
+      for (const refused of [binding, unbinding]) {
+        expect(refused.status).toBe(status);
+        expect(refused.body).toMatchObject({
+          type: status === 401 ? '/problems/unauthorized' : '/problems/delegate-required',
+        });
+      }
+    }
+  });
+
+  it('refuses 400 a body that names no principal, or two, and 415 one that is not JSON, writing nothing', async () => {
+    const person = await unboundPerson();
+    for (const [body, path] of [
+      [{}, '/issuer'],
+      [{ issuer: ISSUER }, '/subject'],
+      [{ subject: 'ada' }, '/issuer'],
+      [{ issuer: ISSUER, subject: '  ' }, '/subject'],
+      [{ issuer: ISSUER, subject: 7 }, '/subject'],
+      [{ issuer: ISSUER, subject: 'ada', arn: IMPORTER }, ''],
+      [{ arn: 'arn:aws:s3:::bucket' }, '/arn'],
+      [{ issuer: ISSUER, subject: 'ada', role: 'admin' }, '/role'],
+      [{ issuer: ISSUER, subject: 'x'.repeat(1025) }, '/subject'],
+      [[], ''],
+    ] as const) {
+      const refused = await unchangedBy(() => bind(person.id, body));
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body).toMatchObject({ type: '/problems/validation-error', errors: [{ path }] });
+    }
+    const notJson = await unchangedBy(() =>
+      api().bind(person.id, 'issuer=x&subject=y', {
+        authorizer: DELEGATE,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    );
+    expect(notJson.status).toBe(415);
+  });
+
+  it('answers 404 for no such person and 409 merged for a merged one, on both', async () => {
+    const [survivor, source] = [await unboundPerson(), await unboundPerson()];
+    expect((await merge(survivor.id, source.id, { authorizer: iam(IMPORTER) })).status).toBe(200);
+    for (const request of [
+      () => bind(source.id, { issuer: ISSUER, subject: uniqueTag('late') }),
+      () => unbind(source.id),
+    ]) {
+      const refused = await unchangedBy(request);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({
+        type: '/problems/merged',
+        errors: [{ existing: `https://api.example.test/Person/${survivor.id}` }],
+      });
+    }
+    for (const id of [999_999_999, 'abc']) {
+      expect((await unchangedBy(() => bind(id, { issuer: ISSUER, subject: 'x' }))).status).toBe(404);
+      expect((await unchangedBy(() => unbind(id))).status).toBe(404);
+    }
+  });
+
+  it('unbinds: the principal then writes as no one and may register itself; sent again, no change', async () => {
+    const subject = uniqueTag('leaver');
+    const person = await registered(subject);
+    const unbound = await unbind(person.id);
+    expect(unbound.status).toBe(204);
+    expect((await ownOf(jwt(subject))).status).toBe(404);
+    const refused = await unchangedBy(() =>
+      patch(person.id, { local_reference_id: 'gone' }, { authorizer: jwt(subject) }),
+    );
+    expect(refused.status).toBe(403);
+    expect((await unchangedBy(() => unbind(person.id))).status).toBe(204);
+    // Both sides are free: the person takes another principal, the principal another person.
+    expect((await bind(person.id, { issuer: ISSUER, subject: uniqueTag('successor') })).status).toBe(204);
+    expect((await registered(subject)).id).not.toBe(person.id);
   });
 });
 

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import jsonld from 'jsonld';
 import type { JsonLd, RemoteDocument } from 'jsonld/jsonld-spec';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildHandler as buildBindPrincipal } from '../../functions/bind-principal';
 import { buildHandler as buildCreateNamePrefix } from '../../functions/create-name-prefix';
 import { buildHandler as buildCreateNameSuffix } from '../../functions/create-name-suffix';
 import { buildHandler as buildExportPersons } from '../../functions/export-persons';
@@ -28,6 +29,7 @@ import { buildHandler as buildPreview } from '../../functions/preview-person';
 import { buildHandler as buildReconcile } from '../../functions/reconcile-persons';
 import { handler as routeNotFound } from '../../functions/route-not-found';
 import { buildHandler as buildSuggest } from '../../functions/suggest-persons';
+import { buildHandler as buildUnbindPrincipal } from '../../functions/unbind-principal';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
 import { ROUTES } from '../../lib/api/routes';
@@ -235,7 +237,12 @@ describe('the OpenAPI document', () => {
           `patch ${path}/{id} application/json`,
           `patch ${path}/{id} application/ld+json`,
         ])
-        .concat(['post /Person/{id}/merge application/json', 'post /Person/{id}/merge application/ld+json'])
+        .concat(
+          ['post /Person/{id}/merge', 'put /Person/{id}/principal'].flatMap((operation) => [
+            `${operation} application/json`,
+            `${operation} application/ld+json`,
+          ]),
+        )
         .sort(),
     );
     for (const { route, method, mediaType, examples } of bodies) {
@@ -420,6 +427,64 @@ describe('real responses match the schemas the document declares', () => {
     ];
     expect(replies.map(({ status }) => status)).toEqual([303, 404, 401]);
     for (const reply of replies) expectDeclared('GET', '/Person/me', reply);
+  });
+
+  it('PUT and DELETE /Person/{id}/principal: 204, 400, 401, 403, 404, 409 and 415', async () => {
+    const claims = (sub: string, scope?: string) => ({
+      jwt: { claims: { iss: 'https://issuer.example.test', sub, ...(scope ? { scope } : {}) } },
+    });
+    const admin = claims('admin', 'persons/delegate');
+    const persons = testRepository(suite.table);
+    const created = await personApi(persons).post(
+      personBody(uniqueTag('Bound'), 'Later', uniqueEmail('bind')),
+    );
+    const taken = await personApi(persons).post(
+      personBody(uniqueTag('Taken'), 'Person', uniqueEmail('bind')),
+    );
+    const [bind, unbind] = [buildBindPrincipal({ persons }), buildUnbindPrincipal({ persons })];
+    const put = (id: number, body: unknown, authorizer = admin, headers: Record<string, string> = {}) =>
+      call(
+        bind,
+        httpEvent({
+          method: 'PUT',
+          route: '/Person/{id}/principal',
+          path: `/Person/${id}/principal`,
+          pathParameters: { id: String(id) },
+          body,
+          authorizer,
+          headers,
+        }),
+      );
+    const subject = { issuer: 'https://issuer.example.test', subject: uniqueTag('bound') };
+    const binds = [
+      await put(created.body.id, subject),
+      await put(taken.body.id, subject),
+      await put(created.body.id, { issuer: 'https://issuer.example.test' }),
+      await put(created.body.id, subject, claims('plain')),
+      await put(created.body.id, subject, {} as typeof admin),
+      await put(999_999_999, subject),
+      await put(created.body.id, 'issuer=x', admin, { 'content-type': 'text/plain' }),
+    ];
+    expect(binds.map(({ status }) => status)).toEqual([204, 409, 400, 403, 401, 404, 415]);
+    for (const reply of binds) expectDeclared('PUT', '/Person/{id}/principal', reply);
+    const del = (id: number, authorizer = admin) =>
+      call(
+        unbind,
+        httpEvent({
+          method: 'DELETE',
+          route: '/Person/{id}/principal',
+          path: `/Person/${id}/principal`,
+          pathParameters: { id: String(id) },
+          authorizer,
+        }),
+      );
+    const unbinds = [
+      await del(created.body.id),
+      await del(created.body.id, claims('plain')),
+      await del(999_999_999),
+    ];
+    expect(unbinds.map(({ status }) => status)).toEqual([204, 403, 404]);
+    for (const reply of unbinds) expectDeclared('DELETE', '/Person/{id}/principal', reply);
   });
 
   it('GET /Person: the stub list, the PaginatedList and 400', async () => {

@@ -1,7 +1,10 @@
 /** The three Person handlers wired to a test table, called with real API Gateway events. */
+
+import { buildHandler as buildBind } from '../../functions/bind-principal';
 import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildMerge } from '../../functions/merge-person';
+import { buildHandler as buildUnbind } from '../../functions/unbind-principal';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import type { PersonRepository } from '../../lib/db/person/person-repository';
 import type { PersonOut } from '../../lib/domain/schemas';
@@ -26,7 +29,33 @@ export const personApi = (persons: PersonRepository, config?: HttpConfig) => {
   const get = buildGet({ persons });
   const update = buildUpdate({ persons, config });
   const merge = buildMerge({ persons, config });
+  const bind = buildBind({ persons, config });
+  const unbind = buildUnbind({ persons, config });
+  /** PUT or DELETE /Person/{id}/principal, by the caller `authorizer` names (no requester). */
+  const principalOf = (
+    handler: typeof bind,
+    method: 'PUT' | 'DELETE',
+    id: number | string,
+    body: unknown,
+    { headers, authorizer }: CallOptions,
+  ) =>
+    invoke<Json>(
+      handler,
+      httpEvent({
+        method,
+        route: '/Person/{id}/principal',
+        path: `/Person/${id}/principal`,
+        pathParameters: { id: String(id) },
+        ...(body === undefined ? {} : { body }),
+        ...(headers ? { headers } : {}),
+        ...(authorizer ? { authorizer } : {}),
+      }),
+    );
   return {
+    bind: (id: number | string, body: unknown, call: CallOptions = {}) =>
+      principalOf(bind, 'PUT', id, body, call),
+    unbind: (id: number | string, call: CallOptions = {}) =>
+      principalOf(unbind, 'DELETE', id, undefined, call),
     post: (body: unknown, { requester = 0, headers, authorizer }: CallOptions = {}) =>
       invoke<PersonOut & Json>(
         create,

@@ -10,6 +10,7 @@ import { NO_ORIGIN } from '../../domain/change-history';
 import {
   PersonMerged,
   PersonNotFound,
+  PrincipalAlreadyBound,
   RequesterMerged,
   RequesterMismatch,
   RequesterUnknown,
@@ -32,6 +33,7 @@ import type { Storage } from '../table/client';
 import { type Key, personKey, personPrincipalKey, postingsPendingKey, principalKey } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
 import { type VocabularyReader, vocabularyReader } from '../vocabulary/vocabulary-repository';
+import { bindingActions, bindingRemoval, liveCheck, transactionOf } from '../write/actions';
 import { type IdAllocator, idAllocator } from '../write/ids';
 import {
   asRequester,
@@ -40,6 +42,7 @@ import {
   objectQueue,
   type RetryOptions,
   retrying,
+  sendWrite,
   type UpdateOptions,
   type WriteOptions,
 } from '../write/send';
@@ -83,6 +86,19 @@ export interface PersonRepository {
   update(id: number, body: PersonBody, requester: number, options?: UpdateOptions): Promise<WriteOutcome>;
   /** Merges person `source` into person `survivor` (API.md 13) and answers the survivor. */
   merge(survivor: number, source: number, requester: number, options?: MergeOptions): Promise<Person>;
+  /**
+   * Binds `principal` to live person `id` (API.md 9.1), `by` the delegate that asks: true when bound
+   * now, false when it was bound to it already; either side bound elsewhere is `PrincipalAlreadyBound`.
+   */
+  bind(id: number, principal: Principal, options: BindingOptions): Promise<boolean>;
+  /** Unbinds live person `id`'s principal: the principal it had, null when it had none. */
+  unbind(id: number, options?: Pick<BindingOptions, 'deadline'>): Promise<Principal | null>;
+}
+
+/** Who changes a binding (a delegate, kept on the binding's items) and until when it may retry. */
+export interface BindingOptions {
+  by: Principal;
+  deadline?: number;
 }
 
 /** How many merges a chain is followed through (a survivor merged later, and so on). */
@@ -140,6 +156,12 @@ export const personRepository = ({
       current = next;
     }
     return current.superceded_by;
+  };
+
+  /** The person among items a write read (`readItems`), if stored. */
+  const personIn = (item: (key: Key) => Record<string, unknown> | undefined, id: number) => {
+    const found = item(personKey(id));
+    return found ? fromStoredPersonItem(found) : undefined;
   };
 
   /** A person a write reads: live, else 404, or 409 `merged` naming its chain's live end. */
@@ -303,12 +325,8 @@ export const personRepository = ({
             ...bindingToRead(ruling),
           ]),
         ]);
-        const stored = (id: number) => {
-          const found = item(personKey(id));
-          return found ? fromStoredPersonItem(found) : undefined;
-        };
-        const survivor = await livePerson(survivorId, stored(survivorId));
-        const source = stored(sourceId);
+        const survivor = await livePerson(survivorId, personIn(item, survivorId));
+        const source = personIn(item, sourceId);
         if (!source) throw new PersonNotFound(sourceId);
         if (isMergedPerson(source)) {
           // Merged before: into this survivor, a retry that changes nothing; into another, 409.
@@ -355,7 +373,48 @@ export const personRepository = ({
     );
   };
 
+  /**
+   * PUT /Person/{id}/principal: both sides of the binding read with the person, then put where none
+   * is, the person checked live in the same write. A side taken meanwhile makes it read again, and
+   * the read then judges: the same binding (a PUT sent twice) is no change, another one 409.
+   */
+  const bind = (id: number, principal: Principal, { by, deadline = retryDeadline() }: BindingOptions) =>
+    queue(personKey(id).pk, () =>
+      retrying({ deadline, backoff }, async () => {
+        const key = principalKey(principalName(principal));
+        const item = await readItems([personKey(id), personPrincipalKey(id), key]);
+        await livePerson(id, personIn(item, id));
+        const bound = item(key)?.personId;
+        if (bound === id) return false;
+        if (typeof bound === 'number') throw new PrincipalAlreadyBound(bound);
+        if (item(personPrincipalKey(id))) throw new PrincipalAlreadyBound(null);
+        const made = { boundBy: by, boundAt: clock().toISOString() };
+        const write = [
+          liveCheck(tableName, id),
+          ...bindingActions(tableName, principal, id, { role: { kind: 'rebind' }, by: made }),
+        ];
+        return (await sendWrite(client, transactionOf(write))) || undefined;
+      }),
+    );
+
+  /** DELETE /Person/{id}/principal: the person's binding read with it, then both sides deleted. */
+  const unbind = (id: number, { deadline = retryDeadline() }: Pick<BindingOptions, 'deadline'> = {}) =>
+    queue(personKey(id).pk, () =>
+      retrying({ deadline, backoff }, async () => {
+        const item = await readItems([personKey(id), personPrincipalKey(id)]);
+        await livePerson(id, personIn(item, id));
+        const principal = (item(personPrincipalKey(id))?.principal as Principal | undefined) ?? null;
+        if (!principal) return null;
+        return (await sendWrite(client, transactionOf(bindingRemoval(tableName, principal, id))))
+          ? principal
+          : undefined;
+      }),
+    );
+
   return {
+    bind,
+    unbind,
+
     async get(id) {
       return livePerson(id, await getStored(id));
     },

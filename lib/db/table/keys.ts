@@ -274,7 +274,10 @@
  * other write by a bound caller carries one ConditionCheck of its `BINDING` item (`personId` is the
  * requester: 1 action, 2 write units in a transaction), and a PATCH or merge, which read
  * anyway, read it in the same BatchGetItem (no extra call). A principal's partition is its own: only
- * its writes touch it. Off, a write carries none of this.
+ * its writes touch it. Off, a write carries none of this. A delegate's `PUT /Person/{id}/principal`
+ * reads the person and both sides in one BatchGetItem (3 items), then writes both sides with a check
+ * of the person (3 actions, 6 write units); `DELETE` reads the person and its side (2 items) and
+ * deletes both sides (2 actions, 4 write units). Sent again, either reads and writes nothing.
  */
 import { createHash } from 'node:crypto';
 import type { ResourceType } from '../../domain/change-history';

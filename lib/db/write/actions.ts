@@ -229,29 +229,80 @@ export const requesterCheck = (tableName: string, requester: number): Action => 
   { kind: 'requester', requester },
 ];
 
-/** A principal bound to person `personId`: both sides of the binding, each put where none is. */
-export const bindingActions = (tableName: string, principal: Principal, personId: number): Action[] => [
+/**
+ * A principal bound to person `personId`: both sides of the binding, each put where none is. `role`
+ * says what a side found taken means (a self-registration's `binding`: 409 at once); `by` is what
+ * both sides keep of a binding a delegate made (PUT /Person/{id}/principal): who, and when.
+ */
+export const bindingActions = (
+  tableName: string,
+  principal: Principal,
+  personId: number,
+  { role = { kind: 'binding' }, by = {} }: { role?: ActionRole; by?: Record<string, unknown> } = {},
+): Action[] => [
   [
     {
       Put: {
         TableName: tableName,
-        Item: { ...principalKey(principalName(principal)), type: 'Binding', principal, personId },
+        Item: { ...principalKey(principalName(principal)), type: 'Binding', principal, personId, ...by },
         ConditionExpression: 'attribute_not_exists(pk)',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    { kind: 'binding' },
+    role,
   ],
   [
     {
       Put: {
         TableName: tableName,
-        Item: { ...personPrincipalKey(personId), type: 'PersonPrincipal', principal },
+        Item: { ...personPrincipalKey(personId), type: 'PersonPrincipal', principal, ...by },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
-    { kind: 'binding' },
+    role,
   ],
+];
+
+/**
+ * Person `personId`'s binding to `principal` undone (DELETE /Person/{id}/principal): both sides
+ * deleted while they still name each other; a binding that moved meanwhile (a merge) makes the write
+ * read again.
+ */
+export const bindingRemoval = (tableName: string, principal: Principal, personId: number): Action[] => [
+  [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: principalKey(principalName(principal)),
+        ConditionExpression: '#person = :person',
+        ExpressionAttributeNames: { '#person': 'personId' },
+        ExpressionAttributeValues: { ':person': personId },
+      },
+    },
+    { kind: 'rebind' },
+  ],
+  [
+    {
+      Delete: {
+        TableName: tableName,
+        Key: personPrincipalKey(personId),
+        ConditionExpression: 'attribute_exists(pk)',
+      },
+    },
+    { kind: 'rebind' },
+  ],
+];
+
+/** A check that person `personId` is stored and live (not merged): else the write reads again. */
+export const liveCheck = (tableName: string, personId: number): Action => [
+  {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: personKey(personId),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(superceded_by)',
+    },
+  },
+  { kind: 'object' },
 ];
 
 /**

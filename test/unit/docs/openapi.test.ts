@@ -556,6 +556,7 @@ describe('openApiDocument', () => {
         'PersonCreate',
         'PersonPatch',
         'PersonMerge',
+        'PrincipalBinding',
         'NamePrefixCreate',
         'NamePrefixPatch',
         'NameSuffixCreate',
