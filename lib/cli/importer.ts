@@ -2,8 +2,11 @@
  * Imports a file of persons through the API: each record a `POST /Person` with an Idempotency-Key of
  * its own (person-file.ts), a bounded number at once. Each record ends created (or replayed: a rerun
  * given its first answer again), or refused with the API's problem+json; what each ended as goes to the
- * caller, which keeps the map and the rejects.
+ * caller, which keeps the map and the rejects. An answer that no line could get past (the credentials
+ * refused, or requester binding refusing this caller the requester it names) stops the run instead, that
+ * line unsettled, so `--resume` with other credentials goes on from it.
  */
+import { DELEGATE_SCOPE } from '../domain/principal';
 import type { ApiAnswer, ApiClient } from './api-client';
 import { idempotencyKeyOf, type PersonFile, type PersonRecord } from './person-file';
 
@@ -73,6 +76,28 @@ const outcomeOf = (record: PersonRecord, answer: ApiAnswer): RecordOutcome => {
   };
 };
 
+/**
+ * An answer no line would get past, as an error that says what to do: a 401 (the credentials refused,
+ * say a token that expired during the run), or with requester binding on (API.md 9.1) a caller that is
+ * no delegate: 403 `requester-mismatch` on every line that names a person, or 409
+ * `principal-already-bound` on every self-registration after the one that bound its principal.
+ * Undefined for an answer about the line itself.
+ */
+const credentialsRefusal = (outcome: RecordOutcome, requester: number) => {
+  if (outcome.outcome !== 'refused') return undefined;
+  const advice =
+    outcome.status === 401
+      ? 'the API does not accept the credentials (a token expired?): a valid --token, or AWS credentials'
+      : outcome.type === 'requester-mismatch' ||
+          (requester === 0 && outcome.type === 'principal-already-bound')
+        ? `with requester binding on, an import needs a delegate: a token with the scope ${DELEGATE_SCOPE}, or an IAM principal listed in the deploy option delegates`
+        : undefined;
+  if (advice === undefined) return undefined;
+  const detail = (outcome.problem as { detail?: unknown } | null)?.detail;
+  const answer = `${outcome.status} ${outcome.type}${typeof detail === 'string' ? ` (${detail})` : ''}`;
+  return new Error(`line ${outcome.line} was refused ${answer}; ${advice}`);
+};
+
 export const importPersons = async ({
   file,
   client,
@@ -113,6 +138,12 @@ export const importPersons = async ({
           body: record.body,
         });
         const outcome = outcomeOf(record, answer);
+        const refusal = credentialsRefusal(outcome, requester);
+        if (refusal !== undefined) {
+          // Not recorded: the line is no reject of its own, so `--resume` sends it again.
+          failed ??= refusal;
+          return;
+        }
         if (outcome.outcome === 'refused')
           summary.refused[outcome.type] = (summary.refused[outcome.type] ?? 0) + 1;
         else summary[outcome.outcome]++;
