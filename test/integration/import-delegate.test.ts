@@ -193,7 +193,7 @@ describe('npm run import with a token that is no delegate’s', () => {
     const id = map[0]?.id;
     expect(run.output).toMatch(
       new RegExp(
-        `The import stopped: line \\d+ was refused 409 principal-already-bound \\(The caller is bound to person ${id} already\\)`,
+        `The import stopped: line \\d+ was refused 409 principal-already-bound \\(The principal is bound to person ${id} already\\)`,
       ),
     );
     expect(await countNamed(file.lastName)).toBe(1);
