@@ -1,0 +1,206 @@
+/**
+ * The change feed (API.md 14): one CloudEvents 1.0 event per stored change, thin (ids, version, which
+ * parts changed; no personal values), read oldest first with a cursor that never skips and never
+ * repeats. Pure: what an event is made of, the cursor, and how a page is read from the feed's shards
+ * and put together. Storage (db/feed/feed-log.ts) appends the events and reads the shards.
+ *
+ * The feed is `FEED_SHARDS` logs. An object's events all go to one shard (`feedShardOf`), in the
+ * order its changes were committed; each shard numbers its own events 1, 2, 3, ... without gaps. A
+ * cursor is a position per shard: the number of that shard's events already read. So a consumer that
+ * resumes from a cursor it was given reads every event after it exactly once, whatever lands between
+ * two pages, and an object's events in `version` order.
+ */
+import type { AuditAction } from './audit';
+import type { ChangeEntry, ResourceType } from './change-history';
+
+/** How many logs the feed is spread over: each takes a share of the appends (db/table/keys.ts). */
+export const FEED_SHARDS = 8;
+
+/** The `type` of each kind of change (API.md 14). */
+export const EVENT_TYPES = [
+  'person.created',
+  'person.updated',
+  'person.enriched',
+  'person.merged',
+  'nameprefix.created',
+  'nameprefix.updated',
+  'namesuffix.created',
+  'namesuffix.updated',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** An event as the feed keeps it: the change's ChangeHistory entry, without anything personal. */
+export interface FeedEvent {
+  /** The ChangeHistory entry's id. */
+  id: number;
+  type: EventType;
+  endpoint: ResourceType;
+  object_id: number;
+  version: number;
+  changed: string[];
+  requester: number | null;
+  /** When the change was written (the entry's time). */
+  time: string;
+  /** On a merged person's event: the person it was merged into. */
+  superceded_by?: number;
+}
+
+/** An event where it sits in the feed: its shard, and its number there (from 1). */
+export interface PlacedEvent extends FeedEvent {
+  shard: number;
+  seq: number;
+}
+
+const VERB: Record<AuditAction, 'created' | 'updated' | 'enriched'> = {
+  create: 'created',
+  update: 'updated',
+  enrich: 'enriched',
+  // The survivor's side of a merge; the source's is `person.merged` (below).
+  merge: 'updated',
+};
+
+/**
+ * The event of a ChangeHistory entry. `supercededBy` is what the entry's object says after the
+ * change: a person merged into another has it (the source of a merge), every other object none.
+ */
+export const feedEventOf = (entry: ChangeEntry, supercededBy: number | null = null): FeedEvent => {
+  const merged = entry.endpoint === 'Person' && entry.action === 'merge' && supercededBy !== null;
+  const type = merged
+    ? 'person.merged'
+    : (`${entry.endpoint.toLowerCase()}.${VERB[entry.action]}` as EventType);
+  return {
+    id: entry.id,
+    type,
+    endpoint: entry.endpoint,
+    object_id: entry.object_id,
+    version: entry.version,
+    changed: entry.changed,
+    requester: entry.requester,
+    time: entry.at,
+    ...(merged ? { superceded_by: supercededBy } : {}),
+  };
+};
+
+/** A CloudEvents 1.0 event in JSON (structured mode), as `GET /events` and the event bus carry it. */
+export interface CloudEvent {
+  specversion: '1.0';
+  id: string;
+  source: string;
+  type: EventType;
+  subject: string;
+  time: string;
+  datacontenttype: 'application/json';
+  data: {
+    id: number;
+    version: number;
+    changed: string[];
+    requester: number | null;
+    changeHistory: string;
+    superceded_by?: number;
+  };
+}
+
+/** The event on the wire: `source` is the service's base URL, and the entry is linked from it. */
+export const cloudEventOf = (event: FeedEvent, baseUrl: string): CloudEvent => ({
+  specversion: '1.0',
+  id: String(event.id),
+  source: baseUrl,
+  type: event.type,
+  subject: `${event.endpoint}/${event.object_id}`,
+  time: event.time,
+  datacontenttype: 'application/json',
+  data: {
+    id: event.object_id,
+    version: event.version,
+    changed: event.changed,
+    requester: event.requester,
+    changeHistory: `${baseUrl}/ChangeHistory/${event.id}`,
+    ...(event.superceded_by === undefined ? {} : { superceded_by: event.superceded_by }),
+  },
+});
+
+/** FNV-1a (32 bits) of an ASCII text: a cheap, stable spread, not a secret. */
+const fnv1a = (text: string) => {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+};
+
+/** The shard an object's events go to, by its endpoint and id, so every shard takes a share. */
+export const feedShardOf = (endpoint: ResourceType, objectId: number): number =>
+  fnv1a(`${endpoint}#${objectId}`) % FEED_SHARDS;
+
+/** A position per shard: how many of its events the reader has had. */
+export type FeedPosition = readonly number[];
+
+/** Where a reader without a cursor starts: before every shard's first event. */
+export const FEED_START: FeedPosition = Array.from({ length: FEED_SHARDS }, () => 0);
+
+/** A cursor's version: a cursor of another layout (another shard count, say) is not this feed's. */
+const CURSOR_VERSION = 'f1';
+
+/** A check over a cursor's positions, so an edited or made-up cursor is refused rather than read. */
+const checkOf = (positions: FeedPosition) => fnv1a(`${CURSOR_VERSION}:${positions.join('.')}`).toString(36);
+
+/** The opaque cursor of a position: `f1.` then the positions in base 36, then their check. */
+export const encodeFeedCursor = (positions: FeedPosition): string =>
+  [CURSOR_VERSION, ...positions.map((position) => position.toString(36)), checkOf(positions)].join('.');
+
+/** The position a cursor holds, or null when it is not one this feed issued. */
+export const decodeFeedCursor = (cursor: string): FeedPosition | null => {
+  const parts = cursor.split('.');
+  if (parts.length !== FEED_SHARDS + 2 || parts[0] !== CURSOR_VERSION) return null;
+  const digits = parts.slice(1, -1);
+  if (!digits.every((part) => /^(0|[1-9a-z][0-9a-z]{0,9})$/.test(part))) return null;
+  const positions = digits.map((part) => Number.parseInt(part, 36));
+  if (!positions.every(Number.isSafeInteger)) return null;
+  return encodeFeedCursor(positions) === cursor ? positions : null;
+};
+
+/**
+ * How many events to read from each shard for a page of `limit`, from how many each holds past the
+ * position (`pending`): every one when they fit, else shares in proportion to the backlogs (at least
+ * one from each shard that has any, while the page has room), so a page reads about what it returns.
+ */
+export const pageShares = (pending: readonly number[], limit: number): number[] => {
+  const total = pending.reduce((sum, count) => sum + count, 0);
+  if (total <= limit) return [...pending];
+  const shares = pending.map((count) => Math.min(count, Math.floor((count * limit) / total)));
+  let room = limit - shares.reduce((sum, share) => sum + share, 0);
+  // What rounding left goes to the shards with the most still unread, one each.
+  const byBacklog = pending
+    .map((count, shard) => ({ shard, left: count - (shares[shard] ?? 0) }))
+    .filter(({ left }) => left > 0)
+    .sort((a, b) => b.left - a.left || a.shard - b.shard);
+  for (const { shard } of byBacklog) {
+    if (room === 0) break;
+    shares[shard] = (shares[shard] ?? 0) + 1;
+    room--;
+  }
+  return shares;
+};
+
+/**
+ * A page from what was read of each shard after `position`: each shard's events taken only while they
+ * follow on without a gap from its position (an event not yet readable ends its shard's run, so none
+ * is ever skipped), then ordered oldest first (by time, then id). `next` is the position after them.
+ */
+export const assemblePage = (
+  position: FeedPosition,
+  read: readonly (readonly PlacedEvent[])[],
+): { events: PlacedEvent[]; next: FeedPosition } => {
+  const next = [...position];
+  const events: PlacedEvent[] = [];
+  read.forEach((shardEvents, shard) => {
+    for (const event of [...shardEvents].sort((a, b) => a.seq - b.seq)) {
+      if (event.shard !== shard || event.seq !== (next[shard] ?? 0) + 1) break;
+      events.push(event);
+      next[shard] = event.seq;
+    }
+  });
+  events.sort((a, b) => a.time.localeCompare(b.time) || a.id - b.id);
+  return { events, next };
+};

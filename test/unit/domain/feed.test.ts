@@ -1,0 +1,224 @@
+/**
+ * The change feed's pure parts (API.md 14): the event of each kind of change, its CloudEvents 1.0
+ * shape (checked against the spec's JSON Schema, as the `cloudevents` package ships it), the cursor,
+ * and how a page is read from the shards and put together.
+ */
+import { CloudEvent as SpecEvent, ValidationError } from 'cloudevents';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ChangeEntry } from '../../../lib/domain/change-history';
+import { NO_ORIGIN } from '../../../lib/domain/change-history';
+import {
+  assemblePage,
+  cloudEventOf,
+  decodeFeedCursor,
+  EVENT_TYPES,
+  encodeFeedCursor,
+  FEED_SHARDS,
+  FEED_START,
+  feedEventOf,
+  feedShardOf,
+  type PlacedEvent,
+  pageShares,
+} from '../../../lib/domain/feed';
+
+const BASE = 'http://127.0.0.1:3000';
+const runs = { numRuns: Number(process.env.FUZZ_RUNS ?? 200) };
+
+const entry = (overrides: Partial<ChangeEntry> = {}): ChangeEntry => ({
+  id: 30911,
+  endpoint: 'Person',
+  object_id: 30863,
+  version: 3,
+  action: 'update',
+  requester: 30863,
+  at: '2026-11-21T15:04:05.123Z',
+  changed: ['/Emails'],
+  provider_data: { ...NO_ORIGIN, caller: 'arn:aws:iam::123456789012:user/secret-holder' },
+  ...overrides,
+});
+
+describe('the event of a change', () => {
+  it('is the example of API.md 14 for a PATCH of a person', () => {
+    expect(cloudEventOf(feedEventOf(entry()), BASE)).toEqual({
+      specversion: '1.0',
+      id: '30911',
+      source: BASE,
+      type: 'person.updated',
+      subject: 'Person/30863',
+      time: '2026-11-21T15:04:05.123Z',
+      datacontenttype: 'application/json',
+      data: {
+        id: 30863,
+        version: 3,
+        changed: ['/Emails'],
+        requester: 30863,
+        changeHistory: `${BASE}/ChangeHistory/30911`,
+      },
+    });
+  });
+
+  it.each([
+    ['Person', 'create', null, 'person.created'],
+    ['Person', 'update', null, 'person.updated'],
+    ['Person', 'enrich', null, 'person.enriched'],
+    // The survivor of a merge is updated; the source is merged, and says into whom.
+    ['Person', 'merge', null, 'person.updated'],
+    ['Person', 'merge', 30001, 'person.merged'],
+    ['NamePrefix', 'create', null, 'nameprefix.created'],
+    ['NamePrefix', 'update', null, 'nameprefix.updated'],
+    ['NameSuffix', 'create', null, 'namesuffix.created'],
+    ['NameSuffix', 'update', null, 'namesuffix.updated'],
+  ] as const)('%s %s (superceded_by %s) is %s', (endpoint, action, supercededBy, type) => {
+    const event = cloudEventOf(feedEventOf(entry({ endpoint, action }), supercededBy), BASE);
+    expect(event.type).toBe(type);
+    expect(event.subject).toBe(`${endpoint}/30863`);
+    if (type === 'person.merged') expect(event.data.superceded_by).toBe(30001);
+    else expect(event.data).not.toHaveProperty('superceded_by');
+  });
+
+  it('carries nothing personal: no snapshot, no provider data, no caller', () => {
+    const text = JSON.stringify(cloudEventOf(feedEventOf(entry()), BASE));
+    expect(text).not.toContain('secret-holder');
+    expect(text).not.toContain('provider_data');
+  });
+
+  it('is a valid CloudEvents 1.0 event, of every type, by the spec’s JSON Schema', () => {
+    fc.assert(
+      fc.property(
+        // Every change there is: a person's four kinds, a vocabulary entry's create and update.
+        fc.oneof(
+          fc.tuple(
+            fc.constant('Person' as const),
+            fc.constantFrom(...(['create', 'update', 'enrich', 'merge'] as const)),
+          ),
+          fc.tuple(
+            fc.constantFrom(...(['NamePrefix', 'NameSuffix'] as const)),
+            fc.constantFrom(...(['create', 'update'] as const)),
+          ),
+        ),
+        fc.option(fc.integer({ min: 1, max: 2 ** 40 }), { nil: null }),
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.option(fc.integer({ min: 1 }), { nil: null }),
+        ([endpoint, action], supercededBy, id, requester) => {
+          const event = cloudEventOf(
+            feedEventOf(entry({ endpoint, action, id, requester }), supercededBy),
+            BASE,
+          );
+          expect(EVENT_TYPES).toContain(event.type);
+          // strict: the package validates against the spec's schema and throws on a violation.
+          expect(() => new SpecEvent(event as never, true)).not.toThrow();
+        },
+      ),
+      runs,
+    );
+    // And the schema does refuse what is not an event: the check has teeth.
+    expect(
+      () => new SpecEvent({ ...cloudEventOf(feedEventOf(entry()), BASE), source: '' } as never, true),
+    ).toThrow(ValidationError);
+  });
+});
+
+describe('feed shards', () => {
+  it('puts every change of one object in one shard, and spreads objects over all of them', () => {
+    const counts = Array.from({ length: FEED_SHARDS }, () => 0);
+    for (let id = 1; id <= 8_000; id++) {
+      const shard = feedShardOf('Person', id);
+      expect(shard).toBe(feedShardOf('Person', id));
+      counts[shard] = (counts[shard] ?? 0) + 1;
+    }
+    // Within 10% of an even share each.
+    for (const count of counts) expect(Math.abs(count - 1_000)).toBeLessThan(100);
+  });
+});
+
+describe('the cursor', () => {
+  const positions = fc.array(fc.integer({ min: 0, max: 2 ** 40 }), {
+    minLength: FEED_SHARDS,
+    maxLength: FEED_SHARDS,
+  });
+
+  it('gives back the position it holds, and refuses any edit of it', () => {
+    fc.assert(
+      fc.property(positions, fc.nat(), fc.integer({ min: 0, max: 35 }), (held, at, digit) => {
+        const cursor = encodeFeedCursor(held);
+        expect(cursor).toMatch(/^[0-9a-z.]+$/);
+        expect(decodeFeedCursor(cursor)).toEqual(held);
+        const index = at % cursor.length;
+        const edited = `${cursor.slice(0, index)}${digit.toString(36)}${cursor.slice(index + 1)}`;
+        if (edited !== cursor) expect(decodeFeedCursor(edited)).toBeNull();
+      }),
+      runs,
+    );
+  });
+
+  it.each([
+    ['empty', ''],
+    ['garbage', 'not-a-cursor'],
+    ['another version', encodeFeedCursor(FEED_START).replace(/^f1/, 'f2')],
+    ['one shard short', encodeFeedCursor(FEED_START).replace(/^f1\.0\./, 'f1.')],
+    ['a leading zero', encodeFeedCursor(FEED_START).replace(/^f1\.0/, 'f1.00')],
+    ['a negative position', encodeFeedCursor(FEED_START).replace(/^f1\.0/, 'f1.-1')],
+  ])('is refused when %s', (_label, cursor) => {
+    expect(decodeFeedCursor(cursor)).toBeNull();
+  });
+});
+
+describe('a page from the shards', () => {
+  const pendings = fc.array(fc.nat({ max: 1_000 }), { minLength: FEED_SHARDS, maxLength: FEED_SHARDS });
+
+  it('reads every pending event when they fit, else exactly limit, no shard past its backlog', () => {
+    fc.assert(
+      fc.property(pendings, fc.integer({ min: 1, max: 500 }), (pending, limit) => {
+        const shares = pageShares(pending, limit);
+        const total = pending.reduce((sum, count) => sum + count, 0);
+        expect(shares.reduce((sum, share) => sum + share, 0)).toBe(Math.min(total, limit));
+        shares.forEach((share, shard) => {
+          expect(share).toBeGreaterThanOrEqual(0);
+          expect(share).toBeLessThanOrEqual(pending[shard] ?? 0);
+        });
+      }),
+      runs,
+    );
+  });
+
+  it('gives a shard with a backlog a share in proportion to it', () => {
+    expect(pageShares([900, 100, 0, 0, 0, 0, 0, 0], 100)).toEqual([90, 10, 0, 0, 0, 0, 0, 0]);
+    expect(pageShares([1, 1, 1, 1, 1, 1, 1, 1], 3)).toEqual([1, 1, 1, 0, 0, 0, 0, 0]);
+  });
+
+  const placed = (shard: number, seq: number, time: string, id = shard * 1_000 + seq): PlacedEvent => ({
+    ...feedEventOf(entry({ id, at: time })),
+    shard,
+    seq,
+  });
+
+  it('takes each shard’s events only while they follow on from its position, oldest first', () => {
+    const position = [2, 0, 5, 0, 0, 0, 0, 0];
+    const read = Array.from({ length: FEED_SHARDS }, (): PlacedEvent[] => []);
+    read[0] = [placed(0, 3, '2026-11-21T10:00:02Z'), placed(0, 4, '2026-11-21T10:00:00Z')];
+    // Shard 1's first event is not readable yet: its second waits, or the first would be skipped.
+    read[1] = [placed(1, 2, '2026-11-21T10:00:01Z')];
+    read[2] = [placed(2, 6, '2026-11-21T10:00:01Z')];
+    const { events, next } = assemblePage(position, read);
+    expect(events.map(({ shard, seq }) => [shard, seq])).toEqual([
+      [0, 4],
+      [2, 6],
+      [0, 3],
+    ]);
+    expect(next).toEqual([4, 0, 6, 0, 0, 0, 0, 0]);
+  });
+
+  it('answers an empty page with the position it was given', () => {
+    const position = [3, 1, 4, 1, 5, 9, 2, 6];
+    expect(
+      assemblePage(
+        position,
+        Array.from({ length: FEED_SHARDS }, () => []),
+      ),
+    ).toEqual({
+      events: [],
+      next: position,
+    });
+  });
+});
