@@ -162,45 +162,70 @@ export const decodeFeedCursor = (cursor: string): FeedPosition | null => {
 
 /**
  * How many events to read from each shard for a page of `limit`, from how many each holds past the
- * position (`pending`): every one when they fit, else shares in proportion to the backlogs (at least
- * one from each shard that has any, while the page has room), so a page reads about what it returns.
+ * position (`pending`): every one when they fit; else one from each shard that has any (its next
+ * event, so the page knows which is oldest) and the rest of the limit in proportion to the backlogs.
+ * So a page reads about what it returns: at most `limit`, or one per shard when that is more.
  */
 export const pageShares = (pending: readonly number[], limit: number): number[] => {
   const total = pending.reduce((sum, count) => sum + count, 0);
   if (total <= limit) return [...pending];
-  const shares = pending.map((count) => Math.min(count, Math.floor((count * limit) / total)));
-  let room = limit - shares.reduce((sum, share) => sum + share, 0);
+  const shares = pending.map((count) => Math.min(count, 1));
+  const room = limit - shares.reduce((sum, share) => sum + share, 0);
+  if (room <= 0) return shares;
+  const backlog = pending.map((count, shard) => count - (shares[shard] ?? 0));
+  const left = backlog.reduce((sum, count) => sum + count, 0);
+  backlog.forEach((count, shard) => {
+    shares[shard] = (shares[shard] ?? 0) + Math.floor((count * room) / left);
+  });
   // What rounding left goes to the shards with the most still unread, one each.
+  let rest = limit - shares.reduce((sum, share) => sum + share, 0);
   const byBacklog = pending
-    .map((count, shard) => ({ shard, left: count - (shares[shard] ?? 0) }))
-    .filter(({ left }) => left > 0)
-    .sort((a, b) => b.left - a.left || a.shard - b.shard);
+    .map((count, shard) => ({ shard, unread: count - (shares[shard] ?? 0) }))
+    .filter(({ unread }) => unread > 0)
+    .sort((a, b) => b.unread - a.unread || a.shard - b.shard);
   for (const { shard } of byBacklog) {
-    if (room === 0) break;
+    if (rest === 0) break;
     shares[shard] = (shares[shard] ?? 0) + 1;
-    room--;
+    rest--;
   }
   return shares;
 };
 
+const older = (a: FeedEvent, b: FeedEvent) => a.time < b.time || (a.time === b.time && a.id < b.id);
+
 /**
- * A page from what was read of each shard after `position`: each shard's events taken only while they
- * follow on without a gap from its position (an event not yet readable ends its shard's run, so none
- * is ever skipped), then ordered oldest first (by time, then id). `next` is the position after them.
+ * A page from what was read of each shard after `position` (`pending`: how many each holds past it),
+ * merged oldest first as the shards' logs are merged: the oldest of the shards' next events each time.
+ * A shard's events are taken in their order and only while they follow on from its position, so none
+ * is ever skipped; the merge stops where a shard whose next event was not read (past its share, or
+ * not readable yet) might hold an older one, so pages follow one another oldest first too. `next` is
+ * the position after the events taken.
  */
 export const assemblePage = (
   position: FeedPosition,
   read: readonly (readonly PlacedEvent[])[],
+  pending: readonly number[],
+  limit: number,
 ): { events: PlacedEvent[]; next: FeedPosition } => {
   const next = [...position];
+  const queues = read.map((shardEvents) => [...shardEvents].sort((a, b) => a.seq - b.seq));
   const events: PlacedEvent[] = [];
-  read.forEach((shardEvents, shard) => {
-    for (const event of [...shardEvents].sort((a, b) => a.seq - b.seq)) {
-      if (event.shard !== shard || event.seq !== (next[shard] ?? 0) + 1) break;
-      events.push(event);
-      next[shard] = event.seq;
+  while (events.length < limit) {
+    let oldest: { shard: number; event: PlacedEvent } | undefined;
+    let blocked = false;
+    for (let shard = 0; shard < next.length; shard++) {
+      const at = next[shard] ?? 0;
+      const event = queues[shard]?.find((candidate) => candidate.seq === at + 1);
+      if (!event) {
+        // Unread events of this shard (past its share, or not readable yet) may be older.
+        if (at < (position[shard] ?? 0) + (pending[shard] ?? 0)) blocked = true;
+        continue;
+      }
+      if (!oldest || older(event, oldest.event)) oldest = { shard, event };
     }
-  });
-  events.sort((a, b) => a.time.localeCompare(b.time) || a.id - b.id);
+    if (!oldest || blocked) break;
+    events.push(oldest.event);
+    next[oldest.shard] = oldest.event.seq;
+  }
   return { events, next };
 };

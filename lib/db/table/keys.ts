@@ -22,6 +22,9 @@
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/search/backfill.ts) |
  * | principal binding | `PRINCIPAL#<sha256 of the principal>` | `BINDING` | personId, principal: the one person of a caller (API.md 9.1, requester binding on) |
  * | person's principal | `PERSON#<id>`             | `PRINCIPAL`             | principal: the one caller bound to the person (the other side of the binding) |
+ * | feed head         | `FEED#<shard>`              | `HEAD`                  | seq: how many events the shard holds (API.md 14, lib/db/feed/feed-log.ts) |
+ * | feed event        | `FEED#<shard>`              | `EVENT#<seq, 12 digits>` | the event (lib/domain/feed.ts `FeedEvent`), its shard and seq |
+ * | feed mark         | `FEEDEVENT#<entry id>`      | `FEEDEVENT`             | shard, seq: the event of that ChangeHistory entry is in the feed (appended once) |
  * | idempotency record | `IDEMPOTENCY#<sha256>`     | `IDEMPOTENCY`           | status, expiration (the table's TTL), in_progress_expiration, validation, data: the answer to a write sent with an `Idempotency-Key` (lib/db/idempotency/idempotency-store.ts) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
@@ -267,6 +270,21 @@
  *   (below) are read with them (two more items); a bound source's binding moves in the same
  *   transaction, 3 actions.
  *
+ * The change feed (API.md 14, lib/domain/feed.ts, lib/db/feed/feed-log.ts): `FEED_SHARDS` (8) logs,
+ * each a partition `FEED#<shard>` holding its `HEAD` and its events by number. An object's events all
+ * go to one shard. An append of k events to a shard (what the stream's batch holds for it, up to 49 a
+ * transaction) is one BatchGetItem of their marks and the head (k + 1 items), then one transaction:
+ * the head moved from the seq read (conditional), each event put, each event's mark put where none
+ * is: 2k + 1 actions of under 1 KB, 2 (2k + 1) write units. The marks are what makes a batch the
+ * stream delivers again append nothing new; each is a partition of its own. What one shard takes: its
+ * partition's 1 000 write units a second pay for the head and the events, 2 (k + 1) units a
+ * transaction, so about 250 events a second appended one at a time and about 490 in full batches;
+ * appenders racing for one head retry. The 8 shards take 2 000 to 3 900 changes a second. A page of
+ * `limit` L is one BatchGetItem of the 8 heads (eventually consistent: 4 read units) and one Query per
+ * shard that has events past the cursor, for its share of L (in proportion to its backlog, at least its
+ * next event: lib/domain/feed.ts `pageShares`): at most L events (or 8) of about 0.3 KB, about L / 26
+ * read units in up to 9 calls, whatever the table or the feed holds.
+ *
  * Requester binding (API.md 9.1, lib/domain/principal.ts; on with `REQUESTER_BINDING`). A principal's
  * binding is two items, one per side, each put with `attribute_not_exists` in the self-registration's
  * own transaction (2 actions): `PRINCIPAL#<sha256>` / `BINDING` (personId) and `PERSON#<id>` /
@@ -487,6 +505,18 @@ export const localReferenceKey = (value: string, id: number): Key => ({
   pk: localReferencePartition(value),
   sk: idDigits(id),
 });
+
+/** A feed shard's head: how many events it holds (API.md 14). */
+export const feedHeadKey = (shard: number): Key => ({ pk: `FEED#${shard}`, sk: 'HEAD' });
+
+/** Event `seq` (from 1) of feed shard `shard`. */
+export const feedEventKey = (shard: number, seq: number): Key => ({
+  pk: `FEED#${shard}`,
+  sk: `EVENT#${String(seq).padStart(12, '0')}`,
+});
+
+/** The mark that the event of ChangeHistory entry `entryId` is in the feed. */
+export const feedMarkKey = (entryId: number): Key => ({ pk: `FEEDEVENT#${entryId}`, sk: 'FEEDEVENT' });
 
 /**
  * A principal's binding to its person (API.md 9.1): keyed by the SHA-256 of its name (an ARN, or an

@@ -167,14 +167,15 @@ describe('the cursor', () => {
 describe('a page from the shards', () => {
   const pendings = fc.array(fc.nat({ max: 1_000 }), { minLength: FEED_SHARDS, maxLength: FEED_SHARDS });
 
-  it('reads every pending event when they fit, else exactly limit, no shard past its backlog', () => {
+  it('reads every pending event when they fit, else the limit with the next event of every shard', () => {
     fc.assert(
       fc.property(pendings, fc.integer({ min: 1, max: 500 }), (pending, limit) => {
         const shares = pageShares(pending, limit);
         const total = pending.reduce((sum, count) => sum + count, 0);
-        expect(shares.reduce((sum, share) => sum + share, 0)).toBe(Math.min(total, limit));
+        const active = pending.filter((count) => count > 0).length;
+        expect(shares.reduce((sum, share) => sum + share, 0)).toBe(Math.min(total, Math.max(limit, active)));
         shares.forEach((share, shard) => {
-          expect(share).toBeGreaterThanOrEqual(0);
+          expect(share).toBeGreaterThanOrEqual(Math.min(pending[shard] ?? 0, 1));
           expect(share).toBeLessThanOrEqual(pending[shard] ?? 0);
         });
       }),
@@ -183,8 +184,8 @@ describe('a page from the shards', () => {
   });
 
   it('gives a shard with a backlog a share in proportion to it', () => {
-    expect(pageShares([900, 100, 0, 0, 0, 0, 0, 0], 100)).toEqual([90, 10, 0, 0, 0, 0, 0, 0]);
-    expect(pageShares([1, 1, 1, 1, 1, 1, 1, 1], 3)).toEqual([1, 1, 1, 0, 0, 0, 0, 0]);
+    expect(pageShares([901, 101, 0, 0, 0, 0, 0, 0], 100)).toEqual([90, 10, 0, 0, 0, 0, 0, 0]);
+    expect(pageShares([1, 1, 1, 1, 1, 1, 1, 1], 3)).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
   });
 
   const placed = (shard: number, seq: number, time: string, id = shard * 1_000 + seq): PlacedEvent => ({
@@ -192,31 +193,51 @@ describe('a page from the shards', () => {
     shard,
     seq,
   });
-
-  it('takes each shard’s events only while they follow on from its position, oldest first', () => {
-    const position = [2, 0, 5, 0, 0, 0, 0, 0];
+  const reads = (...byShard: [number, PlacedEvent[]][]) => {
     const read = Array.from({ length: FEED_SHARDS }, (): PlacedEvent[] => []);
-    read[0] = [placed(0, 3, '2026-11-21T10:00:02Z'), placed(0, 4, '2026-11-21T10:00:00Z')];
-    // Shard 1's first event is not readable yet: its second waits, or the first would be skipped.
-    read[1] = [placed(1, 2, '2026-11-21T10:00:01Z')];
-    read[2] = [placed(2, 6, '2026-11-21T10:00:01Z')];
-    const { events, next } = assemblePage(position, read);
+    for (const [shard, events] of byShard) read[shard] = events;
+    return read;
+  };
+  const at = (second: number) => `2026-11-21T10:00:${String(second).padStart(2, '0')}Z`;
+
+  it('merges the shards oldest first, each shard’s events in their order', () => {
+    const position = [2, 0, 5, 0, 0, 0, 0, 0];
+    const read = reads(
+      [0, [placed(0, 3, at(1)), placed(0, 4, at(4))]],
+      [2, [placed(2, 6, at(2)), placed(2, 7, at(3))]],
+    );
+    const { events, next } = assemblePage(position, read, [2, 0, 2, 0, 0, 0, 0, 0], 10);
     expect(events.map(({ shard, seq }) => [shard, seq])).toEqual([
-      [0, 4],
-      [2, 6],
       [0, 3],
+      [2, 6],
+      [2, 7],
+      [0, 4],
     ]);
-    expect(next).toEqual([4, 0, 6, 0, 0, 0, 0, 0]);
+    expect(next).toEqual([4, 0, 7, 0, 0, 0, 0, 0]);
+    expect(assemblePage(position, read, [2, 0, 2, 0, 0, 0, 0, 0], 2).next).toEqual([3, 0, 6, 0, 0, 0, 0, 0]);
+  });
+
+  it('stops where a shard’s next event was not read, since it may be older than the rest', () => {
+    // Shard 1 holds two events past the position; only its first was read (its share).
+    const read = reads([0, [placed(0, 1, at(1)), placed(0, 2, at(5))]], [1, [placed(1, 1, at(3))]]);
+    const { events, next } = assemblePage(FEED_START, read, [2, 2, 0, 0, 0, 0, 0, 0], 10);
+    expect(events.map(({ shard, seq }) => [shard, seq])).toEqual([
+      [0, 1],
+      [1, 1],
+    ]);
+    expect(next).toEqual([1, 1, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it('never skips an event that is not readable yet: the events after it wait', () => {
+    const read = reads([0, [placed(0, 1, at(1))]], [1, [placed(1, 2, at(2))]]);
+    const { events, next } = assemblePage(FEED_START, read, [1, 2, 0, 0, 0, 0, 0, 0], 10);
+    expect(events).toEqual([]);
+    expect(next).toEqual(FEED_START);
   });
 
   it('answers an empty page with the position it was given', () => {
     const position = [3, 1, 4, 1, 5, 9, 2, 6];
-    expect(
-      assemblePage(
-        position,
-        Array.from({ length: FEED_SHARDS }, () => []),
-      ),
-    ).toEqual({
+    expect(assemblePage(position, reads(), [0, 0, 0, 0, 0, 0, 0, 0], 100)).toEqual({
       events: [],
       next: position,
     });
