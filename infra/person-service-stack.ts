@@ -27,6 +27,7 @@ import {
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { EventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -305,21 +306,30 @@ export class PersonServiceStack extends Stack {
       value: secret.secretArn,
       description: 'Secret holding the enrichment provider key',
     });
+    const bus = this.changeEventBus();
+    // What each stream function is told besides the table: enrichment its provider, the event
+    // publisher its bus and the base URL the events name (API.md 14).
+    const environments: Record<string, Record<string, string>> = {
+      'enrich-person': {
+        [ENRICHMENT_KEY_SECRET_ENV]: secret.secretArn,
+        ...(this.config.enrichmentUrl ? { ENRICHMENT_URL: this.config.enrichmentUrl } : {}),
+      },
+      'publish-events': {
+        EVENT_BUS_NAME: bus.eventBusName,
+        PUBLIC_BASE_URL: this.config.publicBaseUrl ?? this.api.apiEndpoint,
+      },
+    };
     for (const subscription of STREAM_SUBSCRIPTIONS) {
       const id = constructIdOf(subscription.handler);
       const enriches = subscription.handler === 'enrich-person';
-      const environment: Record<string, string> = enriches
-        ? {
-            [ENRICHMENT_KEY_SECRET_ENV]: secret.secretArn,
-            ...(this.config.enrichmentUrl ? { ENRICHMENT_URL: this.config.enrichmentUrl } : {}),
-          }
-        : {};
+      const environment = environments[subscription.handler] ?? {};
       const fn = this.serviceFunction(
         subscription.handler,
         entryOf(subscription.handler),
         `DynamoDB stream: ${subscription.handler} (filter ${JSON.stringify(subscription.filterPattern)})`,
         { environment, timeout: STREAM_DELIVERY.timeout },
       );
+      if (subscription.handler === 'publish-events') bus.grantPutEventsTo(fn);
       if (enriches)
         fn.addToRolePolicy(
           new PolicyStatement({
@@ -387,6 +397,21 @@ export class PersonServiceStack extends Stack {
         },
       );
     }
+  }
+
+  /**
+   * The bus the change feed's events are put on (API.md 14): `source` the service's base URL,
+   * `detail-type` the event's type, `detail` the CloudEvent, for AWS consumers' rules.
+   */
+  private changeEventBus(): EventBus {
+    const bus = new EventBus(this, 'ChangeEvents', {
+      description: 'The change feed of the Person service: one CloudEvent per stored change',
+    });
+    new CfnOutput(this, 'EventBusName', {
+      value: bus.eventBusName,
+      description: 'The change feed as EventBridge events',
+    });
+    return bus;
   }
 
   /**

@@ -16,6 +16,8 @@ import {
   CHANGE_SHARDS,
   changeCounterKey,
   claimPartitionPrefixes,
+  feedHeadKey,
+  feedMarkKey,
   historyKey,
   idCounterKey,
   idempotencyKey,
@@ -97,6 +99,9 @@ const LOCAL_REFERENCES = partitionsLike(localReferenceKey('ref', 0));
 const BINDINGS = partitionsLike(principalKey('principal'));
 
 const BACKFILL_POSITIONS = partitionsLike(backfillSegmentKey('1', 0, 1));
+/** The change feed's shards (`FEED#*`: each one's head and events) and its marks (`FEEDEVENT#*`). */
+const FEED = partitionsLike(feedHeadKey(0));
+const FEED_MARKS = partitionsLike(feedMarkKey(1));
 const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 
 /**
@@ -173,6 +178,12 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   ],
   // The stream's posting inserts and removes summed per gram and added to its count (posting-counts.ts).
   'count-postings': [{ actions: ['UpdateItem'], partitions: [POSTING_COUNTS] }],
+  // The feed's appender (feed-log.ts): a shard's head and the events' marks read in one BatchGetItem,
+  // then the head, the events and their marks put in one transaction.
+  'append-events': [
+    { actions: ['BatchGetItem'], partitions: [FEED, FEED_MARKS] },
+    { actions: ['PutItem'], partitions: [FEED, FEED_MARKS], transactional: true },
+  ],
   // The person's version (GetItem), then its history entries in its own partition (audit-log.ts).
   'list-person-audit': [{ actions: ['GetItem', 'Query'], partitions: [PERSONS] }],
   // The older /Prefix and /Suffix views read the same vocabulary partitions as /NamePrefix, /NameSuffix.

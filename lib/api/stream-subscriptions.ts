@@ -4,11 +4,21 @@
  * Local's stream.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
+import { CHANGE_HISTORY_TYPE } from '../domain/change-history';
+import { FEED_EVENT_TYPE } from '../domain/feed';
 import { PERSON_TYPE } from '../domain/person';
 
 /** Which records enrichment wants: new Person items (the filter pattern below says the same). */
 export const isPersonInsert = (record: DynamoDBRecord): boolean =>
   record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === PERSON_TYPE;
+
+/** Which records the change feed wants: new ChangeHistory entries, one per stored change (API.md 14). */
+export const isChangeHistoryInsert = (record: DynamoDBRecord): boolean =>
+  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === CHANGE_HISTORY_TYPE;
+
+/** Which records the event bus wants: the events the change feed took (API.md 14). */
+export const isFeedEventInsert = (record: DynamoDBRecord): boolean =>
+  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === FEED_EVENT_TYPE;
 
 /** What every search posting's partition key starts with (lib/db/table/keys.ts, `postingPartition`). */
 export const POSTING_PARTITION_PREFIX = 'GRAM#';
@@ -30,6 +40,12 @@ export interface StreamSubscription {
    * at once): the counts sum a batch per gram, so a larger batch costs fewer writes.
    */
   batching?: { size: number; windowSeconds: number };
+  /**
+   * Whether `npm start` runs it: by default with enrichment (`ENRICHMENT=off` stops the stream's
+   * other work, which only enrichment's tests and the deployed stack need); `always`, or `never` for
+   * what only a deployed stack has (an event bus).
+   */
+  locally?: 'always' | 'never';
 }
 
 export const STREAM_SUBSCRIPTIONS: readonly StreamSubscription[] = [
@@ -46,5 +62,22 @@ export const STREAM_SUBSCRIPTIONS: readonly StreamSubscription[] = [
       dynamodb: { Keys: { pk: { S: [{ prefix: POSTING_PARTITION_PREFIX }] } } },
     },
     batching: { size: 1_000, windowSeconds: 10 },
+  },
+  {
+    handler: 'append-events',
+    accepts: isChangeHistoryInsert,
+    filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [CHANGE_HISTORY_TYPE] } } } },
+    // A batch's events of one shard go in one transaction (up to 49); gathered for at most a second,
+    // well inside the feed's 5 s (API.md 14).
+    batching: { size: 100, windowSeconds: 1 },
+    locally: 'always',
+  },
+  {
+    handler: 'publish-events',
+    accepts: isFeedEventInsert,
+    filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [FEED_EVENT_TYPE] } } } },
+    // Ten events a PutEvents call; gathered for at most a second, as the feed's appends are.
+    batching: { size: 100, windowSeconds: 1 },
+    locally: 'never',
   },
 ];

@@ -3,6 +3,7 @@
  * by `TABLE_NAME` (and `DYNAMODB_ENDPOINT` for DynamoDB Local), shared by every repository, and the
  * raw client under it for what takes one (Powertools' persistence layers).
  */
+import { appendEvents } from './feed/feed-appender';
 import { auditLog } from './history/audit-log';
 import { changeHistory } from './history/change-history';
 import { idempotencyStore } from './idempotency/idempotency-store';
@@ -40,6 +41,7 @@ export const auditLogFromEnv = () => auditLog(storageFromEnv());
 export const reconcileReaderFromEnv = () => reconcileReader(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());
 export const postingCounterFromEnv = () => countPostings(storageFromEnv());
+export const feedAppenderFromEnv = () => appendEvents(storageFromEnv());
 /** The idempotency records of keyed writes, in the same table, on the raw client (Powertools). */
 export const idempotencyStoreFromEnv = () =>
   idempotencyStore({ client: rawClientFromEnv(), tableName: storageFromEnv().tableName });

@@ -14,6 +14,9 @@ export const RESOURCE_TYPES = [
   'NameSuffix',
 ] as const satisfies readonly ResourceType[];
 
+/** The `type` of a ChangeHistory entry's item: what the change feed's stream filter selects. */
+export const CHANGE_HISTORY_TYPE = 'ChangeHistory';
+
 /**
  * GRC's `type` of an entry: the HTTP method of the change, ENRICH for the service's own, MERGE on both
  * persons of a merge (API.md 13).

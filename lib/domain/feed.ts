@@ -13,6 +13,9 @@
 import type { AuditAction } from './audit';
 import type { ChangeEntry, ResourceType } from './change-history';
 
+/** The `type` of a feed event's item in the table: what the event bus's stream filter selects. */
+export const FEED_EVENT_TYPE = 'FeedEvent';
+
 /** How many logs the feed is spread over: each takes a share of the appends (db/table/keys.ts). */
 export const FEED_SHARDS = 8;
 

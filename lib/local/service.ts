@@ -113,7 +113,9 @@ export const startLocalService = async ({
       Object.assign(process.env, { ENRICHMENT_URL: provider.url, ENRICHMENT_API_KEY: provider.apiKey });
       enrichmentSays = `local fixture provider at ${provider.url}, which knows ${FIXTURE_EMAILS.join(', ')}`;
     }
-    const subscriptions = enrichment ? STREAM_SUBSCRIPTIONS : [];
+    const subscriptions = STREAM_SUBSCRIPTIONS.filter(({ locally }) =>
+      locally === undefined ? enrichment : locally === 'always',
+    );
     const consumers: StreamConsumer[] = [
       ...subscriptions.map(({ handler, accepts }) => ({
         name: handler,

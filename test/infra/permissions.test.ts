@@ -40,6 +40,7 @@ let functions: ReturnType<typeof serviceFunctions>;
 let tableId: string;
 let secretId: string;
 let queueIds: string[];
+let busId: string;
 
 beforeAll(() => {
   ({ template } = synthesize());
@@ -48,6 +49,7 @@ beforeAll(() => {
   [secretId] = only(template.findResources('AWS::SecretsManager::Secret'));
   // One dead-letter queue per stream subscription.
   queueIds = Object.keys(template.findResources('AWS::SQS::Queue'));
+  [busId] = only(template.findResources('AWS::Events::EventBus'));
 });
 
 /** A grant as the tests write it: `action on resource [partitions] (tx)`. */
@@ -61,6 +63,7 @@ const grantsOf = (handler: string): string[] => {
     [`${tableId}.Arn/index/byChangeId`]: 'index byChangeId',
     [`${tableId}.StreamArn`]: 'stream',
     [`${secretId}.Ref`]: 'secret',
+    [`${busId}.Arn`]: 'event bus',
     ...Object.fromEntries(queueIds.map((queueId) => [`${queueId}.Arn`, 'dead-letter queue'])),
   };
   return permissionsOf(template, roleOf(found.resource))
@@ -195,6 +198,13 @@ const EXPECTED: Record<string, string[]> = {
     'secretsmanager:GetSecretValue on secret',
   ],
   'count-postings': ['dynamodb:UpdateItem on table [POSTINGCOUNT#*]', ...STREAM_READS],
+  'append-events': [
+    'dynamodb:BatchGetItem on table [FEED#* FEEDEVENT#*]',
+    `dynamodb:PutItem on table [FEED#* FEEDEVENT#*] ${TX}`,
+    ...STREAM_READS,
+  ],
+  // The event bus's publisher reads the stream and puts on its bus, and touches no item.
+  'publish-events': [...STREAM_READS, 'events:PutEvents on event bus'],
   'list-change-history': [
     `dynamodb:GetItem on table [PERSON#* ${VOCABULARIES}]`,
     `dynamodb:Query on table [${HISTORIES}]`,

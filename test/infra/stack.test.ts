@@ -62,6 +62,7 @@ const TABLE_HANDLERS = [
   'update-person',
   'enrich-person',
   'count-postings',
+  'append-events',
   'seed-reference-data',
   'backfill-postings',
 ];
@@ -260,6 +261,17 @@ describe('the table stream', () => {
       ),
     );
 
+  it('puts the change feed on its own EventBridge bus, named with the API’s URL as the events’ source', () => {
+    const [busId] = Object.keys(resourcesOf(template, 'AWS::Events::EventBus'));
+    expect(busId).toBeDefined();
+    const variables = fn('publish-events').resource.Properties.Environment.Variables;
+    expect(variables.EVENT_BUS_NAME).toEqual({ Ref: busId });
+    const [apiId] = Object.keys(resourcesOf(template, 'AWS::ApiGatewayV2::Api'));
+    expect(variables.PUBLIC_BASE_URL).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+    expect(variables.TABLE_NAME).toBeUndefined();
+    expect(template.toJSON().Outputs.EventBusName.Value).toEqual({ Ref: busId });
+  });
+
   it('feeds each subscribed function, and only those, from the table’s stream', () => {
     const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'));
     expect(mappings.map((resource) => ref(resource.Properties.FunctionName)).sort()).toEqual(
@@ -279,6 +291,8 @@ describe('the table stream', () => {
     expect(STREAM_SUBSCRIPTIONS.map(({ filterPattern }) => filterPattern.eventName)).toEqual([
       ['INSERT'],
       ['INSERT', 'REMOVE'],
+      ['INSERT'],
+      ['INSERT'],
     ]);
   });
 
@@ -296,6 +310,12 @@ describe('the table stream', () => {
     expect(mapping('count-postings')).toMatchObject({
       BatchSize: 1_000,
       MaximumBatchingWindowInSeconds: 10,
+      ...delivery,
+    });
+    // The feed appends a shard's events of a batch in one transaction: up to 100 records, a second.
+    expect(mapping('append-events')).toMatchObject({
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 1,
       ...delivery,
     });
   });

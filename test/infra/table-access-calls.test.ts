@@ -414,6 +414,22 @@ beforeAll(async () => {
     });
   });
 
+  // The change feed's appender, through functions/append-events.ts: some of the entries written so
+  // far, then the same batch again (their marks read, nothing written).
+  const feedEntries = ((await client.send(new ScanCommand({ TableName: table.tableName }))).Items ?? [])
+    .filter((item) => item.type === 'ChangeHistory')
+    .slice(0, 5);
+  const batch = {
+    Records: feedEntries.map((item) => streamRecord('INSERT', { tableName: table.tableName, item })),
+  };
+  await as('append-events', async () => {
+    const { handler } = (await import('../../functions/append-events')) as {
+      handler: (event: DynamoDBStreamEvent) => Promise<unknown>;
+    };
+    await handler(batch);
+    await handler(batch);
+  });
+
   // The deploy-time backfill of the postings: two persons' postings gone (one with more than a
   // transaction holds, so it needs a POSTINGS item and a chain; the other's reference item too),
   // another left with a POSTINGS item of an unfinished write naming terms it no longer has, a fourth

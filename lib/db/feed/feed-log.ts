@@ -7,6 +7,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import {
   assemblePage,
+  FEED_EVENT_TYPE,
   FEED_SHARDS,
   type FeedEvent,
   type FeedPosition,
@@ -75,7 +76,7 @@ export const feedLog = (
         {
           Put: {
             TableName: tableName,
-            Item: { ...feedEventKey(shard, seq), type: 'FeedEvent', eventType, ...rest, shard, seq },
+            Item: { ...feedEventKey(shard, seq), type: FEED_EVENT_TYPE, eventType, ...rest, shard, seq },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },

@@ -3,7 +3,7 @@
  * (`write/actions.ts`): the entry with its compressed snapshot (`snapshots.ts`), one per version and
  * never overwritten, and the step of its resource type's change counter. `change-history.ts` reads them.
  */
-import type { ChangeEntry, ResourceType } from '../../domain/change-history';
+import { CHANGE_HISTORY_TYPE, type ChangeEntry, type ResourceType } from '../../domain/change-history';
 import { changeCounterKeyOf, changeListKey, historyKey } from '../table/keys';
 import { type Action, counterAdd } from '../write/actions';
 import { encodeSnapshot } from './snapshots';
@@ -16,7 +16,7 @@ export const historyPut = (tableName: string, entry: ChangeEntry, snapshot: unkn
       Item: {
         ...historyKey(entry.endpoint, entry.object_id, entry.version),
         ...changeListKey(entry.endpoint, entry.id, entry.at),
-        type: 'ChangeHistory',
+        type: CHANGE_HISTORY_TYPE,
         ...entry,
         snapshot: encodeSnapshot(snapshot),
       },

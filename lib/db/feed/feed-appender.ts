@@ -1,0 +1,70 @@
+/**
+ * The change feed's appender (API.md 14): the table's stream hands it the ChangeHistory entries as
+ * they are committed, per object in commit order, and it appends each one's event to the feed
+ * (feed-log.ts) once, however often a batch is delivered. Deployed it is a Lambda on the stream;
+ * `npm start`'s stream poller feeds it the same records.
+ *
+ * A record that cannot be read as an entry is reported as the batch's failure (`batchItemFailures`):
+ * the records before it are appended, it and those after are delivered again, and after the event
+ * source's retries it goes to the dead-letter queue (with its alarm), so it never holds its shard up
+ * for ever. A storage failure throws: the batch comes again and appends only what it had not.
+ */
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { type ChangeEntry, RESOURCE_TYPES } from '../../domain/change-history';
+import { type FeedEvent, feedEventOf } from '../../domain/feed';
+import type { MergedPerson } from '../../domain/merge';
+import { logger as defaultLogger } from '../../logger';
+import { retryDeadline } from '../../timeouts';
+import { decodeSnapshot } from '../history/snapshots';
+import type { Storage } from '../table/client';
+import { feedLog } from './feed-log';
+
+const ACTIONS = ['create', 'update', 'enrich', 'merge'];
+
+/** A snapshot as the stream hands it over: bytes from the SDK, base64 in a Lambda event's JSON. */
+const bytesOf = (value: unknown): Uint8Array | undefined =>
+  value instanceof Uint8Array ? value : typeof value === 'string' ? Buffer.from(value, 'base64') : undefined;
+
+/** The event of a ChangeHistory entry's INSERT; throws on a record that is not a readable entry. */
+export const eventOfRecord = (record: DynamoDBRecord): FeedEvent => {
+  const image = record.dynamodb?.NewImage;
+  if (!image) throw new Error('The record has no new image');
+  const { snapshot, ...item } = unmarshall(image as never);
+  const entry = item as ChangeEntry;
+  const valid =
+    Number.isSafeInteger(entry.id) &&
+    Number.isSafeInteger(entry.object_id) &&
+    Number.isSafeInteger(entry.version) &&
+    (RESOURCE_TYPES as readonly string[]).includes(entry.endpoint) &&
+    ACTIONS.includes(entry.action) &&
+    typeof entry.at === 'string' &&
+    Array.isArray(entry.changed);
+  if (!valid) throw new Error('The record is not a ChangeHistory entry');
+  // Only a merge's source says whom it was merged into; no other entry's snapshot is opened.
+  const merged = entry.action === 'merge' ? decodeSnapshot<Partial<MergedPerson>>(bytesOf(snapshot)) : null;
+  return feedEventOf(entry, typeof merged?.superceded_by === 'number' ? merged.superceded_by : null);
+};
+
+export const appendEvents =
+  (storage: Storage, { logger = defaultLogger }: { logger?: Pick<typeof defaultLogger, 'error'> } = {}) =>
+  async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
+    const events: FeedEvent[] = [];
+    let failed: DynamoDBRecord | undefined;
+    for (const record of event.Records) {
+      try {
+        events.push(eventOfRecord(record));
+      } catch (error) {
+        logger.error('feed: a stream record is not a ChangeHistory entry', {
+          eventID: record.eventID,
+          error,
+        });
+        failed = record;
+        break;
+      }
+    }
+    await feedLog(storage).append(events, { deadline: retryDeadline(context?.getRemainingTimeInMillis()) });
+    return {
+      batchItemFailures: failed ? [{ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' }] : [],
+    };
+  };

@@ -1,0 +1,158 @@
+/**
+ * The change feed's appender (API.md 14, issue #41) against DynamoDB Local: every kind of stored change
+ * becomes its event, from the ChangeHistory entries the table's stream carries; a batch delivered
+ * again appends nothing; a record that is no entry fails alone, after the ones before it; and fed by
+ * the real stream (the poller `npm start` runs), a change is in the feed within 5 seconds.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isChangeHistoryInsert } from '../../lib/api/stream-subscriptions';
+import { appendEvents } from '../../lib/db/feed/feed-appender';
+import { feedLog } from '../../lib/db/feed/feed-log';
+import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import { FEED_START, type PlacedEvent } from '../../lib/domain/feed';
+import { startStreamPoller } from '../../lib/local/streams';
+import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
+import { streamRecord } from '../support/events';
+import { snapshot } from '../support/invariants';
+
+/** The ChangeHistory entries in a table, oldest first (a test table: a scan is fine). */
+const entriesOf = async (table: TestTable) =>
+  ((await table.client.send(new ScanCommand({ TableName: table.tableName }))).Items ?? [])
+    .filter((item) => item.type === 'ChangeHistory')
+    .sort((a, b) => (a.id as number) - (b.id as number));
+
+const recordsOf = (table: TestTable, items: Record<string, unknown>[]) =>
+  items.map((item) => streamRecord('INSERT', { tableName: table.tableName, item }));
+
+const everything = async (table: TestTable) => (await feedLog(table).page(FEED_START, 500)).events;
+
+const summary = (events: PlacedEvent[]) =>
+  events.map(({ type, endpoint, object_id, version, superceded_by }) => ({
+    type,
+    subject: `${endpoint}/${object_id}`,
+    version,
+    ...(superceded_by === undefined ? {} : { superceded_by }),
+  }));
+
+describe('the feed appender', () => {
+  it('makes every kind of change its event: created, updated, merged (and its survivor updated), vocabulary', async () => {
+    const table = await createTestTable();
+    const api = personApi(testRepository(table));
+    const survivor = (await api.post(personBody('Ada', uniqueTag('Feed'), uniqueEmail()))).body;
+    const source = (await api.post(personBody('Ada', uniqueTag('Dupe'), uniqueEmail()))).body;
+    expect((await api.patch(survivor.id, { local_reference_id: 'v2' })).status).toBe(200);
+    expect((await api.merge(survivor.id, { source: source.id })).status).toBe(200);
+    const prefix = await vocabularyRepository(table).create(
+      'NamePrefix',
+      { prefix: uniqueTag('Prefix'), abbreviation: uniqueTag('P.') },
+      survivor.id,
+    );
+    const entries = (await entriesOf(table)).filter((item) => item.id !== undefined);
+    const fresh = entries.filter(
+      ({ object_id, endpoint }) =>
+        (endpoint === 'Person' && [survivor.id, source.id].includes(object_id as number)) ||
+        (endpoint === 'NamePrefix' && object_id === prefix.id),
+    );
+    const response = await appendEvents(table)({ Records: recordsOf(table, fresh) });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(summary(await everything(table))).toEqual([
+      { type: 'person.created', subject: `Person/${survivor.id}`, version: 1 },
+      { type: 'person.created', subject: `Person/${source.id}`, version: 1 },
+      { type: 'person.updated', subject: `Person/${survivor.id}`, version: 2 },
+      { type: 'person.updated', subject: `Person/${survivor.id}`, version: 3 },
+      { type: 'person.merged', subject: `Person/${source.id}`, version: 2, superceded_by: survivor.id },
+      { type: 'nameprefix.created', subject: `NamePrefix/${prefix.id}`, version: 1 },
+    ]);
+  });
+
+  it('reads a snapshot as a Lambda event carries it (base64) as well as the SDK does (bytes)', async () => {
+    const table = await createTestTable();
+    const api = personApi(testRepository(table));
+    const survivor = (await api.post(personBody('Grace', uniqueTag('Feed'), uniqueEmail()))).body;
+    const source = (await api.post(personBody('Grace', uniqueTag('Dupe'), uniqueEmail()))).body;
+    await api.merge(survivor.id, { source: source.id });
+    const merged = (await entriesOf(table)).filter(({ action }) => action === 'merge');
+    const records = recordsOf(table, merged).map((record): DynamoDBRecord => {
+      const image = record.dynamodb?.NewImage as Record<string, { B?: Uint8Array }>;
+      const bytes = image.snapshot?.B as Uint8Array;
+      return {
+        ...record,
+        dynamodb: {
+          ...record.dynamodb,
+          NewImage: { ...image, snapshot: { B: Buffer.from(bytes).toString('base64') } } as never,
+        },
+      };
+    });
+    await appendEvents(table)({ Records: records });
+    expect(summary(await everything(table)).find(({ type }) => type === 'person.merged')).toEqual({
+      type: 'person.merged',
+      subject: `Person/${source.id}`,
+      version: 2,
+      superceded_by: survivor.id,
+    });
+  });
+
+  it('appends nothing when a batch comes again, and fails a record that is no entry after the ones before it', async () => {
+    const table = await createTestTable();
+    const api = personApi(testRepository(table));
+    for (let n = 0; n < 3; n++) await api.post(personBody('Batch', uniqueTag('Again'), uniqueEmail()));
+    const records = recordsOf(
+      table,
+      (await entriesOf(table)).filter(({ endpoint }) => endpoint === 'Person'),
+    );
+    expect(records).toHaveLength(3);
+    const appender = appendEvents(table, { logger: { error: () => undefined } });
+    await appender({ Records: records });
+    const before = await snapshot(table);
+    expect(await appender({ Records: records })).toEqual({ batchItemFailures: [] });
+    expect(await snapshot(table)).toEqual(before);
+
+    const table2 = await createTestTable();
+    const poison = streamRecord('INSERT', {
+      tableName: table2.tableName,
+      item: { pk: 'PERSON#1', sk: 'AUDIT#0000000001', type: 'ChangeHistory', id: 'not a number' },
+    });
+    const [first, second, third] = records as [DynamoDBRecord, DynamoDBRecord, DynamoDBRecord];
+    const errors: unknown[] = [];
+    const failing = appendEvents(table2, { logger: { error: (...args: unknown[]) => errors.push(args) } });
+    expect(await failing({ Records: [first, second, poison, third] })).toEqual({
+      batchItemFailures: [{ itemIdentifier: poison.dynamodb?.SequenceNumber }],
+    });
+    expect((await everything(table2)).map(({ version, object_id }) => [object_id, version])).toHaveLength(2);
+    expect(errors).toHaveLength(1);
+  });
+});
+
+describe('fed by the table’s stream, as npm start feeds it', () => {
+  let table: TestTable;
+  let poller: Awaited<ReturnType<typeof startStreamPoller>>;
+  beforeAll(async () => {
+    table = await createTestTable({}, { stream: true });
+    poller = await startStreamPoller({
+      endpoint: inject('dynamoEndpoint'),
+      tableName: table.tableName,
+      consumers: [{ name: 'append-events', accepts: isChangeHistoryInsert, handler: appendEvents(table) }],
+      intervalMs: 250,
+    });
+  });
+  afterAll(() => poller?.stop());
+
+  it('has a change in the feed within 5 seconds of its answer, each object’s events in version order', async () => {
+    const api = personApi(testRepository(table));
+    const created = (await api.post(personBody('Fresh', uniqueTag('Feed'), uniqueEmail()))).body;
+    for (let version = 2; version <= 4; version++)
+      expect((await api.patch(created.id, { local_reference_id: `v${version}` })).status).toBe(200);
+    const answered = Date.now();
+    let events: PlacedEvent[] = [];
+    while (Date.now() - answered < 5_000) {
+      events = (await everything(table)).filter(({ object_id }) => object_id === created.id);
+      if (events.length === 4) break;
+      await new Promise((wait) => setTimeout(wait, 50));
+    }
+    expect(events.map(({ version }) => version)).toEqual([1, 2, 3, 4]);
+    expect(Date.now() - answered).toBeLessThan(5_000);
+  });
+});
