@@ -263,6 +263,13 @@ export const bindingActions = (
   ],
 ];
 
+/** The condition that a principal's binding item names person `personId`. */
+const namesPerson = (personId: number) => ({
+  ConditionExpression: '#person = :person',
+  ExpressionAttributeNames: { '#person': 'personId' },
+  ExpressionAttributeValues: { ':person': personId },
+});
+
 /**
  * Person `personId`'s binding to `principal` undone (DELETE /Person/{id}/principal): both sides
  * deleted while they still name each other; a binding that moved meanwhile (a merge) makes the write
@@ -274,9 +281,7 @@ export const bindingRemoval = (tableName: string, principal: Principal, personId
       Delete: {
         TableName: tableName,
         Key: principalKey(principalName(principal)),
-        ConditionExpression: '#person = :person',
-        ExpressionAttributeNames: { '#person': 'personId' },
-        ExpressionAttributeValues: { ':person': personId },
+        ...namesPerson(personId),
       },
     },
     { kind: 'rebind' },
@@ -316,9 +321,7 @@ export const bindingMove = (tableName: string, principal: Principal, from: numbe
       Put: {
         TableName: tableName,
         Item: { ...principalKey(principalName(principal)), type: 'Binding', principal, personId: to },
-        ConditionExpression: '#person = :from',
-        ExpressionAttributeNames: { '#person': 'personId' },
-        ExpressionAttributeValues: { ':from': from },
+        ...namesPerson(from),
       },
     },
     { kind: 'rebind' },
@@ -342,9 +345,7 @@ export const callerCheck = (tableName: string, principal: Principal, requester: 
     ConditionCheck: {
       TableName: tableName,
       Key: principalKey(principalName(principal)),
-      ConditionExpression: '#person = :requester',
-      ExpressionAttributeNames: { '#person': 'personId' },
-      ExpressionAttributeValues: { ':requester': requester },
+      ...namesPerson(requester),
     },
   },
   { kind: 'caller', requester },
