@@ -312,6 +312,8 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
       ],
     },
   ],
+  // feed-log.ts `page`: the shards' heads in one BatchGetItem, then a Query of each shard's share.
+  'list-events': [{ actions: ['BatchGetItem', 'Query'], partitions: [FEED] }],
   // change-history.ts `get`: the entry's key by id, then the entry and the one before it.
   'get-change-history': [
     { actions: ['Query'], index: CHANGE_ID_INDEX },

@@ -66,6 +66,7 @@ const ROUTE_TABLE = [
     handler: 'get-change-history',
     operation: 'getChangeHistory',
   },
+  { method: 'GET', path: '/events', handler: 'list-events', operation: 'listEvents' },
   // The Reconciliation API 0.2 (API.md 12): the literal paths before `/reconcile/suggest/{kind}`.
   {
     method: 'GET',

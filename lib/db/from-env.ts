@@ -4,6 +4,7 @@
  * raw client under it for what takes one (Powertools' persistence layers).
  */
 import { appendEvents } from './feed/feed-appender';
+import { feedLog } from './feed/feed-log';
 import { auditLog } from './history/audit-log';
 import { changeHistory } from './history/change-history';
 import { idempotencyStore } from './idempotency/idempotency-store';
@@ -38,6 +39,7 @@ export const personExportFromEnv = () => personExport(storageFromEnv());
 export const vocabularyRepositoryFromEnv = () => vocabularyRepository(storageFromEnv());
 export const changeHistoryFromEnv = () => changeHistory(storageFromEnv());
 export const auditLogFromEnv = () => auditLog(storageFromEnv());
+export const feedLogFromEnv = () => feedLog(storageFromEnv());
 export const reconcileReaderFromEnv = () => reconcileReader(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());
 export const postingCounterFromEnv = () => countPostings(storageFromEnv());

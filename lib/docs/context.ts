@@ -8,7 +8,16 @@ import { ITEM_TYPES, SET_NAMES, type SetName } from '../domain/schemas';
 /** schema.org's own namespace IRI: what its published context and most processors expand to. */
 export const SCHEMA_ORG = 'http://schema.org/';
 
-type TermDefinition = string | null | { '@id': string; '@type'?: string; '@container'?: string };
+type TermDefinition =
+  | string
+  | null
+  | {
+      '@id': string;
+      '@type'?: string;
+      '@container'?: string;
+      /** A type-scoped context (JSON-LD 1.1): what terms mean in a node of this type. */
+      '@context'?: Record<string, TermDefinition>;
+    };
 
 /**
  * The property that holds each set's items, and the class of the items. A membership (in an
@@ -130,6 +139,11 @@ export const jsonLdContext = (termBase: string) => {
 
     PersonExport: 'aps:PersonExport',
     next: link('aps:next'),
+
+    // A page of the change feed: its CloudEvents are JSON (their own spec's, with no context), kept as
+    // one JSON literal in their order; its `next` is a cursor, not a link, in a page of this type.
+    EventPage: { '@id': 'aps:EventPage', '@context': { next: 'aps:nextCursor' } },
+    events: jsonLiteral('schema:dataFeedElement'),
 
     AuditEntry: 'aps:AuditEntry',
     person_id: 'aps:person_id',

@@ -8,6 +8,16 @@
 import type { OperationId } from '../api/routes';
 import { type ChangeEntry, changeEntry, type RequestOrigin, toAuditEntry } from '../domain/change-history';
 import {
+  cloudEventOf,
+  encodeFeedCursor,
+  eventPage,
+  FEED_START,
+  type FeedEvent,
+  type FeedPosition,
+  feedEventOf,
+  feedShardOf,
+} from '../domain/feed';
+import {
   EXPORT_DEFAULTS,
   exportPage,
   exportPageUrl,
@@ -37,7 +47,7 @@ import {
   toPersonOut,
   vocabularyOut,
 } from '../domain/representation';
-import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
+import { CreatePersonBody, PatchPersonBody, SET_NAMES, setPointer } from '../domain/schemas';
 import {
   applyEntryPatch,
   SEEDED_VOCABULARY,
@@ -172,22 +182,6 @@ const changed = (() => {
 const createdOut = toPersonOut(created.person, LINKS, created.tombstones);
 const changedOut = toPersonOut(changed.person, LINKS, changed.tombstones);
 
-/** The sample person after a merge into person 30958, a duplicate found later (API.md 13). */
-const mergedOut = mergedPersonOut(
-  {
-    id: PERSON_ID,
-    superceded_by: 30958,
-    CoreMetaData: {
-      ...changed.person.CoreMetaData,
-      version: changed.person.CoreMetaData.version + 1,
-      date_modified: MERGED_AT,
-      modified_by: 30958,
-      modified_audit_id: 30961,
-    },
-  },
-  LINKS,
-);
-
 /** The person's changes, newest first, with the object before and after each. */
 const PERSON_CHANGES: { entry: ChangeEntry; previous: Person | null; current: Person }[] = [
   { entry: changed.entry, previous: created.person, current: changed.person },
@@ -208,6 +202,62 @@ const stubs = [changed.person].map((person) => toStub(person, LINKS.baseUrl, LIN
  * storage code, so it is spelled out here).
  */
 const EXAMPLE_CURSOR = Buffer.from(JSON.stringify({ p: 2 })).toString('base64url');
+
+/** The person that the sample person was merged into, a duplicate found later (API.md 13). */
+const SURVIVOR_ID = 30958;
+/** The merge's ChangeHistory entry of the sample person (the source of the merge). */
+const MERGE_CHANGE_ID = 30961;
+
+/** The sample person after a merge into its survivor: no personal data, a link to the survivor. */
+const mergedOut = mergedPersonOut(
+  {
+    id: PERSON_ID,
+    superceded_by: SURVIVOR_ID,
+    CoreMetaData: {
+      ...changed.person.CoreMetaData,
+      version: changed.person.CoreMetaData.version + 1,
+      date_modified: MERGED_AT,
+      modified_by: SURVIVOR_ID,
+      modified_audit_id: MERGE_CHANGE_ID,
+    },
+  },
+  LINKS,
+);
+
+// ---------------------------------------------------------------------------------------------------
+// The change feed: the person's changes as events
+// ---------------------------------------------------------------------------------------------------
+
+/** The merge's entry of the source, as a merge writes it: every part the person held, and its link. */
+const mergedEntry = changeEntry(PERSON_TYPE, mergedOut, {
+  id: MERGE_CHANGE_ID,
+  action: 'merge',
+  requester: SURVIVOR_ID,
+  at: MERGED_AT,
+  changed: [
+    '/local_reference_id',
+    ...SET_NAMES.filter((set) => changed.person[set].length > 0).map(setPointer),
+    '/superceded_by',
+  ],
+  origin: origin('Q0xVn8dkIAMEc3Q='),
+});
+
+/** The sample person's create, PATCH and merge, as the feed holds them. */
+const FEED_EVENTS: FeedEvent[] = [
+  feedEventOf(created.entry),
+  feedEventOf(changed.entry),
+  feedEventOf(mergedEntry, SURVIVOR_ID),
+];
+
+/** Where the example page starts: a feed that holds earlier events, a few hundred a shard. */
+const FEED_AFTER: FeedPosition = FEED_START.map((_, shard) => 400 + ((shard * 7) % 23));
+
+/** The position after the page: its events counted on their shards. */
+const FEED_NEXT: FeedPosition = FEED_EVENTS.reduce(
+  (position, { endpoint, object_id }) =>
+    position.map((at, shard) => (shard === feedShardOf(endpoint, object_id) ? at + 1 : at)),
+  FEED_AFTER,
+);
 
 // ---------------------------------------------------------------------------------------------------
 // The vocabularies: the seed, and an entry a person adds and changes
@@ -331,6 +381,16 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   PaginatedChangeHistoryList: {
     summary: `PaginatedList (page/perPage): GET /ChangeHistory?${CHANGE_QUERY}&page=1&perPage=10`,
     value: firstPage('ChangeHistory', changeEntries, '/ChangeHistory', CHANGE_QUERY),
+  },
+  EventPage: {
+    summary:
+      `GET /events?after=${encodeFeedCursor(FEED_AFTER)}: the sample person's create, its PATCH and its ` +
+      `merge into person ${SURVIVOR_ID}, the last events of the feed, and the cursor after them`,
+    value: eventPage(
+      LINKS.contextUrl,
+      FEED_EVENTS.map((event) => cloudEventOf(event, LINKS.baseUrl)),
+      encodeFeedCursor(FEED_NEXT),
+    ),
   },
 };
 

@@ -13,7 +13,9 @@ import {
   ChangeHistoryQuery,
   EXPORT_DEFAULTS,
   ExportPersonsQuery,
+  FEED_DEFAULTS,
   LIST_DEFAULTS,
+  ListEventsQuery,
   ListPersonsQuery,
   MAX_CHANGES_PER_PAGE,
   PAGE_DEFAULTS,
@@ -28,7 +30,7 @@ import type { ResponseSchemaName } from './response-schemas';
 
 export type { ResponseSchemaName } from './response-schemas';
 
-export type Tag = 'Person' | 'Vocabularies' | 'ChangeHistory' | 'Matching' | 'Self-description';
+export type Tag = 'Person' | 'Vocabularies' | 'ChangeHistory' | 'Feed' | 'Matching' | 'Self-description';
 
 export const TAGS: Record<Tag, string> = {
   Person: 'Person records: list, read, create, update, and their change history',
@@ -38,6 +40,9 @@ export const TAGS: Record<Tag, string> = {
   ChangeHistory:
     'One entry per stored change of any object (Person, NamePrefix, NameSuffix), with the object before ' +
     'and after it',
+  Feed:
+    'The change feed: one CloudEvents 1.0 event per stored change, read oldest first with a cursor, for ' +
+    'systems that keep a copy or react to changes',
   Matching:
     'The W3C Entity Reconciliation Service API 0.2 (the one OpenRefine 3.x speaks): candidates for names ' +
     'and emails, suggest, preview and data extension; CORS for any origin, JSONP with `callback`',
@@ -685,6 +690,45 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       '`modified_audit_id` names.',
     success: [{ status: 200, description: 'The ChangeHistory entry', json: 'ChangeHistory' }],
     problems: ['not-found', ...STORAGE_PROBLEMS],
+  },
+  listEvents: {
+    tag: 'Feed',
+    summary: 'Read the change feed',
+    description:
+      'Every stored change (a Person created, PATCHed, enriched or merged; a NamePrefix or NameSuffix ' +
+      'created or PATCHed) is one event, a CloudEvents 1.0 object in JSON: its `id` is the ChangeHistory ' +
+      "entry's id, `source` the service's base URL, `subject` the object (`Person/30863`), and `data` the " +
+      "object's id and new version, the parts that changed, the requester and a link to the entry. Events " +
+      'are thin on purpose, with no personal data: GET what you need. A merge is a `person.merged` event ' +
+      'of the source (`data.superceded_by` names the survivor) and a `person.updated` of the survivor. ' +
+      'Pages come oldest first; without `after` the first page starts at the first event kept. Keep the ' +
+      "page's `next` and ask again with it as `after`: you never miss an event, and see one twice only " +
+      "when you go back to an older cursor. One object's events come in `version` order. A page may hold " +
+      'fewer than `limit` events while more are waiting (it reads about what it answers); a page with no ' +
+      'events means nothing is new yet, and answers a `next` at least as far as the cursor sent (the same ' +
+      'one when nothing is new), so polling goes on from it. A cursor the feed did not issue is 400. A ' +
+      "change reaches the feed from the table's stream, within about 5 seconds of its write's answer when " +
+      'the system is idle; events are kept as long as ChangeHistory is.',
+    query: ListEventsQuery,
+    parameters: {
+      after: {
+        description:
+          'Where the page starts: the `next` of a page the feed answered, as it was sent (leave it out to ' +
+          'start at the first event); anything else is 400',
+      },
+      limit: {
+        description: `How many events a page holds at most, 1 to ${FEED_DEFAULTS.maxLimit}`,
+        default: FEED_DEFAULTS.limit,
+      },
+    },
+    success: [
+      {
+        status: 200,
+        description: 'A page of events, oldest first, and the cursor of the page after it',
+        json: 'EventPage',
+      },
+    ],
+    problems: ['validation-error', ...STORAGE_PROBLEMS],
   },
   getOpenApi: {
     tag: 'Self-description',

@@ -1,17 +1,19 @@
 /**
  * zod schemas of the responses that lib/domain builds without one (the two list shapes, stubs,
  * AuditEntry, the NamePrefix and NameSuffix entries and their Prefix and Suffix view, ChangeHistory,
- * problem+json), so the OpenAPI document describes them from zod like the Person. Each is checked
- * against its builder's return type at compile time: a field added to or dropped from a builder fails
- * `tsc` here until the schema follows.
+ * the change feed's page of CloudEvents, problem+json), so the OpenAPI document describes them from zod
+ * like the Person. Each is checked against its builder's return type at compile time: a field added to
+ * or dropped from a builder fails `tsc` here until the schema follows.
  */
 import * as z from 'zod';
 import { PROBLEM_TYPE_NAMES, type ProblemBody, problemTypeUri } from '../api/problems';
 import type { AuditEntry } from '../domain/audit';
 import { CHANGE_TYPES, type ChangeEntry, RESOURCE_TYPES, type RequestOrigin } from '../domain/change-history';
+import { EVENT_TYPES, type eventPage } from '../domain/feed';
 import {
   EXPORT_DEFAULTS,
   type exportPage,
+  FEED_DEFAULTS,
   LIST_DEFAULTS,
   MAX_CHANGES_PER_PAGE,
   type offsetList,
@@ -197,6 +199,59 @@ export const ChangeHistoryOut = z.object({
   timestamp: z.iso.datetime(),
 });
 
+/** One event of the change feed (API.md 14): CloudEvents 1.0 in JSON (structured mode), thin on purpose. */
+export const CloudEventOut = z
+  .object({
+    specversion: z.literal('1.0'),
+    id: z
+      .string()
+      .regex(/^[1-9][0-9]*$/)
+      .describe("The change's ChangeHistory entry id, as a string: unique across the feed"),
+    source: z.url().describe("The service's base URL"),
+    type: z
+      .enum(EVENT_TYPES)
+      .describe(
+        "What changed and how. `person.merged` is the source of a merge (the survivor's side is a " +
+          '`person.updated`)',
+      ),
+    subject: z
+      .string()
+      .regex(new RegExp(`^(${RESOURCE_TYPES.join('|')})/[1-9][0-9]*$`))
+      .describe('The object that changed, `<endpoint>/<id>`: `Person/30863`'),
+    time: z.iso.datetime().describe('When the change was written'),
+    datacontenttype: z.literal('application/json'),
+    data: z.object({
+      id: id.describe('The id of the object that changed'),
+      version: z.int().min(1).describe('Its version after the change (its `CoreMetaData.version`)'),
+      changed: z.array(z.string()).describe('JSON Pointers of the top-level parts that changed'),
+      requester: id.nullable().describe('The person who asked; null for the service (enrichment)'),
+      changeHistory: z
+        .url()
+        .describe('The ChangeHistory entry of the change, with the object before and after it'),
+      superceded_by: id.optional().describe('On `person.merged`: the person it was merged into'),
+    }),
+  })
+  .describe('No personal data: GET the object (or the ChangeHistory entry) for that');
+
+/** A page of `GET /events`: events oldest first, and the cursor to ask for the next page with. */
+export const EventPageOut = z.object({
+  '@context': context,
+  '@type': z.literal('EventPage'),
+  events: z
+    .array(CloudEventOut)
+    .max(FEED_DEFAULTS.maxLimit)
+    .describe(
+      "At most `limit` events, oldest first; each object's in `version` order. Fewer may come while more " +
+        'are waiting; none when nothing is new',
+    ),
+  next: z
+    .string()
+    .describe(
+      'An opaque cursor: send it as `after` to get the events after these. On an empty page it is at ' +
+        'least as far as the cursor sent, so polling goes on from it',
+    ),
+});
+
 /** RFC 9457 problem+json as lib/http/problems.ts writes it. */
 export const ProblemOut = z.object({
   type: z.enum(PROBLEM_TYPE_NAMES.map(problemTypeUri)),
@@ -244,6 +299,7 @@ export const RESPONSE_SCHEMAS = {
   ChangeHistory: ChangeHistoryOut,
   ChangeHistoryList: offsetListOf(ChangeHistoryOut, MAX_CHANGES_PER_PAGE),
   PaginatedChangeHistoryList: paginatedListOf('ChangeHistory', ChangeHistoryOut),
+  EventPage: EventPageOut,
   Problem: ProblemOut,
 } satisfies Record<string, z.ZodType>;
 
@@ -326,4 +382,6 @@ true satisfies [ChangeEntry['endpoint']] extends [z.output<typeof ChangeHistoryO
 true satisfies [z.output<typeof ChangeHistoryOut>] extends [ReturnType<typeof changeHistoryOut>]
   ? true
   : false;
+true satisfies Describes<typeof EventPageOut, ReturnType<typeof eventPage>>;
+true satisfies Describes<typeof CloudEventOut, ReturnType<typeof eventPage>['events'][number]>;
 true satisfies Describes<typeof ProblemOut, ProblemBody>;

@@ -122,6 +122,17 @@ export const cloudEventOf = (event: FeedEvent, baseUrl: string): CloudEvent => (
   },
 });
 
+/**
+ * A page of `GET /events` (API.md 14): its events oldest first, and `next`, the cursor a consumer keeps
+ * and asks again with (`after`); on an empty page, a cursor at least as far as the one it sent.
+ */
+export const eventPage = (contextUrl: string, events: CloudEvent[], next: string) => ({
+  '@context': contextUrl,
+  '@type': 'EventPage' as const,
+  events,
+  next,
+});
+
 /** FNV-1a (32 bits) of an ASCII text: a cheap, stable spread, not a secret. */
 const fnv1a = (text: string) => {
   let hash = 0x811c9dc5;

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod';
 import { RESOURCE_TYPES } from './change-history';
+import { decodeFeedCursor, FEED_START, type FeedPosition } from './feed';
 import { fullnameOfPerson, type Person } from './person';
 import { personUrl } from './representation';
 import { LIMITS, wellFormed } from './schemas';
@@ -222,6 +223,47 @@ export const exportPage = <T>(contextUrl: string, persons: T[], next: string | n
   '@type': 'PersonExport' as const,
   '@set': persons,
   next,
+});
+
+/**
+ * `GET /events` (API.md 14): page sizes, and the longest cursor (eight positions and a check: about
+ * 100 characters).
+ */
+export const FEED_DEFAULTS = { limit: 100, maxLimit: 500, maxCursorLength: 128 } as const;
+
+const NOT_A_FEED_CURSOR =
+  'Not a cursor of this feed: send the `next` of a page it answered, or leave `after` out to start at the first event';
+
+/**
+ * `GET /events`: `after`, the `next` of an earlier page (opaque; one the feed did not issue is refused,
+ * lib/domain/feed.ts `decodeFeedCursor`), and `limit` 1..500.
+ */
+export const ListEventsQuery = z.strictObject(
+  {
+    after: z
+      .string()
+      .max(FEED_DEFAULTS.maxCursorLength, NOT_A_FEED_CURSOR)
+      .transform((cursor, context): FeedPosition => {
+        const position = decodeFeedCursor(cursor);
+        if (position) return position;
+        context.addIssue({ code: 'custom', message: NOT_A_FEED_CURSOR });
+        return z.NEVER;
+      })
+      .optional(),
+    limit: integer(1, FEED_DEFAULTS.maxLimit).optional(),
+  },
+  unknownParameters,
+);
+
+export interface FeedRequest {
+  /** Where the page starts: the position `after` holds, or before the first event. */
+  position: FeedPosition;
+  limit: number;
+}
+
+export const feedRequest = ({ after, limit }: z.output<typeof ListEventsQuery>): FeedRequest => ({
+  position: after ?? FEED_START,
+  limit: limit ?? FEED_DEFAULTS.limit,
 });
 
 export interface PersonFilters {

@@ -15,6 +15,9 @@ import {
 import {
   changeCounterKeyOf,
   claimKey,
+  feedEventKey,
+  feedHeadKey,
+  feedMarkKey,
   historyKey,
   idCounterKey,
   PERSON_COUNTER_KEYS,
@@ -215,6 +218,7 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:Query on index byChangeId',
     `dynamodb:BatchGetItem on table [${HISTORIES}]`,
   ],
+  'list-events': ['dynamodb:BatchGetItem on table [FEED#*]', 'dynamodb:Query on table [FEED#*]'],
   'seed-reference-data': [
     RESERVE_IDS,
     `dynamodb:BatchGetItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} COUNTER#persons]`,
@@ -262,6 +266,7 @@ const READ_ONLY = [
   'get-name-suffix',
   'list-change-history',
   'get-change-history',
+  'list-events',
 ];
 
 describe('least privilege', () => {
@@ -384,6 +389,8 @@ describe('partition patterns', () => {
     ];
     for (const { pk } of entry)
       expect({ pk, allowed: reaches('update-name-prefix', pk) }).toEqual({ pk, allowed: true });
+    for (const { pk } of [feedHeadKey(0), feedHeadKey(7), feedEventKey(3, 12)])
+      expect({ pk, allowed: reaches('list-events', pk) }).toEqual({ pk, allowed: true });
     for (const { pk } of [
       vocabularyKey('NamePrefix', 1),
       vocabularyKey('NameSuffix', 1),
@@ -425,6 +432,10 @@ describe('partition patterns', () => {
       ['get-change-history', vocabularyKey('NamePrefix', 1).pk],
       // The seed writes no person (it reads the person counters: a table with none is marked).
       ['seed-reference-data', personKey(1).pk],
+      // The feed's reader reads the shards only: not the marks of appended events, nor what they name.
+      ['list-events', feedMarkKey(1).pk],
+      ['list-events', historyKey('Person', 1, 1).pk],
+      ['list-events', personKey(1).pk],
     ];
     expect(never.filter(([handler, pk]) => reaches(handler, pk))).toEqual([]);
     expect(

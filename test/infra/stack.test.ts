@@ -58,6 +58,7 @@ const TABLE_HANDLERS = [
   'update-name-suffix',
   'list-change-history',
   'get-change-history',
+  'list-events',
   'create-person',
   'update-person',
   'enrich-person',

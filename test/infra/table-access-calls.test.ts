@@ -48,6 +48,7 @@ import {
   type TableAccessRule,
   tableAccessOf,
 } from '../../infra/table-access';
+import { feedLog } from '../../lib/db/feed/feed-log';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { fromPersonItem } from '../../lib/db/person/person-items';
 import { personRepository } from '../../lib/db/person/person-repository';
@@ -64,6 +65,7 @@ import {
 } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
+import { feedEventOf } from '../../lib/domain/feed';
 import { createPersonHandler, mergePersonHandler, updatePersonHandler } from '../../lib/http/person-handlers';
 import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http/vocabulary-handlers';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
@@ -789,6 +791,20 @@ beforeAll(async () => {
       200,
     );
   }
+
+  // The change feed: the latest changes appended as the stream's appender would (not recorded: that
+  // is another function), then read a page at a time until a page is empty: the heads, then each
+  // shard's share.
+  const { changes: latest } = await history.page({ descending: true, window: { offset: 0, limit: 12 } });
+  await feedLog(storage).append(latest.reverse().map(({ entry }) => feedEventOf(entry)));
+  let feedPage = await invoke('list-events', { method: 'GET', route: '/events', query: { limit: '5' } }, 200);
+  expect(feedPage.events.length).toBeGreaterThan(0);
+  while (feedPage.events.length > 0)
+    feedPage = await invoke(
+      'list-events',
+      { method: 'GET', route: '/events', query: { after: feedPage.next, limit: '5' } },
+      200,
+    );
 
   // Requester binding on (the requesterBinding option): the person and vocabulary writes as its
   // functions make them, each recorded under `binding:<handler>` and held to that function's rules

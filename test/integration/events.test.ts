@@ -81,6 +81,8 @@ describe('events/ against the handlers', () => {
       'update-name-suffix': 200,
       'list-change-history': 200,
       'get-change-history': 200,
+      // Nothing appends to the feed here (no stream): an empty page and its cursor.
+      'list-events': 200,
       'reconcile-persons': 200,
       'suggest-persons': 200,
       'preview-person': 200,

@@ -19,6 +19,7 @@ import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
 import { handler as getProblem } from '../../functions/get-problem';
 import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
 import { buildHandler as buildListChangeHistory } from '../../functions/list-change-history';
+import { buildHandler as buildListEvents } from '../../functions/list-events';
 import { buildHandler as buildListNamePrefixes } from '../../functions/list-name-prefixes';
 import { buildHandler as buildListNameSuffixes } from '../../functions/list-name-suffixes';
 import { buildHandler as buildListPersonAudit } from '../../functions/list-person-audit';
@@ -33,6 +34,7 @@ import { buildHandler as buildUnbindPrincipal } from '../../functions/unbind-pri
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
 import { ROUTES } from '../../lib/api/routes';
+import { feedLog } from '../../lib/db/feed/feed-log';
 import { auditLog } from '../../lib/db/history/audit-log';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { personExport } from '../../lib/db/person/person-export';
@@ -42,6 +44,8 @@ import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-reposit
 import { folderAssets } from '../../lib/docs/assets';
 import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';
+import { feedEventOf } from '../../lib/domain/feed';
+import { isMergedPerson } from '../../lib/domain/merge';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
@@ -710,6 +714,36 @@ describe('real responses match the schemas the document declares', () => {
       object_id: person.id,
       current_object: { id: person.id },
     });
+    for (const reply of replies) expectDeclared('GET', route, reply);
+  });
+
+  it('GET /events: a page of events, an empty page at the end, and 400 for a cursor or limit it refuses', async () => {
+    const route = '/events';
+    const history = changeHistory(suite.table);
+    // The file's changes (creates, PATCHes, merges, vocabulary entries), oldest first, as the stream's
+    // appender puts them in the feed.
+    const changes = [];
+    for (let offset = 0, total = 1; offset < total; offset += 100) {
+      const page = await history.page({ descending: false, window: { offset, limit: 100 } });
+      changes.push(...page.changes);
+      total = page.total;
+    }
+    await feedLog(suite.table).append(
+      changes.map(({ entry, current }) =>
+        feedEventOf(entry, isMergedPerson(current) ? current.superceded_by : null),
+      ),
+    );
+    const listEvents = buildListEvents({ feed: feedLog(suite.table) });
+    const page = (query: Record<string, string>) => call(listEvents, get(route, route, { query }));
+    const first = await page({ limit: '500' });
+    const last = await page({ after: (first.json as { next: string }).next });
+    const replies = [first, last, await page({ after: 'f1.0.0.0.0.0.0.0.0.0' }), await page({ limit: '0' })];
+
+    expect(replies.map(({ status }) => status)).toEqual([200, 200, 400, 400]);
+    expect((first.json as { events: { type: string }[] }).events.map(({ type }) => type)).toEqual(
+      expect.arrayContaining(['person.created', 'person.updated', 'person.merged', 'nameprefix.created']),
+    );
+    expect(last.json).toMatchObject({ events: [], next: (first.json as { next: string }).next });
     for (const reply of replies) expectDeclared('GET', route, reply);
   });
 

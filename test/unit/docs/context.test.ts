@@ -6,6 +6,7 @@ import type { JsonSchema } from '../../../lib/docs/json-schema';
 import { openApiDocument } from '../../../lib/docs/openapi';
 import { RESPONSE_SCHEMAS } from '../../../lib/docs/response-schemas';
 import { type ChangeEntry, NO_ORIGIN } from '../../../lib/domain/change-history';
+import { cloudEventOf, encodeFeedCursor, eventPage, FEED_START, feedEventOf } from '../../../lib/domain/feed';
 import { emptyPerson, type Person } from '../../../lib/domain/person';
 import { changeHistoryOut, type Links, toPersonOut } from '../../../lib/domain/representation';
 import {
@@ -261,6 +262,43 @@ describe('the JSON-LD context reads the new resources', () => {
     expect(quads).toContain(
       `<${CONTEXT_URL}#created_audit_id> "9"^^<http://www.w3.org/2001/XMLSchema#integer> .`,
     );
+  });
+
+  it('reads a page of the change feed: its events one JSON literal in their order, its `next` a cursor and no link', async () => {
+    const event = cloudEventOf(
+      feedEventOf({
+        id: 10,
+        endpoint: 'Person',
+        object_id: 1,
+        version: 2,
+        action: 'update',
+        requester: 1,
+        at: '2026-01-03T03:04:05.000Z',
+        changed: ['/Names'],
+        provider_data: NO_ORIGIN,
+      }),
+      links.baseUrl,
+    );
+    const cursor = encodeFeedCursor(FEED_START);
+
+    const quads = await toQuads(eventPage(CONTEXT_URL, [event, event], cursor));
+
+    const page = new RegExp(
+      `^(_:\\S+) <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <${CONTEXT_URL}#EventPage> \\.$`,
+      'm',
+    ).exec(quads)?.[1];
+    expect(page).toBeDefined();
+    expect(quads).toContain(`${page} <${CONTEXT_URL}#nextCursor> "${cursor}" .`);
+    expect(quads).not.toContain(`${CONTEXT_URL}#next>`);
+    expect(quads).toMatch(
+      new RegExp(
+        `^${page} <${SCHEMA_ORG}dataFeedElement> "\\[\\{.*person\\.updated.*\\},\\{.*\\}\\]"\\^\\^<http://www\\.w3\\.org/1999/02/22-rdf-syntax-ns#JSON> \\.$`,
+        'm',
+      ),
+    );
+    // The events' own keys (`type`, `id`, `data`) say nothing about the page or the person.
+    expect(quads).not.toContain(`${CONTEXT_URL}#changeType`);
+    expect(quads).not.toContain('<https://api.example.test/Person/1>');
   });
 
   it('reads a change’s `type` as a term of its own, never as the keyword @type', async () => {

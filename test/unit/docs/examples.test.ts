@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JSON_MEDIA_TYPES, openApiDocument } from '../../../lib/docs/openapi';
 import { OPERATIONS } from '../../../lib/docs/operations';
+import { decodeFeedCursor } from '../../../lib/domain/feed';
 import { schemaValidator } from '../../support/json-schema';
 
 const document = openApiDocument();
@@ -179,5 +180,24 @@ describe('the examples tell one story', () => {
       CoreMetaData.modified_audit_id,
       CoreMetaData.created_audit_id,
     ]);
+  });
+
+  it('the change feed shows those changes, then the merge into another person, by the same ids', () => {
+    const { CoreMetaData } = changed;
+    const page = example('listEvents', 'EventPage');
+    const [create, update, merge] = page.events;
+
+    expect([create.id, update.id]).toEqual([
+      String(CoreMetaData.created_audit_id),
+      String(CoreMetaData.modified_audit_id),
+    ]);
+    expect(page.events.map(({ type, subject }: Json) => `${type} ${subject}`)).toEqual(
+      ['person.created', 'person.updated', 'person.merged'].map((type) => `${type} Person/${got.id}`),
+    );
+    expect(page.events.map(({ data }: Json) => data.version)).toEqual([1, 2, 3]);
+    expect(update.data.changeHistory).toBe(history['@id']);
+    expect(merge.data.superceded_by).toBeGreaterThan(got.id);
+    expect(Number(merge.id)).toBeGreaterThan(Number(update.id));
+    expect(decodeFeedCursor(page.next)).not.toBeNull();
   });
 });

@@ -7,6 +7,7 @@ import { OPERATIONS, type OperationDoc } from '../../../lib/docs/operations';
 import { RESPONSE_SCHEMAS } from '../../../lib/docs/response-schemas';
 import { type ChangeEntry, NO_ORIGIN, RESOURCE_TYPES } from '../../../lib/domain/change-history';
 import {
+  FEED_DEFAULTS,
   LIST_DEFAULTS,
   MAX_CHANGES_PER_PAGE,
   offsetList,
@@ -273,6 +274,16 @@ describe('openApiDocument', () => {
       type: 'string',
       enum: ['0', '1'],
       default: '1',
+    });
+    expect(parameter('get', '/events', 'limit')?.schema).toEqual({
+      type: 'integer',
+      minimum: 1,
+      maximum: FEED_DEFAULTS.maxLimit,
+      default: FEED_DEFAULTS.limit,
+    });
+    expect(parameter('get', '/events', 'after')?.schema).toEqual({
+      type: 'string',
+      maxLength: FEED_DEFAULTS.maxCursorLength,
     });
     expect((operation('get', '/Person').parameters as Parameter[]).map(({ name }) => name)).toEqual([
       'first_name',
