@@ -2,7 +2,9 @@
  * The whole service on this machine: the HTTP server on loopback, DynamoDB Local with the table, and
  * the stream consumers, started together and stopped together.
  */
+
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
 import { markPostingCountsIfEmpty } from '../db/search/posting-counts';
 import { documentClient } from '../db/table/client';
@@ -125,7 +127,15 @@ export const startLocalService = async ({
       ...extraConsumers,
     ];
     if (consumers.length > 0) {
-      const poller = await startStreamPoller({ endpoint: dynamo.endpoint, tableName, consumers, log });
+      const poller = await startStreamPoller({
+        endpoint: dynamo.endpoint,
+        tableName,
+        consumers,
+        log,
+        // With a data folder, a restart goes on where the last run's delivery stopped: the change
+        // feed misses no change written just before a stop.
+        ...(dataDir ? { positionsFile: join(dataDir, 'stream-positions.json') } : {}),
+      });
       stops.push(() => poller.stop());
     }
 

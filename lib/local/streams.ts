@@ -4,6 +4,7 @@
  * reports `batchItemFailures` or throws, and given up after a few tries.
  */
 
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -32,6 +33,12 @@ export interface StreamPollerOptions {
   batchSize?: number;
   maxAttempts?: number;
   log?: (message: string, details?: unknown) => void;
+  /**
+   * Where the poller keeps how far it has delivered each shard (`npm start --data`): a restart goes on
+   * after the last record delivered, as Lambda's event source mapping does, so none written while it
+   * was down, or not delivered yet when it stopped, is missed. Without it a start reads from now on.
+   */
+  positionsFile?: string;
 }
 
 /** A stream record as Lambda hands it over (epoch seconds, `aws:dynamodb`, the stream ARN). */
@@ -81,6 +88,22 @@ const deliver = async (
   }
 };
 
+/** The positions a poller kept, or null when it kept none (a first start). */
+const readPositions = async (file: string): Promise<Record<string, string> | null> => {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Record<string, string>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+};
+
+/** Written whole to a file beside it, then renamed over it: a kill mid-write leaves the old one. */
+const writePositions = async (file: string, positions: Record<string, string>) => {
+  await writeFile(`${file}.next`, JSON.stringify(positions));
+  await rename(`${file}.next`, file);
+};
+
 export const startStreamPoller = async ({
   endpoint,
   tableName,
@@ -89,6 +112,7 @@ export const startStreamPoller = async ({
   batchSize = 100,
   maxAttempts = 3,
   log,
+  positionsFile,
 }: StreamPollerOptions) => {
   const config = localClientConfig(endpoint);
   const dynamo = new DynamoDBClient(config);
@@ -98,14 +122,28 @@ export const startStreamPoller = async ({
   const streamArn = Table?.LatestStreamArn;
   if (!streamArn) throw new Error(`Table ${tableName} has no stream`);
 
-  /** Shard id to its next iterator; shards open at start are read from now on, later ones whole. */
+  /** How far each shard was delivered in an earlier run (`positionsFile`), or null on a first start. */
+  const delivered: Record<string, string> | null = positionsFile ? await readPositions(positionsFile) : null;
+  const resumed = delivered !== null;
+  const positions: Record<string, string> = { ...delivered };
+
+  /**
+   * Shard id to its next iterator. A first start reads the shards open then from now on, and later
+   * ones whole; a restart goes on after each shard's last delivered record, and reads whole the
+   * shards it had not seen.
+   */
   const iterators = new Map<string, string | undefined>();
   const discover = async (from: 'LATEST' | 'TRIM_HORIZON') => {
     const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
     for (const shard of StreamDescription?.Shards ?? []) {
       if (!shard.ShardId || iterators.has(shard.ShardId)) continue;
-      const type = shard.SequenceNumberRange?.EndingSequenceNumber ? 'TRIM_HORIZON' : from;
-      if (from === 'LATEST' && type === 'TRIM_HORIZON') {
+      const after = positions[shard.ShardId];
+      const type = after
+        ? 'AFTER_SEQUENCE_NUMBER'
+        : shard.SequenceNumberRange?.EndingSequenceNumber || resumed
+          ? 'TRIM_HORIZON'
+          : from;
+      if (from === 'LATEST' && type === 'TRIM_HORIZON' && !resumed) {
         iterators.set(shard.ShardId, undefined); // closed before we started: history, not news
         continue;
       }
@@ -114,6 +152,7 @@ export const startStreamPoller = async ({
           StreamArn: streamArn,
           ShardId: shard.ShardId,
           ShardIteratorType: type,
+          ...(after ? { SequenceNumber: after } : {}),
         }),
       );
       iterators.set(shard.ShardId, ShardIterator);
@@ -126,7 +165,7 @@ export const startStreamPoller = async ({
   let wake: (() => void) | undefined;
   const loop = (async () => {
     while (running) {
-      let delivered = 0;
+      let handed = 0;
       try {
         await discover('TRIM_HORIZON');
         for (const [shardId, iterator] of iterators) {
@@ -136,14 +175,19 @@ export const startStreamPoller = async ({
           );
           iterators.set(shardId, NextShardIterator);
           const records = (Records ?? []).map((record) => toLambdaRecord(record, streamArn));
-          delivered += records.length;
+          handed += records.length;
           for (const consumer of consumers)
             if (records.length > 0) await deliver(consumer, records, maxAttempts, log);
+          const last = records.at(-1)?.dynamodb?.SequenceNumber;
+          if (positionsFile && last) {
+            positions[shardId] = last;
+            await writePositions(positionsFile, positions);
+          }
         }
       } catch (error) {
         if (running) log?.('reading the stream failed', error);
       }
-      if (delivered === 0 && running)
+      if (handed === 0 && running)
         await new Promise<void>((resolve) => {
           wake = resolve;
           idle = setTimeout(resolve, intervalMs);
