@@ -42,7 +42,7 @@ const walk = async (log: ReturnType<typeof feedLog>, position: FeedPosition, lim
   for (;;) {
     const page = await log.page(at, limit);
     expect(page.events.length).toBeLessThanOrEqual(limit);
-    page.next.forEach((shard, index) => expect(shard).toBeGreaterThanOrEqual(at[index] ?? 0));
+    for (const [index, shard] of page.next.entries()) expect(shard).toBeGreaterThanOrEqual(at[index] ?? 0);
     seen.push(...page.events);
     at = page.next;
     if (page.events.length === 0) return { seen, at };
