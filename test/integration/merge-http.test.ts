@@ -374,7 +374,8 @@ describe('a merge of a duplicate that holds some equal and some new items', () =
         (key) => !['@context', '@type', '@id', 'id', 'superceded_by', 'CoreMetaData'].includes(key),
       ),
     ).toEqual([]);
-    const text = JSON.stringify(tombstone);
+    // Without its links: the server's port may hold any digits.
+    const text = JSON.stringify(tombstone).replace(/https?:\/\/[^"/]+/g, '');
     for (const personal of [tag, 'Anna', 'Springfield', '555', 'duplicate'])
       expect(text).not.toContain(personal);
   });
