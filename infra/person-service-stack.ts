@@ -28,8 +28,13 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
+import {
+  type CfnFunction,
+  FilterCriteria,
+  Function as LambdaFunction,
+  StartingPosition,
+} from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -50,7 +55,8 @@ import {
 } from '../lib/http/cors';
 import { entryOf } from './bundling';
 import type { StackConfig } from './config';
-import { LOG_RETENTION, ServiceFunction } from './service-function';
+import { acknowledge, versionsFinding, WILDCARD_FINDING } from './nag';
+import { executionRole, LOG_RETENTION, ServiceFunction, traceActively } from './service-function';
 import { PersonTable } from './table';
 import { tableAccessOf, tableAccessStatements } from './table-access';
 
@@ -91,6 +97,26 @@ const ACCESS_LOG_FIELDS = {
 export interface PersonServiceStackProps extends StackProps {
   config: StackConfig;
 }
+
+/**
+ * Who invokes a function, and so why it has no dead-letter queue of its own (cdk-nag
+ * Serverless-LambdaDLQ): Lambda sends only failed asynchronous invocations to one, and none of the
+ * service's functions is invoked asynchronously.
+ */
+const INVOKED_BY = {
+  api: 'Invoked synchronously by API Gateway, which answers the caller with the error; a function dead-letter queue takes failed asynchronous invocations only',
+  stream:
+    "Invoked synchronously by the event source mapping of the table's stream: the records it gives up on go to the mapping's own on-failure SQS queue (<id>DeadLetters); a function dead-letter queue would never receive one",
+  deploy:
+    'Invoked synchronously at deploy by the CDK Provider framework, which reports a failure to CloudFormation (the deploy fails and rolls back); a function dead-letter queue takes failed asynchronous invocations only',
+};
+
+/**
+ * The memory of the CDK Provider framework's functions, which CDK leaves at Lambda's 128 MB default
+ * (cdk-nag Serverless-LambdaDefaultMemorySize): they only hand the event on to the service's function
+ * and wait for it, a few times per deploy; 256 MB gives their cold start twice the CPU for next to no cost.
+ */
+export const FRAMEWORK_MEMORY_MB = 256;
 
 /** The functions that read the search postings: updated only once the postings backfill is done. */
 const POSTING_READERS = ['list-persons', 'reconcile-persons', 'suggest-persons'];
@@ -137,7 +163,11 @@ export class PersonServiceStack extends Stack {
     handler: string,
     entry: string,
     description: string,
-    extra: { environment?: Record<string, string>; timeout?: Duration } = {},
+    extra: {
+      invokedBy: keyof typeof INVOKED_BY;
+      environment?: Record<string, string>;
+      timeout?: Duration;
+    },
   ): ServiceFunction {
     const rules = tableAccessOf(handler, this.config);
     const fn = new ServiceFunction(this, constructIdOf(handler), {
@@ -152,6 +182,7 @@ export class PersonServiceStack extends Stack {
       },
     });
     for (const statement of tableAccessStatements(this.table, rules)) fn.addToRolePolicy(statement);
+    acknowledge(fn, { 'Serverless-LambdaDLQ': INVOKED_BY[extra.invokedBy] });
     this.functions.set(handler, fn);
     return fn;
   }
@@ -204,6 +235,7 @@ export class PersonServiceStack extends Stack {
             }
           : {};
       const fn = this.serviceFunction(handler, entryOf(handler), description, {
+        invokedBy: 'api',
         environment: { ...http, ...narrowed },
       });
       return new HttpLambdaIntegration(`${constructIdOf(handler)}Integration`, fn);
@@ -222,12 +254,16 @@ export class PersonServiceStack extends Stack {
     // authorizer on it a browser's preflight, which carries no credentials, would be refused; a public
     // OPTIONS /{proxy+} route takes precedence over $default and lets the preflight through.
     if (cors)
-      api.addRoutes({
+      for (const route of api.addRoutes({
         path: '/{proxy+}',
         methods: [HttpMethod.OPTIONS],
         integration: fallback,
         authorizer: new HttpNoneAuthorizer(),
-      });
+      }))
+        acknowledge(route, {
+          'AwsSolutions-APIG4':
+            "CORS preflights (corsOrigins): a browser sends them without credentials, and API Gateway's CORS answers them itself",
+        });
     const integrations = new Map<string, HttpLambdaIntegration>();
     for (const route of ROUTES) {
       let integration = integrations.get(route.handler);
@@ -235,22 +271,27 @@ export class PersonServiceStack extends Stack {
         integration = integrationOf(route.handler);
         integrations.set(route.handler, integration);
       }
+      // Self-description stays public (API.md 9): JSON-LD processors and tooling fetch it unsigned;
+      // the Reconciliation API's routes only with the public-read option (API.md 12). Why, in words,
+      // is the acknowledgement of cdk-nag's AwsSolutions-APIG4 on those routes.
+      const open = route.public
+        ? 'Self-description (API.md 9): the OpenAPI document, JSON Schema, JSON-LD context, docs and problem types are public, as JSON-LD processors and tooling fetch them unsigned; they hold no person data'
+        : route.reconciliation && this.config.reconcilePublic
+          ? "The Reconciliation API's public-read option (reconcilePublic, API.md 12): OpenRefine sends no credentials, and its functions show only fullname and the properties the option lists"
+          : undefined;
       // HEAD beside every GET (API.md 2.1), to the same integration and authorizer. API Gateway does not
       // do it by itself: an HTTP API route key is one method and one path, and AWS's routing rules
       // ("Create routes for HTTP APIs", "Routing API requests") pick an exact method-and-path match,
       // then a greedy {proxy+} one, then $default; only `ANY` stands for other methods, and no rule
       // serves HEAD from a GET route, so without these a HEAD would reach $default (whose fallback,
       // finding the GET route, would redirect it to itself).
-      api.addRoutes({
+      const added = api.addRoutes({
         path: route.path,
         methods: servedMethods(route).map((method) => HttpMethod[method]),
         integration,
-        // Self-description stays public (API.md 9): JSON-LD processors and tooling fetch it unsigned;
-        // the Reconciliation API's routes only with the public-read option (API.md 12).
-        ...(route.public || (route.reconciliation && this.config.reconcilePublic)
-          ? { authorizer: new HttpNoneAuthorizer() }
-          : {}),
+        ...(open ? { authorizer: new HttpNoneAuthorizer() } : {}),
       });
+      if (open) for (const served of added) acknowledge(served, { 'AwsSolutions-APIG4': open });
     }
 
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
@@ -293,10 +334,15 @@ export class PersonServiceStack extends Stack {
   private enrichmentSecret(stateful: RemovalPolicy): ISecret {
     const { enrichmentSecretName } = this.config;
     if (enrichmentSecretName) return Secret.fromSecretNameV2(this, 'EnrichmentApiKey', enrichmentSecretName);
-    return new Secret(this, 'EnrichmentApiKey', {
+    const secret = new Secret(this, 'EnrichmentApiKey', {
       description: 'API key of the person-data enrichment provider (put the real key here)',
       removalPolicy: stateful,
     });
+    acknowledge(secret, {
+      'AwsSolutions-SMG4':
+        "A third-party key, issued by the enrichment provider: no rotation function can get a new one from it by itself, so the operator rotates it by putting the provider's new key here",
+    });
+    return secret;
   }
 
   /** Functions fed by the table's stream, each with its event filter, failure handling and alarms. */
@@ -327,7 +373,7 @@ export class PersonServiceStack extends Stack {
         subscription.handler,
         entryOf(subscription.handler),
         `DynamoDB stream: ${subscription.handler} (filter ${JSON.stringify(subscription.filterPattern)})`,
-        { environment, timeout: STREAM_DELIVERY.timeout },
+        { invokedBy: 'stream', environment, timeout: STREAM_DELIVERY.timeout },
       );
       if (subscription.handler === 'publish-events') bus.grantPutEventsTo(fn);
       if (enriches)
@@ -343,6 +389,12 @@ export class PersonServiceStack extends Stack {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         removalPolicy: stateful,
+      });
+      const isDeadLetterQueue =
+        "This queue is itself a dead-letter queue (the event source mapping's on-failure destination): a dead-letter queue of its own would only move the same records again; its depth alarms instead";
+      acknowledge(deadLetters, {
+        'AwsSolutions-SQS3': isDeadLetterQueue,
+        'Serverless-SQSRedrivePolicy': isDeadLetterQueue,
       });
       fn.addEventSource(
         new DynamoEventSource(this.table, {
@@ -361,6 +413,11 @@ export class PersonServiceStack extends Stack {
           filters: [FilterCriteria.filter(subscription.filterPattern)],
         }),
       );
+      // The mapping's grant to read the stream, in the function's default policy.
+      acknowledge(fn.executionRole.node.findChild('DefaultPolicy'), {
+        [WILDCARD_FINDING]:
+          'dynamodb:ListStreams, which the event source mapping reads the stream with, has no resource form: IAM takes only * for it',
+      });
 
       // Errors are both invocations that failed and records the handler logged as failed (it
       // reports failures per record, so most never fail the invocation).
@@ -431,21 +488,77 @@ export class PersonServiceStack extends Stack {
     }: { timeout: Duration; properties: Record<string, string>; waits?: boolean },
     stateful: RemovalPolicy,
   ) {
-    const fn = this.serviceFunction(handler, `infra/handlers/${handler}.ts`, description, { timeout });
+    const fn = this.serviceFunction(handler, `infra/handlers/${handler}.ts`, description, {
+      invokedBy: 'deploy',
+      timeout,
+    });
+    const logGroup = new LogGroup(this, `${id}ProviderLogs`, {
+      retention: LOG_RETENTION,
+      removalPolicy: stateful,
+    });
+    // The framework's roles are the service's own, as its functions' are: no managed policy.
+    const onEventRole = executionRole(this, `${id}ProviderOnEventRole`, logGroup);
+    const waiterRole = waits
+      ? executionRole(this, `${id}ProviderCompleteAndTimeoutRole`, logGroup)
+      : undefined;
     const provider = new Provider(this, `${id}Provider`, {
       onEventHandler: fn,
-      ...(waits
-        ? { isCompleteHandler: fn, queryInterval: Duration.seconds(30), totalTimeout: Duration.hours(2) }
+      frameworkOnEventRole: onEventRole,
+      ...(waiterRole
+        ? {
+            isCompleteHandler: fn,
+            frameworkCompleteAndTimeoutRole: waiterRole,
+            queryInterval: Duration.seconds(30),
+            totalTimeout: Duration.hours(2),
+          }
         : {}),
-      logGroup: new LogGroup(this, `${id}ProviderLogs`, {
-        retention: LOG_RETENTION,
-        removalPolicy: stateful,
-      }),
+      logGroup,
     });
+    this.completeFramework(provider, handler, fn, [onEventRole, ...(waiterRole ? [waiterRole] : [])]);
     return new CustomResource(this, id, {
       serviceToken: provider.serviceToken,
       resourceType: `Custom::${id}`,
       properties: { TableName: this.table.tableName, ...properties },
+    });
+  }
+
+  /**
+   * What CDK's Provider framework leaves undone on its functions, done (memory, active tracing), and
+   * what cdk-nag finds in the framework that is CDK's to decide acknowledged, with the reason: its
+   * grants on every version of a function, its functions' dead-letter queues, and its waiter state
+   * machine's logs and traces.
+   */
+  private completeFramework(provider: Provider, handler: string, fn: ServiceFunction, roles: Role[]) {
+    const frameworkFunctions = provider.node
+      .findAll()
+      .filter((child): child is LambdaFunction => child instanceof LambdaFunction);
+    for (const framework of frameworkFunctions) {
+      (framework.node.defaultChild as CfnFunction).memorySize = FRAMEWORK_MEMORY_MB;
+      traceActively(framework);
+    }
+    const versions = `CDK's Provider framework grants invoking ${handler} with lambda:InvokeFunction on its ARN and on <arn>:*, its versions and aliases: one function, not a wildcard over resources`;
+    for (const role of roles)
+      acknowledge(role, { [versionsFinding(fn.node.defaultChild as CfnFunction)]: versions });
+    const waited = frameworkFunctions.filter((framework) => framework.functionArn !== provider.serviceToken);
+    acknowledge(provider, {
+      'Serverless-LambdaDLQ':
+        "CDK's Provider framework: CloudFormation invokes its onEvent function asynchronously, but the framework answers CloudFormation itself on any failure (the deploy fails and rolls back), so no event is left to keep; its waiter state machine invokes isComplete and onTimeout synchronously",
+      ...(waited.length > 0
+        ? {
+            'AwsSolutions-SF1':
+              "CDK's waiter state machine of the Provider framework, which calls isComplete every 30 s during a deploy: CDK's option to log it grants logs:CreateLogStream and logs:PutLogEvents on * (a wildcard over actions that have a resource form), worse than the finding; each call logs to the provider's log group, and the execution history stays in Step Functions",
+            'AwsSolutions-SF2':
+              "CDK's waiter state machine of the Provider framework: CDK offers no tracing for it; the isComplete calls it makes are traced as Lambda invocations",
+            'Serverless-StepFunctionStateMachineXray':
+              "CDK's waiter state machine of the Provider framework: CDK offers no tracing for it; the isComplete calls it makes are traced as Lambda invocations",
+            ...Object.fromEntries(
+              waited.map((framework) => [
+                versionsFinding(framework.node.defaultChild as CfnFunction),
+                "CDK's waiter state machine invokes the framework's isComplete and onTimeout functions with lambda:InvokeFunction on their ARNs and on <arn>:*, their versions and aliases: two functions, not a wildcard over resources",
+              ]),
+            ),
+          }
+        : {}),
     });
   }
 
@@ -521,7 +634,11 @@ export class PersonServiceStack extends Stack {
   /** Every alarm notifies one topic; `alarmEmail` subscribes an address to it. */
   private alarmActions() {
     const topic = new Topic(this, 'AlarmTopic', { displayName: 'Person Service alarms', enforceSSL: true });
-    if (this.config.alarmEmail) topic.addSubscription(new EmailSubscription(this.config.alarmEmail));
+    if (this.config.alarmEmail)
+      acknowledge(topic.addSubscription(new EmailSubscription(this.config.alarmEmail)), {
+        'Serverless-SNSRedrivePolicy':
+          'The alarm email: a dead-letter queue for alarm mails that could not be delivered would need an alarm of its own to be seen; the alarms stay in ALARM in CloudWatch',
+      });
     for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
     new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn, description: 'Alarm notifications' });
   }

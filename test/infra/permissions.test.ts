@@ -59,7 +59,9 @@ beforeAll(() => {
 const grantsOf = (handler: string): string[] => {
   const found = functions.get(handler);
   if (!found) throw new Error(`No function bundles ${handler}`);
+  const logGroupId = found.resource.Properties.LoggingConfig.LogGroup.Ref as string;
   const names: Record<string, string> = {
+    [`${logGroupId}.Arn`]: 'its log group',
     [`${tableId}.Arn`]: 'table',
     [`${tableId}.Arn/index/byName`]: 'index byName',
     [`${tableId}.Arn/index/byChange`]: 'index byChange',
@@ -83,6 +85,18 @@ const grantsOf = (handler: string): string[] => {
     })
     .sort();
 };
+
+/**
+ * Every function's, besides its table access: writing its own log group (no managed policy, which
+ * would let it write every log group), and X-Ray's trace writes, which IAM takes on * only.
+ */
+const EXECUTION = [
+  'logs:CreateLogStream on its log group',
+  'logs:PutLogEvents on its log group',
+  'xray:PutTelemetryRecords on *',
+  'xray:PutTraceSegments on *',
+];
+const EXECUTION_ACTIONS = EXECUTION.map((grant) => grant.replace(/ on .*$/, ''));
 
 const TX = '(TransactWriteItems)';
 const RESERVE_IDS = 'dynamodb:UpdateItem on table [COUNTER#ids]';
@@ -275,13 +289,15 @@ describe('least privilege', () => {
   });
 
   it.each(Object.entries(EXPECTED))('%s has exactly its grants', (handler, expected) => {
-    expect(grantsOf(handler)).toEqual([...expected].sort());
+    expect(grantsOf(handler)).toEqual([...EXECUTION, ...expected].sort());
   });
 
   it('gives read-only functions reads and nothing else', () => {
     for (const handler of READ_ONLY) {
       const found = functions.get(handler) as { resource: Resource };
-      const actions = permissionsOf(template, roleOf(found.resource)).map(({ action }) => action);
+      const actions = permissionsOf(template, roleOf(found.resource))
+        .map(({ action }) => action)
+        .filter((action) => !EXECUTION_ACTIONS.includes(action));
       expect(actions.length).toBeGreaterThan(0);
       expect(actions.filter((action) => !READ_ACTIONS.includes(action))).toEqual([]);
     }
@@ -297,7 +313,8 @@ describe('least privilege', () => {
       'LOCALREF#*',
       'PERSON#*',
     ];
-    for (const { resource, condition } of permissionsOf(template, roleOf(found.resource))) {
+    for (const { action, resource, condition } of permissionsOf(template, roleOf(found.resource))) {
+      if (EXECUTION_ACTIONS.includes(action)) continue;
       if (resource === `${tableId}.Arn`)
         for (const pattern of (condition as Record<string, Record<string, string[]>>)[
           'ForAllValues:StringLike'
@@ -338,13 +355,36 @@ describe('least privilege', () => {
     expect(actions.filter((action) => action === 'dynamodb:Scan')).toHaveLength(1);
   });
 
-  it('gives every function a role of its own with only the basic execution managed policy', () => {
+  it('gives every function a role of its own, and no role in the stack a managed policy', () => {
     const roles = [...functions.values()].map(({ resource }) => roleOf(resource));
     expect(new Set(roles).size).toBe(roles.length);
-    const allRoles = resourcesOf(template, 'AWS::IAM::Role');
-    for (const roleId of roles) {
-      expect(JSON.stringify(allRoles[roleId]?.Properties.ManagedPolicyArns)).toMatch(
-        /^\[\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole"\]\]\}\]$/,
+    const allRoles = Object.entries(resourcesOf(template, 'AWS::IAM::Role'));
+    expect(allRoles.length).toBeGreaterThan(roles.length);
+    for (const [roleId, role] of allRoles)
+      expect({ roleId, managed: role.Properties.ManagedPolicyArns }).toEqual({ roleId, managed: undefined });
+  });
+
+  it('lets the custom-resource framework’s functions write their log group, trace, and invoke their function', () => {
+    const lambdas = Object.entries(resourcesOf(template, 'AWS::Lambda::Function'));
+    const framework = lambdas.filter(([id]) => ![...functions.values()].some((service) => service.id === id));
+    expect(framework).toHaveLength(4);
+    for (const [, resource] of framework) {
+      const logGroupId = resource.Properties.LoggingConfig.LogGroup.Ref as string;
+      const invoked = resource.Properties.Environment.Variables.USER_ON_EVENT_FUNCTION_ARN['Fn::GetAtt'][0];
+      const grants = permissionsOf(template, roleOf(resource))
+        .filter(({ action }) => !action.startsWith('states:'))
+        .map(({ action, resource: on }) => `${action} on ${on}`)
+        .sort();
+      expect(grants).toEqual(
+        [
+          `logs:CreateLogStream on ${logGroupId}.Arn`,
+          `logs:PutLogEvents on ${logGroupId}.Arn`,
+          'xray:PutTelemetryRecords on *',
+          'xray:PutTraceSegments on *',
+          `lambda:InvokeFunction on ${invoked}.Arn`,
+          `lambda:InvokeFunction on ${invoked}.Arn:*`,
+          `lambda:GetFunction on ${invoked}.Arn`,
+        ].sort(),
       );
     }
   });

@@ -1,6 +1,6 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { constructIdOf } from '../../infra/person-service-stack';
+import { constructIdOf, FRAMEWORK_MEMORY_MB } from '../../infra/person-service-stack';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/api/stream-subscriptions';
 import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
@@ -91,6 +91,21 @@ describe('functions', () => {
       'AWS CDK resource provider framework - isComplete (PersonServiceStack/PostingsBackfillProvider)',
       'AWS CDK resource provider framework - onTimeout (PersonServiceStack/PostingsBackfillProvider)',
     ]);
+  });
+
+  it('all trace actively, and have their memory set: the service’s 512 MB, the framework’s 256 MB', () => {
+    for (const [id, resource] of Object.entries(resourcesOf(template, 'AWS::Lambda::Function'))) {
+      const own = [...functions.values()].some((service) => service.id === id);
+      expect({
+        id,
+        tracing: resource.Properties.TracingConfig,
+        memory: resource.Properties.MemorySize,
+      }).toEqual({
+        id,
+        tracing: { Mode: 'Active' },
+        memory: own ? 512 : FRAMEWORK_MEMORY_MB,
+      });
+    }
   });
 
   it('run Node.js 24 on arm64, from index.mjs’s handler export', () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { stackConfigFromContext } from '../../infra/config';
+import { checkWithNag } from '../../infra/nag';
 import { PersonServiceStack } from '../../infra/person-service-stack';
 import { ENTRY_METADATA } from '../../infra/service-function';
 
@@ -19,16 +20,32 @@ export interface SynthOptions {
    */
   bundle?: boolean;
   outdir?: string;
+  /**
+   * Run cdk-nag's packs at synth, as infra/app.ts does (on by default): a finding not acknowledged
+   * fails the synth, and so every test that synthesizes. test/infra/nag.test.ts turns it off to list
+   * the findings itself.
+   */
+  nag?: boolean;
+  /** Adds to the stack before it is synthesized (a test's own resource). */
+  extend?: (stack: PersonServiceStack) => void;
 }
 
-export const synthesize = ({ context = {}, bundle = false, outdir }: SynthOptions = {}) => {
+export const synthesize = ({
+  context = {},
+  bundle = false,
+  outdir,
+  nag = true,
+  extend,
+}: SynthOptions = {}) => {
   const app = new App({
     context: { ...CDK_CONTEXT, ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }), ...context },
     ...(outdir ? { outdir } : {}),
   });
+  if (nag) checkWithNag(app);
   const stack = new PersonServiceStack(app, 'PersonServiceStack', {
     config: stackConfigFromContext(app.node),
   });
+  extend?.(stack);
   return { app, stack, template: Template.fromStack(stack) };
 };
 
@@ -82,11 +99,18 @@ export const readable = (value: unknown): string => {
   return JSON.stringify(value);
 };
 
-/** Every permission the inline policies of a role grant, one entry per action and resource. */
+/**
+ * Every permission a role's policies grant (its own inline ones, and the policies attached to it),
+ * one entry per action and resource.
+ */
 export const permissionsOf = (template: Template, roleId: string): Permission[] =>
-  Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
-    .filter(({ Properties }) => Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
-    .flatMap(({ Properties }) => Properties.PolicyDocument.Statement)
+  [
+    ...(resourcesOf(template, 'AWS::IAM::Role')[roleId]?.Properties.Policies ?? []),
+    ...Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+      .filter(({ Properties }) => Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
+      .map(({ Properties }) => Properties),
+  ]
+    .flatMap(({ PolicyDocument }) => PolicyDocument.Statement)
     .flatMap((statement: Record<string, Json>) => {
       if (statement.Effect !== 'Allow') throw new Error('Only Allow statements are expected');
       return asList(statement.Action).flatMap((action: string) =>
