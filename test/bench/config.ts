@@ -40,6 +40,18 @@ export interface BenchConfig {
     /** Merges of each pair recorded in full, for capacity and the actions of each transaction. */
     accountingRuns: number;
   };
+  /** The change feed (feed.ts): its lag at idle and under a burst of writes, and what a page costs. */
+  feed: {
+    /** Writes one after another (creates and PATCHes alternating), each awaited in the feed. */
+    idleWrites: number;
+    /** Creates of the burst, and how many are in flight at once. */
+    burstWrites: number;
+    burstConcurrency: number;
+    /** Events the feed holds (at least) when its pages are read for their cost: more creates if need be. */
+    pagedEvents: number;
+    /** The `limit` of every read: the readers' of the lag, and each page read for its cost. */
+    pageLimit: number;
+  };
   cold: {
     /** Fresh processes per function, for the bundle and for bare node each. */
     runs: number;
@@ -57,6 +69,7 @@ export const FULL: BenchConfig = {
   keyed: { iterations: 300, warmup: 30, accountingRuns: 50 },
   bulk: { persons: 1_000, concurrencies: [1, 4, 16], exportLimit: 100 },
   merge: { iterations: 200, warmup: 10, accountingRuns: 20 },
+  feed: { idleWrites: 40, burstWrites: 300, burstConcurrency: 16, pagedEvents: 1_000, pageLimit: 100 },
   cold: { runs: 15 },
   throughput: { connections: 16, seconds: 10 },
 };
@@ -68,6 +81,8 @@ export const QUICK: BenchConfig = {
   keyed: { iterations: 8, warmup: 2, accountingRuns: 4 },
   bulk: { persons: 30, concurrencies: [1, 4, 16], exportLimit: 25 },
   merge: { iterations: 4, warmup: 1, accountingRuns: 2 },
+  // No fill: the feed's ~50 events read 25 a page.
+  feed: { idleWrites: 10, burstWrites: 40, burstConcurrency: 16, pagedEvents: 0, pageLimit: 25 },
   cold: { runs: 1 },
   throughput: { connections: 16, seconds: 1 },
 };

@@ -2,6 +2,8 @@
 
 import type { BulkSection } from './bulk';
 import type { ColdSection } from './cold-start';
+import type { FeedSection } from './feed';
+import { IDLE_LAG_LIMIT_MS, PAGE_MODEL } from './feed-model';
 import type { KeyedSection } from './keyed-writes';
 import { MATCH_CATEGORIES } from './match-set';
 import type { MatchingSection, MatchMiss, MatchRow } from './matching';
@@ -65,6 +67,7 @@ export interface BenchResults {
   scale?: ScaleSection;
   matching?: MatchingSection;
   merge?: MergeSection;
+  feed?: FeedSection;
   checks: Check[];
 }
 
@@ -103,6 +106,10 @@ export const THRESHOLDS = {
   /** Issue #38: the right person first, overall; and every category on its own criterion. */
   rankOne: 0.95,
   categoryCriterion: 0.85,
+  /** API.md 14: a change is in the feed within 5 s of its write's answer when the system is idle. */
+  feedIdleLagMs: IDLE_LAG_LIMIT_MS,
+  /** keys.ts: a page is one BatchGetItem of the heads and at most one Query per shard. */
+  feedPageCalls: PAGE_MODEL.maxCalls,
 };
 
 /** The postings a list read beyond its samples, against the bar's bound (issue #36). */
@@ -245,7 +252,38 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
   }
   checks.push(...matchingChecks(results.matching));
   checks.push(...mergeChecks(results.merge));
+  checks.push(...feedChecks(results.feed));
   return checks;
+};
+
+/**
+ * Issue #41: the feed's lag at idle against API.md 14, and a page's calls and read units against
+ * keys.ts's model. The lag under a burst has no threshold: it is printed, not checked.
+ */
+const feedChecks = (feed: FeedSection | undefined): Check[] => {
+  if (!feed) return [];
+  const { idle, pages } = feed;
+  return [
+    {
+      check: `change feed (issue #41): lag at idle, write answered → event readable, each of ${idle.writes} writes (API.md 14)`,
+      threshold: `≤ ${persons(THRESHOLDS.feedIdleLagMs)} ms`,
+      worst: `${ms(idle.lag.max)} ms (median ${ms(idle.lag.median)}, p95 ${ms(idle.lag.p95)})`,
+      passed: idle.lag.max <= THRESHOLDS.feedIdleLagMs,
+    },
+    {
+      check: `change feed (issue #41): DynamoDB calls per page of limit=${pages.limit}, every page of a feed of ${persons(pages.feedEvents)} events (keys.ts: the heads, a Query per shard)`,
+      threshold: `≤ ${THRESHOLDS.feedPageCalls}`,
+      worst: `${pages.calls.max} (mean ${pages.calls.mean}; ${pages.withinCalls} of ${pages.pages} pages within)`,
+      passed: pages.withinCalls === pages.pages,
+    },
+    {
+      check:
+        "change feed (issue #41): read units per page against keys.ts's model (the 8 heads, each Query's share of ~0.3 KB events, half a unit per started 4 KB)",
+      threshold: `≤ the model, every page (${pages.modelRcu.max} at most here)`,
+      worst: `${pages.worst.rcu} against ${pages.worst.model} (${pages.worst.events} events, ${pages.worst.queries} Queries; ${pages.withinRcu} of ${pages.pages} pages within)`,
+      passed: pages.withinRcu === pages.pages,
+    },
+  ];
 };
 
 /** A range of figures as one: `3`, or `2–3` when the merges of a row did not all agree. */
@@ -879,6 +917,89 @@ export const markdown = (results: BenchResults): string => {
         ],
         merge.rows.map(row),
       ),
+    );
+  }
+
+  const feed = results.feed;
+  if (feed) {
+    const { idle, burst, pages } = feed;
+    const lag = ({ median, p95, max }: FeedSection['idle']['lag']) => [ms(median), ms(p95), ms(max)];
+    parts.push(
+      '## 10. Change feed (issue #41)',
+      "A table of its own with the stack's stream; DynamoDB Local's stream fed to the feed's appender " +
+        `(\`append-events\`, its own client) by the local stream poller as \`npm start\` runs it (every ` +
+        `${feed.pollerIntervalMs} ms when idle, batches of up to 100 records). Writes through the create and update handlers, reads ` +
+        `through the list-events handler (\`GET /events?after=&limit=${pages.limit}\`). Lag: when the read that first held ` +
+        "a write's event answered, less when the write answered. At idle, writes one after another " +
+        `(${idle.creates} creates and ${idle.patches} PATCHes adding an email, alternating), each at a random ` +
+        `moment of the poller's interval, then read every ${feed.pollMs} ms from the cursor kept until its event ` +
+        `was there. Under a burst, ${burst.writes} creates ${burst.concurrency} at a time ` +
+        `(${burst.perSecond} writes/s, ${burst.seconds} s) while one reader polled without pause ` +
+        `(${burst.reads} reads; ${feed.pollMs} ms after an empty page): no API threshold, as measured. ` +
+        `When the last create answered, ${burst.readableDuringWrites} of its ${burst.writes} events were readable; ` +
+        `the last ${persons(burst.drainMs)} ms after.`,
+      table(
+        ['writes', 'n', 'median ms', 'p95 ms', 'max ms', 'threshold'],
+        [
+          [
+            'at idle, one after another',
+            idle.writes,
+            ...lag(idle.lag),
+            `≤ ${persons(THRESHOLDS.feedIdleLagMs)} ms (API.md 14)`,
+          ],
+          [
+            `burst of creates, ${burst.concurrency} at a time (${burst.perSecond}/s)`,
+            burst.writes,
+            ...lag(burst.lag),
+            'none (as measured)',
+          ],
+        ],
+      ),
+      `What a page costs: the feed's ${persons(pages.feedEvents)} events read from its start in pages of ` +
+        `limit=${pages.limit} through the handler, every DynamoDB call recorded, per page (mean, most); ` +
+        'read units computed as in section 2 (eventually consistent: half a unit per started 4 KB of each ' +
+        "Query's items, per item of the BatchGetItem). keys.ts's model: one BatchGetItem of the 8 heads " +
+        `and at most one Query per shard with events past the cursor, up to ${PAGE_MODEL.maxCalls} calls; ` +
+        `about L / 26 read units for L events of ~0.3 KB, plus the heads (${PAGE_MODEL.headsRcu}): ` +
+        `${pages.modelFullPage} for a full page of ${pages.limit}. The bound checked is the same model per ` +
+        "Query: the heads, and each Query's share of ~0.3 KB events rounded up to the half unit it is " +
+        'charged. Pages are short by design: the merge of the shards stops where a shard whose next ' +
+        'unread event lies past its share may hold an older one.',
+      table(
+        ['per page', 'mean', 'most', "keys.ts's model"],
+        [
+          ['events returned', round(pages.eventsPerPage.mean), pages.eventsPerPage.max, `≤ ${pages.limit}`],
+          [
+            'calls',
+            round(pages.calls.mean),
+            pages.calls.max,
+            `≤ ${PAGE_MODEL.maxCalls}: 1 BatchGetItem, a Query per shard`,
+          ],
+          [
+            'items read (heads and events)',
+            round(pages.itemsRead.mean),
+            pages.itemsRead.max,
+            `≤ 8 + ${pages.limit}`,
+          ],
+          [
+            'read units',
+            round(pages.rcu.mean),
+            pages.rcu.max,
+            `≤ ${pages.modelRcu.max} per Query rounded; ${pages.modelFullPage} as L / 26 + heads`,
+          ],
+          [
+            'bytes of an event item',
+            round(pages.eventBytes.mean),
+            pages.eventBytes.max,
+            `~${Math.round(PAGE_MODEL.eventBytes)} (0.3 KB)`,
+          ],
+        ],
+      ),
+      `${pages.pages} pages held the ${persons(pages.feedEvents)} events: ${round(pages.eventsPerPage.beforeLast)} a page ` +
+        `before the last (the feed's end), the least ${pages.eventsPerPage.min}; ` +
+        `calls by command per page: ${byCommand(pages.callsByCommand)}. The read past the last event (nothing ` +
+        `after the cursor: what a consumer's poll of an idle feed costs) took ${pages.empty.calls} ` +
+        `${plural(pages.empty.calls, 'call')} and ${pages.empty.rcu} read units.`,
     );
   }
 

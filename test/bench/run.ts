@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 /**
- * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,keyed,bulk,cold,scale,matching,merge] [--sizes 1000,10000]`: starts DynamoDB
+ * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,keyed,bulk,cold,scale,matching,merge,feed] [--sizes 1000,10000]`: starts DynamoDB
  * Local, runs the sections, prints the Markdown report and writes it with the same figures as JSON to
  * DIR (`bench-results/` by default; `latest.*`, or `quick.*` with `--quick`).
  *
@@ -23,7 +23,17 @@ const { values: args } = parseArgs({
     sizes: { type: 'string' },
   },
 });
-const SECTIONS = ['overhead', 'throughput', 'keyed', 'bulk', 'cold', 'scale', 'matching', 'merge'] as const;
+const SECTIONS = [
+  'overhead',
+  'throughput',
+  'keyed',
+  'bulk',
+  'cold',
+  'scale',
+  'matching',
+  'merge',
+  'feed',
+] as const;
 const only = new Set(args.only ? args.only.split(',') : SECTIONS);
 for (const section of only)
   if (!(SECTIONS as readonly string[]).includes(section))
@@ -166,6 +176,13 @@ try {
     await createBenchTable(client, 'bench-merge');
     const { runMerge } = await import('./merge');
     results.merge = await runMerge(storage('bench-merge'), raw, instrumented, config, log);
+  }
+
+  if (only.has('feed')) {
+    // The one table with the stack's stream: the change feed is filled from it.
+    await createBenchTable(client, 'bench-feed', { stream: true });
+    const { runFeed } = await import('./feed');
+    results.feed = await runFeed(storage('bench-feed'), raw, instrumented, config, log, dynamo.endpoint);
   }
 
   results.machine.loadAtEnd = loadavg().map((value) => Number(value.toFixed(2)));

@@ -12,7 +12,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
 import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import { MAX_TRANSACTION_ACTIONS } from '../../lib/db/write/actions';
+import { FEED_SHARDS } from '../../lib/domain/feed';
 import { MAX_PROBES_PER_FILTER } from '../../lib/domain/search';
+import { QUICK } from '../bench/config';
 import { MATCH_CATEGORIES, MATCH_SLICE } from '../bench/match-set';
 import type { BenchResults } from '../bench/report';
 import {
@@ -51,6 +53,7 @@ describe('npm run bench -- --quick', () => {
       '## 7. Bulk import and export',
       '## 8. Matching quality (issue #38)',
       '## 9. Merge (issue #39)',
+      '## 10. Change feed (issue #41)',
       '## Checks',
     ])
       expect(stdout).toContain(heading);
@@ -252,8 +255,9 @@ describe('npm run bench -- --quick', () => {
     // rare and common filters at the largest size and the create's write units (issue #27), the
     // import over sequential POSTs (issue #35), the probe bar's postings and rounds (issue #36), the
     // reconciliation queries' items read against keys.ts's model (issue #37); the five of matching
-    // quality (issue #38); and the two of the merge's transactions (issue #39).
-    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5 + 2);
+    // quality (issue #38); the two of the merge's transactions (issue #39); and the three of the change
+    // feed (issue #41): its lag at idle, a page's calls and its read units.
+    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5 + 2 + 3);
     expect(stdout).toContain('reconciliation: each query of the batch at every size reads what keys.ts says');
     expect(stdout).toContain("postings read against the fragment's rarest gram (issue #36)");
     expect(stdout).toContain('import at its best concurrency over sequential single POSTs');
@@ -310,5 +314,33 @@ describe('npm run bench -- --quick', () => {
     expect(stdout).toMatch(
       /\| small \| POST \/Person\/\{id\}\/merge, one name and one email each \| [\d.]+ \| [^|]+ \| 1 \(1\) \|/,
     );
+
+    // The change feed (issue #41): every write's event found in the feed through GET /events, at idle
+    // and in the burst (its lag measured, not checked here); the feed then read from its start a page
+    // at a time, each page the heads and at most a Query per shard, within keys.ts's read units.
+    const feed = results.feed;
+    expect(feed?.idle).toMatchObject({ writes: QUICK.feed.idleWrites, lag: { n: QUICK.feed.idleWrites } });
+    expect((feed?.idle.creates ?? 0) + (feed?.idle.patches ?? 0)).toBe(QUICK.feed.idleWrites);
+    expect(feed?.burst).toMatchObject({ writes: QUICK.feed.burstWrites, lag: { n: QUICK.feed.burstWrites } });
+    expect(feed?.burst.readableDuringWrites).toBeLessThanOrEqual(QUICK.feed.burstWrites);
+    const pages = feed?.pages;
+    // The requester's create, the idle writes and the burst's creates, each once.
+    expect(pages?.feedEvents).toBe(
+      Math.max(1 + QUICK.feed.idleWrites + QUICK.feed.burstWrites, QUICK.feed.pagedEvents),
+    );
+    expect(pages?.pages).toBeGreaterThanOrEqual(Math.ceil((pages?.feedEvents ?? 0) / QUICK.feed.pageLimit));
+    expect(pages?.eventsPerPage.max).toBeLessThanOrEqual(QUICK.feed.pageLimit);
+    expect(pages?.callsByCommand.BatchGetItem).toBe(1);
+    expect(pages?.callsByCommand.Query).toBeLessThanOrEqual(FEED_SHARDS);
+    expect(pages?.calls.max).toBeLessThanOrEqual(1 + FEED_SHARDS);
+    expect(pages?.itemsRead.max).toBeLessThanOrEqual(FEED_SHARDS + QUICK.feed.pageLimit);
+    expect(pages?.withinCalls).toBe(pages?.pages);
+    expect(pages?.withinRcu).toBe(pages?.pages);
+    // Past the end: the heads alone, half a unit each.
+    expect(pages?.empty).toEqual({ calls: 1, rcu: FEED_SHARDS / 2 });
+    const feedChecks = results.checks.filter((check) => check.check.startsWith('change feed (issue #41)'));
+    expect(feedChecks).toHaveLength(3);
+    for (const check of feedChecks.slice(1)) expect(check.passed, check.check).toBe(true);
+    expect(stdout).toMatch(/\| at idle, one after another \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|/);
   }, 240_000);
 });
