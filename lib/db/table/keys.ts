@@ -282,8 +282,10 @@
  * appenders racing for one head retry. The 8 shards take 2 000 to 3 900 changes a second. A page of
  * `limit` L is one BatchGetItem of the 8 heads (eventually consistent: 4 read units) and one Query per
  * shard that has events past the cursor, for its share of L (in proportion to its backlog, at least its
- * next event: lib/domain/feed.ts `pageShares`): at most L events (or 8) of about 0.3 KB, about L / 26
- * read units in up to 9 calls, whatever the table or the feed holds.
+ * next event: lib/domain/feed.ts `pageShares`): at most L events (or 8) of under 0.3 KB (181 bytes
+ * measured), each Query rounded up to half a unit: about L / 26 read units plus half a unit a Query,
+ * 8 read units for a page of 100 in 9 calls (measured: `npm run bench -- --only feed`), whatever the
+ * table or the feed holds. A poll that finds nothing new is the heads alone: 1 call, 4 read units.
  *
  * Requester binding (API.md 9.1, lib/domain/principal.ts; on with `REQUESTER_BINDING`). A principal's
  * binding is two items, one per side, each put with `attribute_not_exists` in the self-registration's
