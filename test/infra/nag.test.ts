@@ -12,25 +12,14 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nagPacks } from '../../infra/nag';
 import type { PersonServiceStack } from '../../infra/person-service-stack';
-import { type Json, resourcesOf, synthesize } from './support';
+import { type Json, OPTIONS, resourcesOf, synthesize } from './support';
 
 const DELEGATE = 'arn:aws:iam::123456789012:role/importer';
 
 /** The deploy options' variants, as test/infra/options.test.ts synthesizes them, and all at once. */
 const VARIANTS: Record<string, Record<string, string>> = {
   'with the default options': {},
-  'with a JWT authorizer, a dev stack, an imported secret, an alarm email and the other options': {
-    devStack: 'true',
-    jwtIssuer: 'https://issuer.example.org/',
-    jwtAudience: 'person-service, person-admin',
-    throttleRate: '25',
-    throttleBurst: '50',
-    enrichmentUrl: 'https://person.provider.example',
-    enrichmentSecretName: 'person-service/enrichment-key',
-    publicBaseUrl: 'https://people.example.org',
-    alarmEmail: 'ops@example.org',
-    withholdIndexes: 'byChangeId',
-  },
+  'with a JWT authorizer, a dev stack, an imported secret, an alarm email and the other options': OPTIONS,
   'with CORS origins': { corsOrigins: 'https://app.example.org, http://localhost:5173' },
   'with the Reconciliation API open to read': {
     reconcilePublic: 'true',

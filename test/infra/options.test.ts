@@ -7,6 +7,7 @@ import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS } from '../../lib/http/cors';
 import {
+  OPTIONS,
   only,
   permissionsOf,
   type Resource,
@@ -15,19 +16,6 @@ import {
   serviceFunctions,
   synthesize,
 } from './support';
-
-const OPTIONS = {
-  devStack: 'true',
-  jwtIssuer: 'https://issuer.example.org/',
-  jwtAudience: 'person-service, person-admin',
-  throttleRate: '25',
-  throttleBurst: '50',
-  enrichmentUrl: 'https://person.provider.example',
-  enrichmentSecretName: 'person-service/enrichment-key',
-  publicBaseUrl: 'https://people.example.org',
-  alarmEmail: 'ops@example.org',
-  withholdIndexes: 'byChangeId',
-};
 
 let defaults: Template;
 let withOptions: Template;

@@ -12,6 +12,20 @@ import { ENTRY_METADATA } from '../../infra/service-function';
 
 const CDK_CONTEXT = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')).context;
 
+/** Every deploy option but CORS, binding and public reads, set to a value of its own (options.test.ts, nag.test.ts). */
+export const OPTIONS = {
+  devStack: 'true',
+  jwtIssuer: 'https://issuer.example.org/',
+  jwtAudience: 'person-service, person-admin',
+  throttleRate: '25',
+  throttleBurst: '50',
+  enrichmentUrl: 'https://person.provider.example',
+  enrichmentSecretName: 'person-service/enrichment-key',
+  publicBaseUrl: 'https://people.example.org',
+  alarmEmail: 'ops@example.org',
+  withholdIndexes: 'byChangeId',
+};
+
 export interface SynthOptions {
   context?: Record<string, unknown>;
   /**
