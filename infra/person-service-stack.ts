@@ -55,8 +55,10 @@ import {
 } from '../lib/http/cors';
 import { entryOf } from './bundling';
 import type { StackConfig } from './config';
+import { ServiceDashboard, type StreamConsumer } from './dashboard';
 import { acknowledge, versionsFinding, WILDCARD_FINDING } from './nag';
 import { executionRole, LOG_RETENTION, ServiceFunction, traceActively } from './service-function';
+import { serviceMetric, serviceNamespaceOf } from './service-metrics';
 import { PersonTable } from './table';
 import { tableAccessOf, tableAccessStatements } from './table-access';
 
@@ -74,6 +76,31 @@ export const STREAM_DELIVERY = {
 
 /** The 5xx share of requests, in percent, above which the API alarms. */
 export const SERVER_ERROR_RATE_PERCENT = 5;
+
+/**
+ * The share of enrichments the provider failed, in percent, at or above which enrichment alarms (in 2
+ * of 3 fifteen-minute periods, with at least ENRICHMENT_FAILURES_MIN failures in each). A few failed
+ * lookups are the third-party provider's normal weather (a timeout, a refusal): the person stays
+ * unenriched and nothing else breaks. A fifth of them failing for half an hour is not weather but an
+ * outage, a revoked or expired key or a spent quota, which only the operator fixes.
+ */
+export const ENRICHMENT_FAILURE_RATE_PERCENT = 20;
+
+/** Fewer failed enrichments than this in a period never alarm: two failures of two at night are no outage. */
+export const ENRICHMENT_FAILURES_MIN = 3;
+
+/** Where each alarm's runbook entry is: its description ends with `Runbook: <this>#<entry>`. */
+export const RUNBOOK_PATH = 'docs/runbook.md';
+
+/** The entries of docs/runbook.md an alarm can point to (their headings' anchors). */
+export type RunbookEntry =
+  | 'api-5xx-rate'
+  | 'function-throttles'
+  | 'stream-function-errors'
+  | 'dead-letter-queue-depth'
+  | 'enrichment-failure-rate'
+  | 'table-throttles'
+  | 'storage-unavailable';
 
 /** HTTP API access log fields (the `$context` variables of an HTTP API, one JSON line per request). */
 const ACCESS_LOG_FIELDS = {
@@ -131,6 +158,7 @@ export class PersonServiceStack extends Stack {
 
   private readonly config: StackConfig;
   private readonly alarms: Alarm[] = [];
+  private readonly streams: StreamConsumer[] = [];
 
   constructor(scope: Construct, id: string, { config, ...props }: PersonServiceStackProps) {
     super(scope, id, props);
@@ -152,7 +180,16 @@ export class PersonServiceStack extends Stack {
       if (POSTING_READERS.includes(handler)) fn.node.addDependency(backfill);
       else if (handler !== 'backfill-postings') backfill.node.addDependency(fn);
     this.throttleAlarms();
+    this.storageAlarms();
+    this.enrichmentAlarm();
     this.alarmActions();
+    new ServiceDashboard(this, 'Observability', {
+      stage: this.stage,
+      functions: this.functions,
+      table: this.table,
+      streams: this.streams,
+      alarms: this.alarms,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The DynamoDB table' });
@@ -325,6 +362,7 @@ export class PersonServiceStack extends Stack {
         evaluationPeriods: 3,
         datapointsToAlarm: 2,
         description: `${SERVER_ERROR_RATE_PERCENT}% or more of API requests answered 5xx in 2 of 3 five-minute periods`,
+        runbook: 'api-5xx-rate',
       },
     );
     return { api, stage };
@@ -392,6 +430,7 @@ export class PersonServiceStack extends Stack {
       });
       const isDeadLetterQueue =
         "This queue is itself a dead-letter queue (the event source mapping's on-failure destination): a dead-letter queue of its own would only move the same records again; its depth alarms instead";
+      this.streams.push({ handler: subscription.handler, fn, deadLetters });
       acknowledge(deadLetters, {
         'AwsSolutions-SQS3': isDeadLetterQueue,
         'Serverless-SQSRedrivePolicy': isDeadLetterQueue,
@@ -425,7 +464,7 @@ export class PersonServiceStack extends Stack {
         logGroup: fn.logGroup,
         filterPattern: FilterPattern.stringValue('$.level', '=', 'ERROR'),
         // Per stack, so a dev stack's errors never trip production's alarm in the same account.
-        metricNamespace: `PersonService/${this.stackName}`,
+        metricNamespace: serviceNamespaceOf(this),
         metricName: `${id}ErrorLogs`,
         metricValue: '1',
       });
@@ -440,7 +479,11 @@ export class PersonServiceStack extends Stack {
           period: Duration.minutes(5),
           label: `${subscription.handler} errors`,
         }),
-        { threshold: 1, description: `${subscription.handler} failed or logged an error` },
+        {
+          threshold: 1,
+          description: `${subscription.handler} failed or logged an error`,
+          runbook: 'stream-function-errors',
+        },
       );
       this.alarm(
         `${id}DeadLetterDepth`,
@@ -451,6 +494,7 @@ export class PersonServiceStack extends Stack {
         {
           threshold: 1,
           description: `Stream records that ${subscription.handler} gave up on are waiting in its DLQ`,
+          runbook: 'dead-letter-queue-depth',
         },
       );
     }
@@ -608,15 +652,83 @@ export class PersonServiceStack extends Stack {
       this.alarm(
         `${constructIdOf(handler)}Throttles`,
         fn.metricThrottles({ statistic: 'Sum', period: Duration.minutes(5) }),
-        { threshold: 1, description: `${handler} was throttled` },
+        { threshold: 1, description: `${handler} was throttled`, runbook: 'function-throttles' },
       );
     }
+  }
+
+  /**
+   * The table refusing work: throttle events of the table or its indexes in 2 of 3 five-minute periods
+   * (one burst is what the repository's retries absorb, StorageRetries; throttling that lasts is a hot
+   * key or on-demand's limits, which no retry fixes), and any request answered 503 because storage stayed
+   * busy past the retries (a caller got an error: the 5xx rate may not show a few).
+   */
+  private storageAlarms() {
+    const period = Duration.minutes(5);
+    const events = this.table.metricThrottleEvents({ statistic: 'Sum', period });
+    this.alarm(
+      'TableThrottles',
+      new MathExpression({
+        // FILL: DynamoDB sends throttle events only when there are some, and a sum with a missing term has no value.
+        expression: Object.keys(events)
+          .map((id) => `FILL(${id}, 0)`)
+          .join(' + '),
+        usingMetrics: events,
+        period,
+        label: 'Throttle events of the table and its indexes',
+      }),
+      {
+        threshold: 1,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        description:
+          'The table or one of its indexes throttled reads or writes in 2 of 3 five-minute periods',
+        runbook: 'table-throttles',
+      },
+    );
+    this.alarm(
+      'StorageUnavailable',
+      serviceMetric(this, 'StorageUnavailable', { statistic: 'Sum', period }),
+      {
+        threshold: 1,
+        description: 'Requests were answered 503: storage stayed busy past the retry budget',
+        runbook: 'storage-unavailable',
+      },
+    );
+  }
+
+  /** The provider failing a share of enrichments (ENRICHMENT_FAILURE_RATE_PERCENT says why that share). */
+  private enrichmentAlarm() {
+    const period = Duration.minutes(15);
+    const of = (name: 'EnrichmentProviderErrors' | 'EnrichmentFilled' | 'EnrichmentUnknown') =>
+      serviceMetric(this, name, { statistic: 'Sum', period });
+    this.alarm(
+      'EnrichmentFailureRate',
+      new MathExpression({
+        // Only periods with failures have a value: each metric is sent only when it counted something.
+        expression: `IF(errors >= ${ENRICHMENT_FAILURES_MIN}, 100 * errors / (errors + FILL(filled, 0) + FILL(unknown, 0)), 0)`,
+        usingMetrics: {
+          errors: of('EnrichmentProviderErrors'),
+          filled: of('EnrichmentFilled'),
+          unknown: of('EnrichmentUnknown'),
+        },
+        period,
+        label: 'Enrichments the provider failed (% of enrichments)',
+      }),
+      {
+        threshold: ENRICHMENT_FAILURE_RATE_PERCENT,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+        description: `The provider failed ${ENRICHMENT_FAILURE_RATE_PERCENT}% or more of enrichments in 2 of 3 fifteen-minute periods`,
+        runbook: 'enrichment-failure-rate',
+      },
+    );
   }
 
   private alarm(
     id: string,
     metric: IMetric,
-    { threshold, description, evaluationPeriods = 1, datapointsToAlarm }: AlarmOptions,
+    { threshold, description, runbook, evaluationPeriods = 1, datapointsToAlarm }: AlarmOptions,
   ) {
     this.alarms.push(
       new Alarm(this, `${id}Alarm`, {
@@ -626,7 +738,7 @@ export class PersonServiceStack extends Stack {
         ...(datapointsToAlarm ? { datapointsToAlarm } : {}),
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: description,
+        alarmDescription: `${description}. Runbook: ${RUNBOOK_PATH}#${runbook}`,
       }),
     );
   }
@@ -647,6 +759,8 @@ export class PersonServiceStack extends Stack {
 interface AlarmOptions {
   threshold: number;
   description: string;
+  /** What the operator does about it: every alarm has its entry. */
+  runbook: RunbookEntry;
   evaluationPeriods?: number;
   datapointsToAlarm?: number;
 }

@@ -19,6 +19,7 @@ import type { Construct } from 'constructs';
 import { HTTP_FUNCTION_TIMEOUT_MS } from '../lib/timeouts';
 import { assetsOf, BUNDLE_SETTINGS, FUNCTION_ENVIRONMENT } from './bundling';
 import { acknowledge, WILDCARD_FINDING } from './nag';
+import { METRICS_NAMESPACE_ENV, serviceNamespaceOf } from './service-metrics';
 
 /** The repository root: entries, package-lock.json and node_modules are found from here. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -134,7 +135,7 @@ export const handlerNameOf = (entry: string) => entry.replace(/^.*\//, '').repla
  * A `NodejsFunction` on Node.js 24 (`nodejs24.x`) and arm64 (Graviton: cheaper per millisecond),
  * bundled to ESM with the AWS SDK inside, source maps on, a log group with retention of its own
  * (not one created by Lambda that keeps logs forever) and a role that writes only that log group,
- * active X-Ray tracing, and the Powertools service name set.
+ * active X-Ray tracing, and the Powertools service name and the stack's metrics namespace set.
  */
 export class ServiceFunction extends NodejsFunction {
   /** Its execution role (construct id `<id>ServiceRole`), its own: the stack adds the function's grants. */
@@ -164,6 +165,7 @@ export class ServiceFunction extends NodejsFunction {
       role,
       environment: {
         ...FUNCTION_ENVIRONMENT,
+        [METRICS_NAMESPACE_ENV]: serviceNamespaceOf(scope),
         ...environment,
       },
       bundling: bundlingOptions(handlerNameOf(entry)),

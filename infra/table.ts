@@ -10,6 +10,7 @@ import type {
   KeySchemaElement,
 } from '@aws-sdk/client-dynamodb';
 import { RemovalPolicy } from 'aws-cdk-lib';
+import type { Metric, MetricOptions } from 'aws-cdk-lib/aws-cloudwatch';
 import {
   type Attribute,
   AttributeType,
@@ -106,6 +107,9 @@ export interface PersonTableProps {
  * Kept (RETAIN) and deletion-protected unless the stack is a dev stack: it is the authoritative store.
  */
 export class PersonTable extends Table {
+  /** The global secondary indexes this deploy has (the definition's, less those withheld). */
+  readonly indexNames: readonly string[];
+
   constructor(scope: Construct, id: string, { devStack, withholdIndexes = [] }: PersonTableProps) {
     // The name is CloudFormation's to choose; the definition's own name is only for DynamoDB Local.
     const { globalSecondaryIndexes, ...shape } = tableShapeFrom(tableDefinition('unused'));
@@ -122,7 +126,40 @@ export class PersonTable extends Table {
       deletionProtection: !devStack,
       removalPolicy: devStack ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
     });
-    for (const index of globalSecondaryIndexes)
-      if (!withholdIndexes.includes(index.indexName)) this.addGlobalSecondaryIndex(index);
+    const deployed = globalSecondaryIndexes.filter((index) => !withholdIndexes.includes(index.indexName));
+    for (const index of deployed) this.addGlobalSecondaryIndex(index);
+    this.indexNames = deployed.map((index) => index.indexName);
+  }
+
+  /**
+   * Read and write throttle events of the table and of each index, by metric math id (`r0`, `w0` the
+   * table's, then each index's). DynamoDB counts them per event (a write to the table and to each index
+   * it updates), for any cause (on-demand's limits included), and the table's alone leave its indexes out.
+   */
+  metricThrottleEvents(options: MetricOptions): Record<string, Metric> {
+    const of = (target: string, dimensions: Record<string, string>) => ({
+      read: this.metric('ReadThrottleEvents', {
+        ...options,
+        dimensionsMap: dimensions,
+        label: `${target} reads`,
+      }),
+      write: this.metric('WriteThrottleEvents', {
+        ...options,
+        dimensionsMap: dimensions,
+        label: `${target} writes`,
+      }),
+    });
+    const targets = [
+      of('table', { TableName: this.tableName }),
+      ...this.indexNames.map((index) =>
+        of(index, { TableName: this.tableName, GlobalSecondaryIndexName: index }),
+      ),
+    ];
+    return Object.fromEntries(
+      targets.flatMap(({ read, write }, n) => [
+        [`r${n}`, read],
+        [`w${n}`, write],
+      ]),
+    );
   }
 }
