@@ -56,6 +56,7 @@ export const DASHBOARD_ROWS = [
   'Alarms',
 ] as const;
 
+/** A graph; with a line per function its legend goes beside it, where forty names fit. */
 const graph = (title: string, left: IMetric[], extra: { stacked?: boolean; width?: number } = {}) =>
   new GraphWidget({
     title,
