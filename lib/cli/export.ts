@@ -1,6 +1,6 @@
 /**
  * `npm run export`: every full Person as NDJSON, to stdout or `--out FILE`, with progress on stderr.
- * README "Loading and exporting persons" has the options; exit status 0 when every person was
+ * docs/import-export.md has the options; exit status 0 when every person was
  * written, 2 when the export could not start or stopped.
  */
 import { createWriteStream } from 'node:fs';

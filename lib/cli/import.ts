@@ -1,6 +1,6 @@
 /**
  * `npm run import -- FILE`: loads a file of persons (NDJSON or a JSON array, our shape or GRC's)
- * through the API. README "Loading and exporting persons" has the options; exit status 0 when nothing
+ * through the API. docs/import-export.md has the options; exit status 0 when nothing
  * was refused (or `--allow-rejects`), 1 when something was, 2 when the run could not start or finish.
  */
 import { parseArgs } from 'node:util';

@@ -4,7 +4,7 @@
  * and what the manifest, the extension rows and the preview card say. Pure: no I/O, no AWS; the
  * candidates come from lib/db/search/reconcile-candidates.ts, the wire from lib/http/reconcile-handlers.ts.
  *
- * The score (0 to 100, documented in the manifest's `documentation` and in README "Matching records"):
+ * The score (0 to 100, documented in the manifest's `documentation` and in docs/matching.md):
  * - `name`: how alike the folded query and the closest of the candidate's names are (its fullname,
  *   every Name's "first last" and freeform name), the better of two measures, times 100: the trigram
  *   similarity of the whole names (Jaccard, each padded with a space at both ends so that short names

@@ -1,4 +1,4 @@
-/** How much each section does: the full run the README quotes, and `--quick`, which a test runs. */
+/** How much each section does: the full run docs/performance.md quotes, and `--quick`, which a test runs. */
 export interface BenchConfig {
   mode: 'full' | 'quick';
   overhead: {

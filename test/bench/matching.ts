@@ -212,7 +212,7 @@ export const answerQueries = async (
 /** Misses kept per category for the report. */
 const MISSES_EACH = 3;
 
-/** The categories whose first query the report shows worked through (README "Matching records" quotes them). */
+/** The categories whose first query the report shows worked through (docs/matching.md quotes them). */
 export const EXAMPLE_CATEGORIES: readonly MatchCategory[] = ['email-domain', 'initials'];
 
 /** A query as the report shows it: what was asked, whom it meant, the first candidates with their features. */

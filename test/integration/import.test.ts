@@ -163,7 +163,7 @@ describe('a run killed half-way', () => {
   }, 300_000);
 });
 
-describe('the README sample files', () => {
+describe('the sample files of docs/samples/ (the README walk-through, docs/import-export.md)', () => {
   it.each([
     ['docs/samples/persons.ndjson', 6, '&local_reference_id=hr-1004'],
     ['docs/samples/grc-persons.json', 2, '&local_reference_id=grc-30825'],

@@ -136,7 +136,7 @@ const show = (state: State) =>
 const isDelete = (element: Element) =>
   Object.keys(element).every((key) => key.startsWith('@') || key === 'id' || key === 'local_reference_id');
 
-/** Names and Emails always have one primary: the one kept, else the lowest id (API.md 5.3, README). */
+/** Names and Emails always have one primary: the one kept, else the lowest id (API.md 5.3, docs/behaviour.md). */
 const settlePrimary = <T extends { id: number; primary: boolean }>(
   items: T[],
   keptPrimary: number | undefined,

@@ -1,14 +1,14 @@
-/** The README's Layout table names every folder and module a newcomer meets, and nothing that is gone. */
+/**
+ * The Layout table (docs/layout.md) names every folder and module a newcomer meets, and nothing that is
+ * gone; the README and the docs pages name no file that is not in the repository.
+ */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const layout = readme.slice(
-  readme.indexOf('## Layout'),
-  readme.indexOf('\n## ', readme.indexOf('## Layout') + 1),
-);
+const LAYOUT = 'docs/layout.md';
+const layout = readFileSync(join(ROOT, LAYOUT), 'utf8');
 
 /** The table's rows: the path in the first column, the text of the second. */
 const rows = [...layout.matchAll(/^\| `([^`]+)` \| (.+) \|$/gm)].map(([, path, text]) => ({
@@ -21,7 +21,12 @@ const entriesOf = (folder: string) =>
     entry.isDirectory() ? `${folder}/${entry.name}/` : `${folder}/${entry.name}`,
   );
 
-describe("the README's Layout table", () => {
+describe(`the Layout table (${LAYOUT})`, () => {
+  it('is the page the README sends a newcomer to for the layout', () => {
+    expect(layout.split('\n')[0]).toBe('# Layout');
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`](${LAYOUT})`);
+  });
+
   it('has rows (the checks below would pass vacuously otherwise)', () => {
     expect(rows.length).toBeGreaterThan(5);
   });
@@ -43,20 +48,35 @@ describe("the README's Layout table", () => {
   });
 });
 
-describe('the README', () => {
-  /** Code spans that name a file of the repository (`lib/db/table/keys.ts`, `test/support/`) or outside. */
-  const filePaths = [
-    ...readme.matchAll(/`((?:\.\.\/|(?:lib|test|functions|infra|events|docs|\.ci)\/)[^`\s]*)`/g),
-  ]
-    .map(([, path]) => path as string)
-    .filter((path) => !path.includes('*'));
+describe('the README and the docs pages', () => {
+  const pages = [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ].map((path) => ({ path, text: readFileSync(join(ROOT, path), 'utf8') }));
 
-  it('names file paths (the check below would pass vacuously otherwise)', () => {
+  /**
+   * Code spans that name a file of the repository (`lib/db/table/keys.ts`, `test/support/`) or outside,
+   * each as written: from the repository's root, as a reader at its root types it, on every page.
+   */
+  const filePaths = pages.flatMap(({ path: page, text }) =>
+    [...text.matchAll(/`((?:\.\.\/|(?:lib|test|functions|infra|events|docs|\.ci)\/)[^`\s]*)`/g)]
+      .map(([, path]) => ({ page, path: path as string }))
+      .filter(({ path }) => !path.includes('*')),
+  );
+
+  it('name file paths (the check below would pass vacuously otherwise)', () => {
+    expect(pages.length).toBeGreaterThan(5);
     expect(filePaths.length).toBeGreaterThan(20);
   });
 
-  it('names no file outside the repository: what a user reads, the user has', () => {
-    expect(filePaths.filter((path) => path.startsWith('../') || !existsSync(join(ROOT, path)))).toEqual([]);
-    expect(readme).not.toMatch(/API\.md|shared folder/);
+  it('name no file outside the repository: what a user reads, the user has', () => {
+    expect(
+      filePaths
+        .filter(({ path }) => path.startsWith('../') || !existsSync(join(ROOT, path)))
+        .map(({ page, path }) => `${page}: ${path}`),
+    ).toEqual([]);
+    for (const { path, text } of pages) expect(text, path).not.toMatch(/API\.md|shared folder/);
   });
 });

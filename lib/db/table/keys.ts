@@ -130,7 +130,7 @@
  * the batch is read once). R is the share of the persons that hold the gram, so it grows with N: not
  * every person, but not a constant either. The bench (`npm run bench -- --only scale`, a batch of 10
  * as OpenRefine sends it, test/bench/scale.ts) counts this model for each query from the data it
- * seeded and checks that no query reads more (figures in README "Performance").
+ * seeded and checks that no query reads more (figures in docs/performance.md).
  * A name or word under 3 code points (`li`) is not looked up: its postings would be every gram it
  * starts. Suggest (`/reconcile/suggest/entity`) reads the postings of the prefix typed (3 code points
  * or more) as one fragment, the preview and data extension one BatchGetItem of the ids asked (at
