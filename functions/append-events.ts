@@ -1,4 +1,5 @@
 import { feedAppenderFromEnv } from '../lib/db/from-env';
+import { traceStream } from '../lib/tracer';
 
 /** DynamoDB Streams: appends each ChangeHistory entry's event to the change feed (API.md 14). */
-export const handler = feedAppenderFromEnv();
+export const handler = traceStream(feedAppenderFromEnv());

@@ -2,10 +2,13 @@ import { socialAddressWriterFromEnv } from '../lib/db/from-env';
 import { enrichRecords } from '../lib/enrichment/enrich-records';
 import { providerFromEnv } from '../lib/enrichment/from-env';
 import { logger } from '../lib/logger';
+import { traceStream } from '../lib/tracer';
 
 /** DynamoDB Streams: fills a new person's SocialAddresses from the enrichment provider (API.md 8). */
-export const handler = enrichRecords({
-  provider: providerFromEnv(),
-  writer: socialAddressWriterFromEnv(),
-  logger,
-});
+export const handler = traceStream(
+  enrichRecords({
+    provider: providerFromEnv(),
+    writer: socialAddressWriterFromEnv(),
+    logger,
+  }),
+);

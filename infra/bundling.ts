@@ -57,6 +57,11 @@ export const SERVICE_NAME = 'person-service';
 export const FUNCTION_ENVIRONMENT = {
   POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
   POWERTOOLS_LOG_LEVEL: 'INFO',
+  /**
+   * No return value in a trace: a Person answer holds names and emails. lib/http/tracing.ts and
+   * lib/tracer.ts already pass `captureResponse: false`; this covers any method traced later.
+   */
+  POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
 } as const;
 
 /** Where a bundle's entry file and its bundle live: `index.mjs`, as Lambda's `index.handler` expects. */

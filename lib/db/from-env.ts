@@ -1,8 +1,11 @@
 /**
  * What a Lambda container builds once, outside the handler: one DynamoDB client for the table named
  * by `TABLE_NAME` (and `DYNAMODB_ENDPOINT` for DynamoDB Local), shared by every repository, and the
- * raw client under it for what takes one (Powertools' persistence layers).
+ * raw client under it for what takes one (Powertools' persistence layers); each command an X-Ray
+ * subsegment where tracing is on (lib/tracer.ts).
  */
+
+import { traceClient } from '../tracer';
 import { appendEvents } from './feed/feed-appender';
 import { feedLog } from './feed/feed-log';
 import { auditLog } from './history/audit-log';
@@ -23,6 +26,8 @@ const containerFromEnv = () => {
   if (!container) {
     const { tableName, endpoint } = storageConfigFromEnv();
     const { raw, document } = dynamoClients(endpoint ? { endpoint } : {});
+    // The document client shares the raw client's middleware stack: both are traced.
+    traceClient(raw);
     container = { storage: { client: document, tableName }, raw };
   }
   return container;

@@ -5,6 +5,7 @@
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { logger } from '../logger';
+import { traceClient, traceRemoteCall } from '../tracer';
 import { clearbitProvider } from './clearbit';
 import type { LookupResult, PersonDataProvider } from './provider';
 
@@ -29,7 +30,7 @@ export class SecretUnusable extends Error {
 export const secretsManagerReader = (client?: SecretsManagerClient): SecretReader => {
   let secrets = client;
   return async (secretId) => {
-    secrets ??= new SecretsManagerClient({});
+    secrets ??= traceClient(new SecretsManagerClient({}));
     const { SecretString } = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
     const value = SecretString?.trim();
     if (!value) throw new SecretUnusable(`The secret ${secretId} holds no string value`);
@@ -97,6 +98,17 @@ const withKeyFrom = (
   };
 };
 
+/** Each lookup an X-Ray subsegment named for the provider, annotated with its result's kind. */
+const traced = (provider: PersonDataProvider): PersonDataProvider => ({
+  name: provider.name,
+  lookup: (email) =>
+    traceRemoteCall(
+      provider.name,
+      () => provider.lookup(email),
+      (result) => result.kind,
+    ),
+});
+
 /** No provider configured: every lookup is "nothing known", and the operator is told once. */
 const unconfigured: PersonDataProvider = {
   name: 'none',
@@ -125,11 +137,13 @@ export const providerFromEnv = (
   }
   const url = env.ENRICHMENT_URL;
   const make = (apiKey: string) =>
-    clearbitProvider({
-      url,
-      apiKey,
-      ...(env.ENRICHMENT_TIMEOUT_MS ? { timeoutMs: Number(env.ENRICHMENT_TIMEOUT_MS) } : {}),
-    });
+    traced(
+      clearbitProvider({
+        url,
+        apiKey,
+        ...(env.ENRICHMENT_TIMEOUT_MS ? { timeoutMs: Number(env.ENRICHMENT_TIMEOUT_MS) } : {}),
+      }),
+    );
   const secretId = env[ENRICHMENT_KEY_SECRET_ENV];
   if (!secretId) return make(env.ENRICHMENT_API_KEY ?? '');
   return withKeyFrom(

@@ -17,6 +17,7 @@ import { type HttpConfig, httpConfigFromEnv } from './config';
 import { type Problem, problemBody, problemOf } from './problems';
 import { bodyOf, delegateOf, linksFor, originOf, requesterRulingOf } from './request';
 import { type ApiResponse, negotiatedType, toHttpResult } from './responses';
+import { traceRequests } from './tracing';
 
 type Event = APIGatewayProxyEventV2;
 type Result = APIGatewayProxyStructuredResultV2;
@@ -131,7 +132,9 @@ const stack = (
   { config = defaultConfig, logger = defaultLogger, middlewares = [] }: HttpHandlerOptions,
 ) =>
   middy<Event, Result, Error, Context>()
-    // First, so that its `after` and `onError` run last, on the answer every other step has built.
+    // First of all: the X-Ray subsegment times the whole stack and is annotated with the final answer.
+    .use(traceRequests())
+    // Then, so that its `after` and `onError` run next to last, on the answer every other step has built.
     .use(headWithoutBody())
     .use(requestLog(logger))
     .use(problemResponses(config, logger))

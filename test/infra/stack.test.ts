@@ -118,11 +118,12 @@ describe('functions', () => {
     }
   });
 
-  it('log under the Powertools service name, and start without --enable-source-maps (names stay in the bundles)', () => {
+  it('log under the Powertools service name, trace no return value, and start without --enable-source-maps (names stay in the bundles)', () => {
     for (const { resource } of functions.values()) {
       expect(resource.Properties.Environment.Variables).toMatchObject({
         POWERTOOLS_SERVICE_NAME: 'person-service',
         POWERTOOLS_LOG_LEVEL: 'INFO',
+        POWERTOOLS_TRACER_CAPTURE_RESPONSE: 'false',
       });
       expect(resource.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
     }

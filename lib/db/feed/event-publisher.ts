@@ -9,6 +9,7 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from 
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { cloudEventOf, type PlacedEvent } from '../../domain/feed';
+import { traceClient } from '../../tracer';
 
 /** PutEvents takes at most this many entries a call. */
 const PUT_EVENTS_LIMIT = 10;
@@ -33,7 +34,7 @@ const storedEventOf = (record: DynamoDBRecord): PlacedEvent => {
 };
 
 export const publishEvents =
-  ({ busName, baseUrl, client = new EventBridgeClient({}) }: PublisherConfig) =>
+  ({ busName, baseUrl, client = traceClient(new EventBridgeClient({})) }: PublisherConfig) =>
   async (event: DynamoDBStreamEvent): Promise<void> => {
     const entries: PutEventsRequestEntry[] = event.Records.map((record) => {
       const cloudEvent = cloudEventOf(storedEventOf(record), baseUrl);

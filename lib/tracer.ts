@@ -1,0 +1,77 @@
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Subsegment } from 'aws-xray-sdk-core';
+
+/**
+ * One X-Ray tracer per container, under the logger's service name. Powertools turns it off by itself
+ * where there is no X-Ray: outside Lambda (no `AWS_EXECUTION_ENV`: `npm start`, tests, the bench),
+ * under SAM local, or with `POWERTOOLS_TRACE_ENABLED=false`; off, every call below is a no-op.
+ *
+ * `captureHTTPsRequests` is off: Powertools would patch node:http(s) and subscribe to fetch's
+ * diagnostics channel, which names a subsegment for the host, flags the provider's 404 (an unknown
+ * person, a normal answer) as an error, keeps one "current" request for all of a container's fetches
+ * and sends our trace header to the third party. The provider call is traced by `traceRemoteCall`
+ * instead, and the AWS SDK clients by `traceClient`, so each call shows up once.
+ */
+export const tracer = new Tracer({
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'person-service',
+  captureHTTPsRequests: false,
+});
+
+/** An AWS SDK v3 client whose every command is an X-Ray subsegment (DynamoDB, EventBridge, Secrets Manager). */
+export const traceClient = <T>(client: T): T => tracer.captureAWSv3Client(client);
+
+/**
+ * Runs a call to a third party as a subsegment of its own, named for it (`clearbit`), in the `remote`
+ * namespace so X-Ray draws it as a node of the service map; `outcome` names what came back. Nothing
+ * of the request (the email asked about) is recorded.
+ */
+export const traceRemoteCall = async <R>(
+  name: string,
+  call: () => Promise<R>,
+  outcomeOf: (result: R) => string,
+): Promise<R> => {
+  const parent = tracer.getSegment();
+  if (!tracer.isTracingEnabled() || !parent) return call();
+  return tracer.provider.captureAsyncFunc(name, async (subsegment?: Subsegment) => {
+    subsegment?.addAttribute('namespace', 'remote');
+    try {
+      const result = await call();
+      subsegment?.addAnnotation('outcome', outcomeOf(result));
+      return result;
+    } catch (error) {
+      subsegment?.addError(error as Error, true);
+      throw error;
+    } finally {
+      subsegment?.close();
+    }
+  }) as Promise<R>;
+};
+
+/**
+ * A stream consumer traced as the HTTP handlers are: Powertools' handler subsegment (no response
+ * captured), annotated with how many records the batch held and how many failed (all of them when
+ * it threw, since the whole batch comes again).
+ */
+export const traceStream = <R>(handler: (event: DynamoDBStreamEvent, context?: Context) => Promise<R>) => {
+  const traced = middy(handler)
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use({
+      after: async ({ event, response }) => {
+        tracer.putAnnotation('records', event.Records.length);
+        // A consumer that returns nothing fails whole or not at all.
+        const failures = (response as Partial<DynamoDBBatchResponse> | undefined)?.batchItemFailures;
+        tracer.putAnnotation('failed', failures?.length ?? 0);
+      },
+      onError: async ({ event }) => {
+        tracer.putAnnotation('records', event.Records.length);
+        tracer.putAnnotation('failed', event.Records.length);
+      },
+    });
+  // Without a context (a test calling the consumer itself) there is no invocation to trace, and middy
+  // would hand the consumer an empty object for one.
+  return (event: DynamoDBStreamEvent, context?: Context): Promise<R> =>
+    context ? traced(event, context) : handler(event);
+};
