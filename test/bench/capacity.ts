@@ -2,10 +2,8 @@
  * Counting DynamoDB calls with an SDK middleware, and the capacity they cost computed from item
  * sizes, because DynamoDB Local under-reports what transactions consume.
  *
- * The rules (DynamoDB developer guide, "Item sizes and formats" and "Read/write capacity mode"):
- * - an item's size is the UTF-8 length of its attribute names plus their values: strings by UTF-8
- *   length, numbers about 1 byte per 2 significant digits plus 1, booleans and null 1 byte, lists and
- *   maps 3 bytes plus 1 byte per element (plus the element's name in a map);
+ * The rules (DynamoDB developer guide; the sizes and units in lib/db/table/item-size.ts, which the
+ * capacity model, lib/db/capacity/, predicts with):
  * - a write costs 1 WCU per started KB of the item (the larger of old and new for a replacing Put),
  *   doubled in a transaction;
  * - a read costs 1 RCU per started 4 KB strongly consistent, 0.5 eventually consistent, per item for
@@ -25,6 +23,7 @@
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { itemSize, READ_UNIT_BYTES, unitsOf, WRITE_UNIT_BYTES } from '../../lib/db/table/item-size';
 import { idempotencyKey } from '../../lib/db/table/keys';
 
 /** One call, its items in document form whichever client sent it. */
@@ -141,45 +140,6 @@ export const instrument = (client: DynamoDBDocumentClient, raw?: DynamoDBClient)
   return state;
 };
 
-const utf8 = (value: string) => Buffer.byteLength(value, 'utf8');
-
-const numberSize = (value: number | bigint) => {
-  const digits = String(value)
-    .replace(/^-/, '')
-    .replace(/e.*$/i, '')
-    .replace('.', '')
-    .replace(/^0+/, '')
-    .replace(/0+$/, '');
-  return Math.ceil(Math.max(1, digits.length) / 2) + 1;
-};
-
-/** The size DynamoDB counts for one attribute value (document form, as the document client sends it). */
-export const valueSize = (value: unknown): number => {
-  if (value === null || value === undefined || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return utf8(value);
-  if (typeof value === 'number' || typeof value === 'bigint') return numberSize(value);
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (value instanceof Set) return [...value].reduce((sum: number, element) => sum + valueSize(element), 0);
-  if (Array.isArray(value))
-    return 3 + value.reduce((sum: number, element) => sum + 1 + valueSize(element), 0);
-  if (typeof value === 'object')
-    return (
-      3 +
-      Object.entries(value).reduce(
-        (sum, [name, element]) => (element === undefined ? sum : sum + 1 + utf8(name) + valueSize(element)),
-        0,
-      )
-    );
-  return utf8(String(value));
-};
-
-/** The size of an item: its attribute names and values. */
-export const itemSize = (item: Record<string, unknown>): number =>
-  Object.entries(item).reduce(
-    (sum, [name, value]) => (value === undefined ? sum : sum + utf8(name) + valueSize(value)),
-    0,
-  );
-
 export interface Capacity {
   /** Computed read capacity units. */
   rcu: number;
@@ -200,7 +160,7 @@ export interface Capacity {
 
 type Key = Record<string, unknown>;
 const keyOf = (key: Key) => `${String(key.pk)}\u0000${String(key.sk)}`;
-const units = (bytes: number, unit: number) => Math.max(1, Math.ceil(bytes / unit));
+const units = unitsOf;
 
 const reportedOf = (output: Record<string, unknown>) =>
   [output.ConsumedCapacity]
@@ -258,7 +218,7 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         const size = item ? itemSize(item) : 0;
         if (item) known.set(keyOf(item), size);
         bytesRead += size;
-        rcu += units(size, 4096) * readUnit;
+        rcu += units(size, READ_UNIT_BYTES) * readUnit;
         break;
       }
       case 'BatchGetItem': {
@@ -270,7 +230,7 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
             const size = found.get(keyOf(key)) ?? 0;
             if (found.has(keyOf(key))) known.set(keyOf(key), size);
             bytesRead += size;
-            rcu += units(size, 4096) * (ConsistentRead ? 1 : 0.5);
+            rcu += units(size, READ_UNIT_BYTES) * (ConsistentRead ? 1 : 0.5);
           }
         }
         break;
@@ -279,7 +239,7 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         if (input.IndexName) {
           const bytes = ((output.ScannedCount as number | undefined) ?? 0) * indexEntryBytes;
           bytesRead += bytes;
-          rcu += units(bytes, 4096) * readUnit;
+          rcu += units(bytes, READ_UNIT_BYTES) * readUnit;
         } else {
           // The items as asked for (a posting Query projects part of each); what they are charged on
           // is the whole items, which DynamoDB Local counts right for a Query (not for transactions).
@@ -295,7 +255,7 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
         const there = output.Item as Key | undefined;
         const before = Math.max(known.get(keyOf(item)) ?? 0, there ? itemSize(there) : 0);
         const after = command === 'UpdateItem' ? afterUpdate(written.get(keyOf(item)), input) : undefined;
-        const cost = units(Math.max(itemSize(after ?? item), before), 1024);
+        const cost = units(Math.max(itemSize(after ?? item), before), WRITE_UNIT_BYTES);
         wcu += cost;
         if (isIdempotencyRecord(item)) idempotencyWcu += cost;
         if (!failed && command !== 'DeleteItem') {
@@ -313,13 +273,13 @@ export const capacityOf = (calls: readonly RecordedCall[], indexEntryBytes: numb
           const key = (body.Item ?? body.Key) as Key;
           const old = known.get(keyOf(key)) ?? 0;
           if (kind === 'ConditionCheck') {
-            rcu += 2 * units(old, 4096);
+            rcu += 2 * units(old, READ_UNIT_BYTES);
             continue;
           }
           const written =
             kind === 'Put'
-              ? 2 * units(Math.max(itemSize(body.Item as Key), old), 1024)
-              : 2 * units(old, 1024);
+              ? 2 * units(Math.max(itemSize(body.Item as Key), old), WRITE_UNIT_BYTES)
+              : 2 * units(old, WRITE_UNIT_BYTES);
           wcu += written;
           if (isPosting(key)) postingsWcu += written;
         }

@@ -2,6 +2,8 @@
  * The change feed section's settings and keys.ts's model of a page (feed.ts measures, report.ts
  * checks): pure, so the report imports no handler.
  */
+import { feedPageRcu } from '../../lib/db/capacity/operations';
+import { FEED_EVENT_BYTES } from '../../lib/db/table/keys';
 import { FEED_SHARDS } from '../../lib/domain/feed';
 
 /** The poller's interval, as `npm start` runs it (lib/local/service.ts takes streams.ts's default). */
@@ -20,7 +22,7 @@ export const GIVE_UP_MS = 120_000;
  */
 export const PAGE_MODEL = {
   maxCalls: 1 + FEED_SHARDS,
-  eventBytes: 0.3 * 1024,
+  eventBytes: FEED_EVENT_BYTES,
   headsRcu: FEED_SHARDS * 0.5,
 } as const;
 
@@ -30,11 +32,6 @@ export const modelEventsRcu = (events: number) => (events * PAGE_MODEL.eventByte
 /**
  * The read units the model allows a page whose Queries asked for `shares` events each: the heads, and
  * each Query's share of ~0.3 KB events rounded up to the half unit it is charged (the model's L / 26
- * summed before rounding; each Query is charged on its own).
+ * summed before rounding; each Query is charged on its own). The capacity model's own page price.
  */
-export const modelPageRcu = (shares: readonly number[]) =>
-  PAGE_MODEL.headsRcu +
-  shares.reduce(
-    (sum, share) => sum + Math.max(1, Math.ceil((share * PAGE_MODEL.eventBytes) / 4096)) * 0.5,
-    0,
-  );
+export const modelPageRcu = (shares: readonly number[]) => feedPageRcu(shares);

@@ -27,6 +27,7 @@ import { feedLog } from '../../lib/db/feed/feed-log';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
 import { personRepository } from '../../lib/db/person/person-repository';
 import { dynamoClients, type Storage } from '../../lib/db/table/client';
+import { itemSize } from '../../lib/db/table/item-size';
 import { decodeFeedCursor } from '../../lib/domain/feed';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { localClientConfig } from '../../lib/local/dynamo-local';
@@ -34,7 +35,7 @@ import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
 import { startStreamPoller } from '../../lib/local/streams';
 import { type EventSpec, httpEvent } from '../support/events';
-import { capacityOf, type Instrument, itemSize, newTally, type RecordedCall } from './capacity';
+import { capacityOf, type Instrument, newTally, type RecordedCall } from './capacity';
 import type { BenchConfig } from './config';
 import {
   GIVE_UP_MS,

@@ -19,6 +19,7 @@ import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
 import { countPersons } from '../../lib/db/person/person-list';
 import { personRepository } from '../../lib/db/person/person-repository';
 import type { Storage } from '../../lib/db/table/client';
+import { itemSize } from '../../lib/db/table/item-size';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
 import { type EventSpec, httpEvent } from '../support/events';
@@ -26,7 +27,6 @@ import {
   type Capacity,
   capacityOf,
   type Instrument,
-  itemSize,
   newTally,
   type RecordedCall,
   type Tally,

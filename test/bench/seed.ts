@@ -12,6 +12,7 @@ import { toPersonItem } from '../../lib/db/person/person-items';
 import { addPostingCounts } from '../../lib/db/search/posting-counts';
 import { postingItemsOf } from '../../lib/db/search/postings';
 import type { Storage } from '../../lib/db/table/client';
+import { itemSize } from '../../lib/db/table/item-size';
 import {
   gramOfPostingKey,
   idCounterKey,
@@ -26,7 +27,6 @@ import { NO_ABBREVIATIONS, PERSON_TYPE, type Person } from '../../lib/domain/per
 import type { ReconcileQuery } from '../../lib/domain/reconcile';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { fold } from '../../lib/domain/text';
-import { itemSize } from './capacity';
 
 // biome-ignore format: a list of names
 const FIRST_NAMES = [

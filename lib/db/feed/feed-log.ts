@@ -47,54 +47,68 @@ const seqOf = (item: Item | undefined) => (typeof item?.seq === 'number' ? item.
 const placedOf = ({ pk: _pk, sk: _sk, type: _type, eventType, ...event }: Item): PlacedEvent =>
   ({ ...event, type: eventType }) as PlacedEvent;
 
+/** The head moved from `from` to `to`: only if no other append moved it first. */
+const headMove = (tableName: string, shard: number, from: number, to: number): Action => [
+  {
+    Put: {
+      TableName: tableName,
+      Item: { ...feedHeadKey(shard), type: 'FeedHead', seq: to },
+      ...(from === 0
+        ? { ConditionExpression: 'attribute_not_exists(pk)' }
+        : {
+            ConditionExpression: '#seq = :from',
+            ExpressionAttributeNames: { '#seq': 'seq' },
+            ExpressionAttributeValues: { ':from': from },
+          }),
+    },
+  },
+  { kind: 'object' },
+];
+
+const eventPuts = (tableName: string, shard: number, event: FeedEvent, seq: number): Action[] => {
+  const { type: eventType, ...rest } = event;
+  return [
+    [
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...feedEventKey(shard, seq), type: FEED_EVENT_TYPE, eventType, ...rest, shard, seq },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      { kind: 'object' },
+    ],
+    [
+      {
+        Put: {
+          TableName: tableName,
+          Item: { ...feedMarkKey(event.id), type: 'FeedMark', shard, seq },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      { kind: 'mark' },
+    ],
+  ];
+};
+
+/**
+ * The transaction that appends `fresh` to `shard` after its head `head`: the head moved (on condition
+ * that it still reads `head`), each event and its mark put where none is (keys.ts: 2k + 1 actions).
+ */
+export const appendActions = (
+  tableName: string,
+  shard: number,
+  head: number,
+  fresh: readonly FeedEvent[],
+): Action[] => [
+  headMove(tableName, shard, head, head + fresh.length),
+  ...fresh.flatMap((event, index) => eventPuts(tableName, shard, event, head + index + 1)),
+];
+
 export const feedLog = (
   { client, tableName }: Storage,
   { backoff = jitteredBackoff }: Partial<Pick<RetryOptions, 'backoff'>> = {},
 ): FeedLog => {
-  /** The head moved from `from` to `to`: only if no other append moved it first. */
-  const headMove = (shard: number, from: number, to: number): Action => [
-    {
-      Put: {
-        TableName: tableName,
-        Item: { ...feedHeadKey(shard), type: 'FeedHead', seq: to },
-        ...(from === 0
-          ? { ConditionExpression: 'attribute_not_exists(pk)' }
-          : {
-              ConditionExpression: '#seq = :from',
-              ExpressionAttributeNames: { '#seq': 'seq' },
-              ExpressionAttributeValues: { ':from': from },
-            }),
-      },
-    },
-    { kind: 'object' },
-  ];
-
-  const eventPuts = (shard: number, event: FeedEvent, seq: number): Action[] => {
-    const { type: eventType, ...rest } = event;
-    return [
-      [
-        {
-          Put: {
-            TableName: tableName,
-            Item: { ...feedEventKey(shard, seq), type: FEED_EVENT_TYPE, eventType, ...rest, shard, seq },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        { kind: 'object' },
-      ],
-      [
-        {
-          Put: {
-            TableName: tableName,
-            Item: { ...feedMarkKey(event.id), type: 'FeedMark', shard, seq },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        { kind: 'mark' },
-      ],
-    ];
-  };
-
   /**
    * Appends one shard's events, a chunk at a time, in their order: each round reads the chunk's marks
    * and the head, drops what is in already, and writes the rest under the head it read; a round that
@@ -112,10 +126,7 @@ export const feedLog = (
         const fresh = chunk.filter(({ id }) => !found.has(keyString(feedMarkKey(id))));
         if (fresh.length === 0) return 0;
         const head = seqOf(found.get(keyString(feedHeadKey(shard))));
-        const write = [
-          headMove(shard, head, head + fresh.length),
-          ...fresh.flatMap((event, index) => eventPuts(shard, event, head + index + 1)),
-        ];
+        const write = appendActions(tableName, shard, head, fresh);
         return (await sendWrite(client, transactionOf(write))) ? fresh.length : undefined;
       });
     }

@@ -81,6 +81,12 @@ interface IndexEntry extends PersonSummary {
   listSk: string;
 }
 
+/**
+ * How many entries an unfiltered list asks each partition for at a time, for a window of `wanted`
+ * (offset + limit): about its share, and one more (keys.ts's cost model, lib/db/capacity/ prices it).
+ */
+export const listChunk = (wanted: number) => Math.ceil(wanted / PERSON_LIST_SHARDS) + 1;
+
 /** A partition read in order, a chunk at a time. */
 interface Cursor {
   partition: string;
@@ -161,7 +167,7 @@ export const personList = ({
      * never asks for more than the window still needs, so no partition gives more than `wanted`.
      */
     const readWindow = async () => {
-      const chunk = Math.ceil(wanted / PERSON_LIST_SHARDS) + 1;
+      const chunk = listChunk(wanted);
       const open = cursors();
       const merged: IndexEntry[] = [];
       while (merged.length < wanted) {

@@ -39,8 +39,9 @@
  *
  * What a list request costs, for N persons in the table (P = 9 partitions, the legacy one included):
  * - no filter, `limit` L at `offset` O: one BatchGetItem of the 17 person counters (the count: one
- *   call whatever N is, 17 items of about 40 bytes, 8.5 read units), and the window merged from the P
- *   partitions: each is read in chunks of ceil((O + L) / 8) + 1 entries, a partition asked again only
+ *   call whatever N is, 17 items of `COUNTER_ITEM_BYTES` (40), 8.5 read units), and the window merged
+ *   from the P partitions: each is read in chunks of ceil((O + L) / 8) + 1 entries (person-list.ts
+ *   `listChunk`), a partition asked again only
  *   when the merge has used up what it read, never more than O + L entries from one partition, and
  *   the merge stops at O + L. First page (O = 0, L = 50): P Queries at once and a few refills, about
  *   50 + P * 8 entries of about 100 bytes. Offset O: about O + L + P * (O + L) / 8 entries at most,
@@ -54,7 +55,7 @@
  *   1. the counts, when the query has more than one probe (every gram of each fragment, 8 spread over
  *      one of more than 10 code points; G in all, at most 32 for four filters): one BatchGetItem of
  *      their posting counts and the mark that the counts are complete (below), eventually consistent,
- *      G + 1 items of about 50 bytes, half a read unit each; and one Query per prefix probe of its
+ *      G + 1 items of `POSTING_COUNT_ITEM_BYTES` (50), half a read unit each; and one Query per prefix probe of its
  *      prefix's counts (the grams starting with it, summed; one read unit per 4 KB of them). The
  *      probe with the fewest postings is read whole: exactly the rarest, up to what the stream has not
  *      counted yet (a few seconds of writes).
@@ -206,7 +207,7 @@
  * Posting counts (issue #36, lib/db/search/posting-counts.ts): how many postings each gram has, kept
  * off the write path by the function `count-postings` on the table's stream (its INSERTs and REMOVEs
  * of postings; a posting put again is a MODIFY and counts nothing). One item per gram,
- * `POSTINGCOUNT#<first 2 code points>` / `<3rd code point>`, about 50 bytes, so a prefix's grams are
+ * `POSTINGCOUNT#<first 2 code points>` / `<3rd code point>`, `POSTING_COUNT_ITEM_BYTES`, so a prefix's grams are
  * one partition. Lambda gathers up to 1 000 records for up to 10 s, and the batch's changes are
  * summed per gram: one UpdateItem ADD (one write unit) per gram whose postings the batch changed. A
  * batch of one create (slow traffic) writes about 50 counts, half the create's own ~110 units; a
@@ -282,8 +283,8 @@
  * appenders racing for one head retry. The 8 shards take 2 000 to 3 900 changes a second. A page of
  * `limit` L is one BatchGetItem of the 8 heads (eventually consistent: 4 read units) and one Query per
  * shard that has events past the cursor, for its share of L (in proportion to its backlog, at least its
- * next event: lib/domain/feed.ts `pageShares`): at most L events (or 8) of under 0.3 KB (181 bytes
- * measured), each Query rounded up to half a unit: about L / 26 read units plus half a unit a Query,
+ * next event: lib/domain/feed.ts `pageShares`): at most L events (or 8) of under `FEED_EVENT_BYTES`
+ * (0.3 KB; 181 bytes measured), each Query rounded up to half a unit: about L / 26 read units plus half a unit a Query,
  * 8 read units for a page of 100 in 9 calls (measured: `npm run bench -- --only feed`), whatever the
  * table or the feed holds. A poll that finds nothing new is the heads alone: 1 call, 4 read units.
  *
@@ -405,6 +406,16 @@ export const claimPartitionPrefixes = (field: ClaimField): string[] => {
 };
 
 export const idCounterKey: Key = { pk: 'COUNTER#ids', sk: 'COUNTER' };
+
+/**
+ * Sizes the cost models above take for items the capacity model (lib/db/capacity/) does not build to
+ * size: a counter (its keys and `value`), a posting count (its keys and `postings`), a feed event at
+ * most (181 bytes measured). The bench's feed check reads the last one too (test/bench/feed-model.ts).
+ */
+export const COUNTER_ITEM_BYTES = 40;
+export const POSTING_COUNT_ITEM_BYTES = 50;
+export const FEED_EVENT_BYTES = 0.3 * 1024;
+
 /** Shards of the person count (see above). */
 export const PERSON_COUNTER_SHARDS = 16;
 

@@ -31,10 +31,13 @@ const reserved = (first: number, count: number): ReservedIds => ({
   },
 });
 
+/** Ids a container takes from the counter at once: the counter is written once per this many ids. */
+export const ID_BLOCK_SIZE = 50;
+
 export const idAllocator = (
   client: DynamoDBDocumentClient,
   tableName: string,
-  blockSize = 50,
+  blockSize = ID_BLOCK_SIZE,
 ): IdAllocator => {
   let next = 0;
   let end = 0;

@@ -1,0 +1,686 @@
+/**
+ * What one request of each operation costs, priced from the code that runs it: a create, a PATCH, a
+ * merge and enrichment are planned by the same pure builders the repository sends (person-write.ts,
+ * person-merge.ts, social-address-writer.ts's actions, feed-log.ts's append) for a representative
+ * person, and their items sized by DynamoDB's rules (items.ts); the reads follow keys.ts's cost models
+ * with the shard counts, chunk sizes and item sizes keys.ts and the code declare. So a change to a key
+ * design (another action in a create, another shard count, a longer posting) changes these numbers.
+ *
+ * Every figure is per request: read and write units of the table (what the bench counts), write units
+ * of the indexes (which the bench does not count: it sees only calls), bytes stored, the largest
+ * transaction, and the load on the busiest partition of each kind the request touches.
+ */
+import { STREAM_SUBSCRIPTIONS } from '../../api/stream-subscriptions';
+import { changeEntry, NO_ORIGIN } from '../../domain/change-history';
+import { FEED_SHARDS, feedEventOf, pageShares } from '../../domain/feed';
+import { NO_ABBREVIATIONS, PERSON_TYPE, type Person } from '../../domain/person';
+import { CreatePersonBody, PatchPersonBody } from '../../domain/schemas';
+import { MAX_PROBES_PER_FILTER } from '../../domain/search';
+import { APPEND_CHUNK, appendActions } from '../feed/feed-log';
+import { historyActions } from '../history/history-actions';
+import { MAX_QUERY_LIMIT } from '../person/list-reads';
+import { personPut, toPersonItem } from '../person/person-items';
+import { listChunk } from '../person/person-list';
+import { planMerge } from '../person/person-merge';
+import { CREATE, composeWrite, idsToReserve, personWrite, planPersonWrite } from '../person/person-write';
+import { postingItemsOf } from '../search/postings';
+import { itemSize, readUnits } from '../table/item-size';
+import {
+  PERSON_LIST_INDEX as BY_NAME,
+  CHANGE_LIST_INDEX,
+  CHANGE_SHARDS,
+  COUNTER_ITEM_BYTES,
+  changeCounterKey,
+  changeListPartition,
+  enrichmentKey,
+  FEED_EVENT_BYTES,
+  feedHeadKey,
+  gramOfPostingKey,
+  idCounterKey,
+  idempotencyKey,
+  type Key,
+  PERSON_COUNTER_KEYS,
+  PERSON_COUNTER_SHARDS,
+  PERSON_LIST_PARTITIONS,
+  PERSON_LIST_SHARDS,
+  POSTING_COUNT_ITEM_BYTES,
+  personCounterKey,
+  postingCountKey,
+  postingPartition,
+  postingsPendingKey,
+} from '../table/keys';
+import type { Action } from '../write/actions';
+import { ID_BLOCK_SIZE } from '../write/ids';
+import {
+  INDEXES,
+  type Item,
+  itemsPut,
+  type Stored,
+  scaleCost,
+  singleWriteCost,
+  storedOf,
+  sumCosts,
+  transactionCost,
+  type WriteCost,
+} from './items';
+
+/** The person a profile is made of: what one typical create sends (a name and an email). */
+export interface PersonShape {
+  first_name: string;
+  last_name: string;
+  email: string;
+  /** A client's own key (API.md 4), if its persons carry one. */
+  local_reference_id?: string;
+}
+
+/** A person as `npm run bench` creates one (overhead.ts: one name, one email of about 40 characters). */
+export const BENCH_PERSON: PersonShape = {
+  first_name: 'Bench',
+  last_name: 'Create handler-mh3k2j1x-123',
+  email: 'handler-mh3k2j1x-123@bench.example.org',
+};
+
+/**
+ * The key design's spreads, from keys.ts and feed.ts: how many partitions each hashed kind is spread
+ * over. A parameter so a test (and a what-if) can ask what another design would bear.
+ */
+export interface Design {
+  listShards: number;
+  personCounterShards: number;
+  changeShards: number;
+  feedShards: number;
+}
+
+export const DESIGN: Design = {
+  listShards: PERSON_LIST_SHARDS,
+  personCounterShards: PERSON_COUNTER_SHARDS,
+  changeShards: CHANGE_SHARDS.Person,
+  feedShards: FEED_SHARDS,
+};
+
+/** Where the table's capacity goes in storage. */
+export const STORAGE_KINDS = ['persons', 'postings', 'history', 'feed', 'claims', 'other'] as const;
+export type StorageKind = (typeof STORAGE_KINDS)[number];
+
+/** The kinds of partition that many requests share, and which limit each meets. */
+export interface HotLoad {
+  /** What the partition is (`byName index partition`, `posting partition GRAM#ex`...). */
+  partition: string;
+  /** Units on the busiest partition of that kind per request (already divided by its spread). */
+  wcu: number;
+  rcu: number;
+}
+
+export interface OperationCost {
+  calls: number;
+  /** Table read units (as the bench counts them). */
+  rcu: number;
+  /** Table write units (as the bench counts them). */
+  wcu: number;
+  /** Index write units: each item that makes, moves or rewrites an index entry. */
+  indexWcu: number;
+  itemsWritten: number;
+  /** The largest transaction's actions (DynamoDB takes 100) and bytes (4 MB). */
+  actions: number;
+  transactionBytes: number;
+  /** Bytes stored after the request less before (items and index entries, 100 bytes of overhead each). */
+  stored: Partial<Record<StorageKind, number>>;
+  hot: HotLoad[];
+  /** ChangeHistory entries the request makes: each is a feed event to append. */
+  changes: number;
+  /** Postings it stores or deletes: each is a stream record the posting counts take. */
+  postingRecords: number;
+}
+
+const TABLE = 'capacity-model';
+const NOW = '2026-01-01T00:00:00.000Z';
+/** Requester of the model's writes: another person, so a create checks it as the code does. */
+const REQUESTER_OFFSET = 1;
+
+const stem = (pk: string) => pk.replace(/\d+$/, '');
+const POSTING_STEM = postingPartition('', 0).replace(/#0$/, '');
+const STEMS = {
+  personCounter: stem(personCounterKey(0).pk),
+  changeCounter: stem(changeCounterKey('Person', 0).pk),
+  feed: stem(feedHeadKey(0).pk),
+  idCounter: idCounterKey.pk,
+  byName: `${BY_NAME}:${stem(PERSON_LIST_PARTITIONS[0] as string)}`,
+  byChange: `${CHANGE_LIST_INDEX}:${stem(changeListPartition('Person', 0))}`,
+  postingCount: stem(postingCountKey('abc').pk).replace(/ab$/, ''),
+};
+
+/**
+ * The kind of a partition written, and how many partitions that kind spreads over (a hash of the id
+ * or of the object): null for a partition of its own (a person, a claim, a mark), never shared.
+ */
+const partitionKind = (partition: string, design: Design): { kind: string; spread: number } | null => {
+  if (partition.startsWith(STEMS.byName))
+    return { kind: 'byName index partition', spread: design.listShards };
+  if (partition.startsWith(STEMS.byChange))
+    return { kind: 'byChange index partition', spread: design.changeShards };
+  if (partition === STEMS.idCounter) return { kind: 'id counter (COUNTER#ids)', spread: 1 };
+  if (partition.startsWith(STEMS.personCounter))
+    return { kind: 'person counter shard', spread: design.personCounterShards };
+  if (partition.startsWith(STEMS.changeCounter))
+    return { kind: 'change counter shard', spread: design.changeShards };
+  if (partition.startsWith(POSTING_STEM)) {
+    const prefix = partition.slice(POSTING_STEM.length).replace(/#\d+$/, '');
+    return { kind: `posting partition ${POSTING_STEM}${prefix}`, spread: design.listShards };
+  }
+  if (partition.startsWith(STEMS.postingCount) && partition !== STEMS.postingCount)
+    return { kind: `posting count partition ${partition}`, spread: 1 };
+  if (partition.startsWith(STEMS.feed)) return { kind: 'feed log shard', spread: design.feedShards };
+  return null;
+};
+
+/**
+ * The busiest partition of each kind a write touches, per request: its units spread over the kind's
+ * partitions. Of the posting partitions only the busiest prefix is kept: `commonShare` of persons
+ * hold it (1 for every person, as `ex` of `example.org` would be).
+ */
+export const hotWrites = (cost: WriteCost, design: Design, commonShare = 1): HotLoad[] => {
+  const byKind = new Map<string, number>();
+  for (const { partition, wcu } of cost.partitions) {
+    const kind = partitionKind(partition, design);
+    if (kind) byKind.set(kind.kind, (byKind.get(kind.kind) ?? 0) + wcu / kind.spread);
+  }
+  const postings = [...byKind].filter(([kind]) => kind.startsWith('posting partition'));
+  const busiest = postings.sort((a, b) => b[1] - a[1])[0];
+  return [
+    ...[...byKind]
+      .filter(([kind]) => !kind.startsWith('posting partition'))
+      .map(([partition, wcu]) => ({ partition, wcu, rcu: 0 })),
+    ...(busiest ? [{ partition: busiest[0], wcu: busiest[1] * commonShare, rcu: 0 }] : []),
+  ];
+};
+
+const kindOf = (key: Key): StorageKind => {
+  if (gramOfPostingKey(key) || key.sk === postingsPendingKey(0).sk) return 'postings';
+  if (key.sk.startsWith('AUDIT#')) return 'history';
+  if (key.sk === 'CLAIM') return 'claims';
+  if (key.pk.startsWith(STEMS.feed) || key.pk.startsWith('FEEDEVENT#')) return 'feed';
+  if (key.pk.startsWith('PERSON#') || key.pk.startsWith('LOCALREF#')) return 'persons';
+  return 'other';
+};
+
+const bodyOf = ({ first_name, last_name, email, local_reference_id }: PersonShape) =>
+  CreatePersonBody.parse({
+    Names: { '@set': [{ first_name, last_name }] },
+    Emails: { '@set': [{ email }] },
+    ...(local_reference_id ? { local_reference_id } : {}),
+  });
+
+const idsFrom = (first: number) => {
+  let next = first;
+  return () => next++;
+};
+
+/** A person created by the code's own plan, with the items its create puts. */
+interface Created {
+  person: Person;
+  actions: Action[];
+  items: Item[];
+  reservedIds: number;
+}
+
+/** Plans the create of `shape` as person `id` (ids as large as the population's), as the repository does. */
+const createOf = (shape: PersonShape, id: number): Created => {
+  const body = bodyOf(shape);
+  const plan = planPersonWrite({
+    tableName: TABLE,
+    start: CREATE,
+    body,
+    requester: id + REQUESTER_OFFSET,
+    now: NOW,
+    nextId: idsFrom(id),
+    changeId: id * 10,
+    abbreviations: NO_ABBREVIATIONS,
+  });
+  const write = personWrite(TABLE, plan, 'capacity-model');
+  const actions = [
+    ...(write.prelude ? transactionActions(write.prelude) : []),
+    ...transactionActions(write.write),
+    ...write.chain.flatMap(transactionActions),
+  ];
+  const reservedIds = idsToReserve('create', body);
+  return { person: plan.patched.person, actions, items: itemsPut(actions), reservedIds };
+};
+
+/** A transaction's actions back as the model prices them (the roles do not change the price). */
+const transactionActions = (transaction: ReturnType<typeof personWrite>['write']): Action[] =>
+  (transaction.input.TransactItems ?? []).map((item, index) => [
+    item,
+    transaction.roles[index] ?? { kind: 'object' },
+  ]);
+
+/** Each transaction of a planned write priced, with the id block's share (one UpdateItem per 50 ids). */
+const writeOf = (
+  transactions: readonly (readonly Action[])[],
+  stored: Stored,
+  reservedIds: number,
+): WriteCost => {
+  const block = singleWriteCost(
+    idCounterKey,
+    { ...idCounterKey, value: Number.MAX_SAFE_INTEGER },
+    stored,
+    kindOf,
+  );
+  return sumCosts(
+    ...transactions.map((actions) => transactionCost(actions, stored, kindOf)),
+    scaleCost(block, reservedIds / ID_BLOCK_SIZE),
+  );
+};
+
+const writeTransactions = (write: ReturnType<typeof personWrite>) => [
+  ...(write.prelude ? [transactionActions(write.prelude)] : []),
+  transactionActions(write.write),
+  ...write.chain.map(transactionActions),
+];
+
+const consistentRead = (item: Item | undefined) => readUnits(item ? itemSize(item) : 0, { consistent: true });
+const eventualRead = (item: Item | undefined) => readUnits(item ? itemSize(item) : 0);
+
+const postingsOfWrite = (cost: WriteCost) =>
+  cost.partitions.filter(({ partition }) => partition.startsWith(POSTING_STEM)).length;
+
+const changesOfWrite = (actions: readonly (readonly Action[])[]) =>
+  actions.flat().filter(([, role]) => role.kind === 'history').length;
+
+const asOperation = (
+  cost: WriteCost,
+  {
+    calls,
+    rcu,
+    design,
+    commonShare,
+    changes,
+  }: {
+    calls: number;
+    rcu: number;
+    design: Design;
+    commonShare: number;
+    changes: number;
+  },
+): OperationCost => ({
+  calls,
+  rcu: rcu + cost.rcu,
+  wcu: cost.wcu,
+  indexWcu: cost.indexWcu,
+  itemsWritten: cost.itemsWritten,
+  actions: cost.actions,
+  transactionBytes: cost.bytes,
+  stored: cost.stored as Partial<Record<StorageKind, number>>,
+  hot: hotWrites(cost, design, commonShare),
+  changes,
+  postingRecords: postingsOfWrite(cost),
+});
+
+const READ_ONLY: Omit<OperationCost, 'calls' | 'rcu' | 'hot'> = {
+  wcu: 0,
+  indexWcu: 0,
+  itemsWritten: 0,
+  actions: 0,
+  transactionBytes: 0,
+  stored: {},
+  changes: 0,
+  postingRecords: 0,
+};
+
+/** What the model needs to know of a population and its persons. */
+export interface Population {
+  persons: number;
+  person: PersonShape;
+  design?: Design;
+  /** Share of persons holding the representative's busiest posting prefix (1: every person). */
+  commonPrefixShare?: number;
+}
+
+/**
+ * The cost model of every operation for a population: built once (the plans are run once), then asked
+ * per operation. The representative person is numbered like the population's last, so ids, keys and
+ * counts have the digits they will have.
+ */
+export const costModel = ({ persons, person: shape, design = DESIGN, commonPrefixShare = 1 }: Population) => {
+  const id = Math.max(2, persons);
+  const requesterId = id + REQUESTER_OFFSET;
+  const created = createOf(shape, id);
+  const requester = createOf({ ...shape, email: `requester-${shape.email}` }, requesterId);
+  const person = created.person;
+  const personItem: Item = toPersonItem(person);
+  const common = { design, commonShare: commonPrefixShare };
+  /** What is stored once the population is there: the representative, its requester, the counters. */
+  const counters = [
+    idCounterKey,
+    ...PERSON_COUNTER_KEYS,
+    ...Array.from({ length: CHANGE_SHARDS.Person }, (_, shard) => changeCounterKey('Person', shard)),
+  ].map((key) => ({ ...key, value: Number.MAX_SAFE_INTEGER }));
+  const before = storedOf([...counters, ...requester.items]);
+  const afterCreate = storedOf([...counters, ...requester.items, ...created.items]);
+  const listEntry = INDEXES.find((index) => index.name === BY_NAME);
+  const entryBytes = listEntry
+    ? itemSize(
+        Object.fromEntries(
+          listEntry.attributes.flatMap((name) => (name in personItem ? [[name, personItem[name]]] : [])),
+        ),
+      )
+    : 0;
+  const postingBytes =
+    postingItemsOf(person).reduce((sum, posting) => sum + itemSize(posting as unknown as Item), 0) /
+    Math.max(1, postingItemsOf(person).length);
+  const historyItem = created.items.find((item) => kindOf(item as unknown as Key) === 'history');
+
+  const create = (): OperationCost => {
+    const transactions = [created.actions];
+    const cost = writeOf(transactions, before, created.reservedIds);
+    return asOperation(cost, {
+      calls: 1 + created.reservedIds / ID_BLOCK_SIZE,
+      rcu: 0,
+      ...common,
+      changes: changesOfWrite(transactions),
+    });
+  };
+
+  /** The bench's PATCH: one more email, by another person. */
+  const patch = (): OperationCost => {
+    const [local, domain] = shape.email.split('@');
+    const body = PatchPersonBody.parse({ Emails: { '@set': [{ email: `${local}-2@${domain}` }] } });
+    const plan = planPersonWrite({
+      tableName: TABLE,
+      start: { kind: 'update', stored: person, pending: null },
+      body,
+      requester: requesterId,
+      now: NOW,
+      nextId: idsFrom(id * 10 + 1),
+      changeId: id * 10 + 2,
+      abbreviations: NO_ABBREVIATIONS,
+    });
+    const transactions = writeTransactions(personWrite(TABLE, plan, 'capacity-model'));
+    const reserved = idsToReserve('update', body);
+    const cost = writeOf(transactions, afterCreate, reserved);
+    // One consistent BatchGetItem: the person, its POSTINGS item (none) and the requester.
+    const read = consistentRead(personItem) + consistentRead(undefined) + consistentRead(personItem);
+    return asOperation(cost, {
+      calls: 1 + transactions.length + reserved / ID_BLOCK_SIZE,
+      rcu: read,
+      ...common,
+      changes: changesOfWrite(transactions),
+    });
+  };
+
+  const get = (): OperationCost => ({
+    ...READ_ONLY,
+    calls: 1,
+    rcu: consistentRead(personItem),
+    hot: [],
+  });
+
+  /**
+   * An unfiltered page of `limit` at offset 0 (keys.ts): the counters in one BatchGetItem, then each of
+   * the P partitions read a chunk at a time. A partition holding more of the window than a chunk is
+   * asked again: X ~ Binomial(limit, 1 / shards) of the window are in a partition, and it is read in
+   * ceil((X + 1) / chunk) Queries (the one more tells the merge where the partition goes on).
+   */
+  const list = (limit = 50): OperationCost => {
+    const counters = PERSON_COUNTER_KEYS.length * readUnits(COUNTER_ITEM_BYTES);
+    const chunk = listChunk(limit);
+    const p = 1 / design.listShards;
+    let queriesPerShard = 0;
+    let choose = 1;
+    for (let x = 0; x <= limit; x++) {
+      if (x > 0) choose = (choose * (limit - x + 1)) / x;
+      const probability = choose * p ** x * (1 - p) ** (limit - x);
+      queriesPerShard += probability * Math.max(1, Math.ceil((Math.min(x, persons) + 1) / chunk));
+    }
+    const partitions = PERSON_LIST_PARTITIONS.length - PERSON_LIST_SHARDS + design.listShards;
+    const queries = design.listShards * queriesPerShard + (partitions - design.listShards);
+    const rcu = counters + queries * readUnits(chunk * entryBytes);
+    return {
+      ...READ_ONLY,
+      calls: 1 + queries,
+      rcu,
+      hot: [
+        { partition: 'person counter shard', wcu: 0, rcu: readUnits(COUNTER_ITEM_BYTES) },
+        { partition: 'byName index partition', wcu: 0, rcu: queriesPerShard * readUnits(chunk * entryBytes) },
+      ],
+    };
+  };
+
+  /**
+   * A filtered list of one fragment of `length` code points whose rarest gram `share` of persons hold
+   * (keys.ts, "a filter of 2 or more code points"): the counts of its grams when it has more than one,
+   * then that gram's postings read whole, one Query per shard (5 000 a page). One code point reads the
+   * whole `byName` index.
+   */
+  const listFiltered = (share: number, length: number): OperationCost => {
+    if (length <= 1) {
+      const rcu = readUnits(persons * entryBytes);
+      return {
+        ...READ_ONLY,
+        calls: Math.max(PERSON_LIST_PARTITIONS.length, Math.ceil((persons * entryBytes) / (1024 * 1024))),
+        rcu,
+        hot: [{ partition: 'byName index partition', wcu: 0, rcu: rcu / design.listShards }],
+      };
+    }
+    const grams = Math.min(MAX_PROBES_PER_FILTER, Math.max(1, length - 2));
+    const counts = grams > 1 ? (grams + 1) * readUnits(POSTING_COUNT_ITEM_BYTES) : 0;
+    const perShard = (share * persons) / design.listShards;
+    const pages = Math.max(1, Math.ceil(perShard / MAX_QUERY_LIMIT));
+    const postings = design.listShards * pages * readUnits((perShard * postingBytes) / pages);
+    return {
+      ...READ_ONLY,
+      calls: (grams > 1 ? 1 : 0) + design.listShards * pages,
+      rcu: counts + postings,
+      hot: [{ partition: 'posting partition of the fragment', wcu: 0, rcu: postings / design.listShards }],
+    };
+  };
+
+  /**
+   * A reconciliation query of a name someone holds exactly and an email (keys.ts, "What one
+   * reconciliation query costs"): the email claim, the name's postings as a filtered list of the
+   * folded name reads them, and the persons scored (the best 25 and the namesakes, 100 at most).
+   */
+  const reconcile = (share: number): OperationCost => {
+    const name = listFiltered(share, Array.from(`${shape.first_name} ${shape.last_name}`).length);
+    const scored = Math.min(100, 25 + share * persons);
+    return {
+      ...name,
+      calls: name.calls + 2,
+      rcu: readUnits(0) + name.rcu + scored * eventualRead(personItem),
+    };
+  };
+
+  /**
+   * Merging two persons of the profile (the source's postings deleted, its emails re-pointed): the
+   * consistent read of both persons, their `POSTINGS` and principal items and the requester, then the
+   * write composed as the repository composes it.
+   */
+  const merge = (): OperationCost => {
+    const sourceId = id + 2;
+    const [local, domain] = shape.email.split('@');
+    const source = createOf({ ...shape, email: `${local}-other@${domain}` }, sourceId);
+    const stored = storedOf([...counters, ...requester.items, ...created.items, ...source.items]);
+    const plan = planMerge({
+      tableName: TABLE,
+      survivor: { person, pending: null, principal: null },
+      source: { person: source.person, pending: null, principal: null },
+      requester: requesterId,
+      now: NOW,
+      changeIds: { survivor: id * 10 + 5, source: id * 10 + 6 },
+    });
+    const transactions = writeTransactions(composeWrite(TABLE, plan.parts, 'capacity-model'));
+    const cost = writeOf(transactions, stored, 2);
+    const read =
+      2 * consistentRead(personItem) +
+      2 * consistentRead(undefined) +
+      2 * consistentRead(undefined) +
+      consistentRead(personItem);
+    return asOperation(cost, {
+      calls: 1 + transactions.length + 2 / ID_BLOCK_SIZE,
+      rcu: read,
+      ...common,
+      changes: changesOfWrite(transactions),
+    });
+  };
+
+  /**
+   * One object's ChangeHistory, `limit` entries (keys.ts): a consistent GetItem of the object and one
+   * consistent Query of limit + 1 entries of the size a create's entry has.
+   */
+  const history = (limit = 20): OperationCost => ({
+    ...READ_ONLY,
+    calls: 2,
+    rcu:
+      consistentRead(personItem) + readUnits((limit + 1) * itemSize(historyItem ?? {}), { consistent: true }),
+    hot: [],
+  });
+
+  /** Enrichment of one created person (social-address-writer.ts): its two items read, then its write. */
+  const enrich = (): OperationCost => {
+    const next = {
+      ...person,
+      CoreMetaData: { ...person.CoreMetaData, version: person.CoreMetaData.version + 1 },
+    };
+    const entry = changeEntry(PERSON_TYPE, next, {
+      id: id * 10 + 3,
+      action: 'enrich',
+      requester: null,
+      at: NOW,
+      changed: ['/SocialAddresses'],
+      origin: { ...NO_ORIGIN, caller: 'enrichment' },
+    });
+    const actions: Action[] = [
+      personPut(TABLE, next, person.CoreMetaData.version),
+      ...historyActions(TABLE, entry, next),
+      [
+        {
+          Put: {
+            TableName: TABLE,
+            Item: { ...enrichmentKey(id), type: 'EnrichmentMark', at: NOW, filled: ['linkedin'] },
+          },
+        },
+        { kind: 'mark' },
+      ],
+    ];
+    const cost = writeOf([actions], afterCreate, 1);
+    return asOperation(cost, {
+      calls: 2 + 1 / ID_BLOCK_SIZE,
+      rcu: consistentRead(personItem),
+      ...common,
+      changes: 1,
+    });
+  };
+
+  /**
+   * Appending one change to the feed when the stream's batch holds `perShard` events of its shard
+   * (keys.ts: one BatchGetItem of their marks and the head, one transaction of 2k + 1 actions), per event.
+   */
+  const feedAppend = (perShard: number): OperationCost => {
+    const k = Math.max(1, Math.min(APPEND_CHUNK, Math.round(perShard)));
+    const entry = changeEntry(PERSON_TYPE, person, {
+      id: id * 10,
+      action: 'create',
+      requester: requesterId,
+      at: NOW,
+      changed: [],
+    });
+    const events = Array.from({ length: k }, (_, index) => ({ ...feedEventOf(entry), id: entry.id + index }));
+    const head = { ...feedHeadKey(0), type: 'FeedHead', seq: Number.MAX_SAFE_INTEGER };
+    const actions = appendActions(TABLE, 0, Number.MAX_SAFE_INTEGER - k, events);
+    const cost = scaleCost(transactionCost(actions, storedOf([head]), kindOf), 1 / k);
+    const read = ((k + 1) * readUnits(itemSize(head))) / k;
+    return { ...asOperation(cost, { calls: 2 / k, rcu: read, ...common, changes: 0 }), actions: 2 * k + 1 };
+  };
+
+  /**
+   * A page of the feed read by a consumer that finds `pending` events waiting, `limit` at most (keys.ts):
+   * the heads (eventually consistent), then one Query per shard with events, for its share.
+   */
+  const feedPage = (pending: number, limit = 100): OperationCost => {
+    const perShard = Array.from({ length: design.feedShards }, () => pending / design.feedShards);
+    const shares = pageShares(perShard.map(Math.round), limit);
+    return {
+      ...READ_ONLY,
+      calls: 1 + shares.filter((share) => share > 0).length,
+      rcu: feedPageRcu(shares, design.feedShards),
+      hot: [{ partition: 'feed log shard', wcu: 0, rcu: feedPageRcu([Math.max(...shares, 0)], 1) }],
+    };
+  };
+
+  /**
+   * One posting stored or deleted, as the posting counts take it (posting-counts.ts): an UpdateItem ADD
+   * per gram a batch changed; worst case, every record its own (one create a batch).
+   */
+  const countPosting = (): OperationCost => {
+    const [first] = postingItemsOf(person);
+    const key = postingCountKey(gramOfPostingKey(first as Key) ?? 'abc');
+    const cost = singleWriteCost(key, { ...key, postings: Number.MAX_SAFE_INTEGER }, new Map(), kindOf);
+    return asOperation(cost, { calls: 1, rcu: 0, ...common, changes: 0 });
+  };
+
+  /**
+   * One line of `npm run import`: a create sent with an Idempotency-Key, so Powertools writes its
+   * record in progress and then completed with the answer (README "Performance": 2 calls, 4 units).
+   */
+  const importLine = (): OperationCost => {
+    const record = {
+      ...idempotencyKey('x'.repeat(44)),
+      status: 'INPROGRESS',
+      expiration: 1_800_000_000,
+      in_progress_expiration: 1_800_000_000_000,
+      validation: 'x'.repeat(44),
+    };
+    const done = { ...record, status: 'COMPLETED', data: JSON.stringify(person) };
+    const put = singleWriteCost(record as unknown as Key, record, new Map(), kindOf);
+    const update = singleWriteCost(record as unknown as Key, done, storedOf([record]), kindOf);
+    const line = create();
+    return {
+      ...line,
+      calls: line.calls + 2,
+      wcu: line.wcu + put.wcu + update.wcu,
+      stored: {
+        ...line.stored,
+        other: (line.stored.other ?? 0) + (update.stored.other ?? 0) + (put.stored.other ?? 0),
+      },
+    };
+  };
+
+  return {
+    person,
+    sizes: {
+      person: itemSize(personItem),
+      listEntry: entryBytes,
+      posting: postingBytes,
+      postings: postingItemsOf(person).length,
+      history: itemSize(historyItem ?? {}),
+    },
+    create,
+    patch,
+    get,
+    list,
+    listFiltered,
+    reconcile,
+    merge,
+    history,
+    enrich,
+    feedAppend,
+    feedPage,
+    countPosting,
+    importLine,
+  };
+};
+
+export type CostModel = ReturnType<typeof costModel>;
+
+/**
+ * The read units of a feed page whose Queries asked for `shares` events each (keys.ts, "The change
+ * feed"): the heads in one eventually consistent BatchGetItem, and each Query's share of events of at
+ * most `FEED_EVENT_BYTES`, rounded up to the half unit it is charged. test/bench/feed-model.ts checks
+ * the bench's measured pages against it.
+ */
+export const feedPageRcu = (shares: readonly number[], heads = FEED_SHARDS) =>
+  heads * readUnits(0) +
+  shares.filter((share) => share > 0).reduce((sum, share) => sum + readUnits(share * FEED_EVENT_BYTES), 0);
+
+export const STREAM_BATCHING = Object.fromEntries(
+  STREAM_SUBSCRIPTIONS.map((subscription) => [subscription.handler, subscription.batching]),
+);
