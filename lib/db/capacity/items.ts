@@ -67,6 +67,11 @@ export interface WriteCost {
   itemsWritten: number;
   /** Actions of the transaction (100 at most). */
   actions: number;
+  /**
+   * Of them, the write's own, postings aside: postings that do not fit follow in a chain, but a write
+   * whose own actions pass 100 is refused (person-write.ts `composeWrite`).
+   */
+  ownActions: number;
   /** Bytes of the transaction's items (4 MB at most). */
   bytes: number;
   /** Bytes stored after it less before, per kind of item (with DynamoDB's 100 bytes per item and entry). */
@@ -81,6 +86,7 @@ export const NO_WRITE: WriteCost = {
   indexWcu: 0,
   itemsWritten: 0,
   actions: 0,
+  ownActions: 0,
   bytes: 0,
   stored: {},
   partitions: [],
@@ -97,6 +103,7 @@ export const sumCosts = (...costs: WriteCost[]): WriteCost => {
     indexWcu: costs.reduce((sum, cost) => sum + cost.indexWcu, 0),
     itemsWritten: costs.reduce((sum, cost) => sum + cost.itemsWritten, 0),
     actions: Math.max(0, ...costs.map((cost) => cost.actions)),
+    ownActions: Math.max(0, ...costs.map((cost) => cost.ownActions)),
     bytes: Math.max(0, ...costs.map((cost) => cost.bytes)),
     stored,
     partitions: costs.flatMap((cost) => cost.partitions),
@@ -121,7 +128,13 @@ const storedBytes = (item: Item | undefined) => (item ? itemSize(item) + ITEM_ST
  * (`after`, or nothing for a delete). `kindOf` names the storage kind of an item (persons, postings...).
  */
 const costOfChanges = (
-  changes: readonly { key: Key; before: Item | undefined; after: Item | undefined; check?: boolean }[],
+  changes: readonly {
+    key: Key;
+    before: Item | undefined;
+    after: Item | undefined;
+    check?: boolean;
+    posting?: boolean;
+  }[],
   transactional: boolean,
   kindOf: (key: Key) => string,
 ): WriteCost => {
@@ -162,7 +175,8 @@ const costOfChanges = (
       stored[kind] = (stored[kind] ?? 0) + storedBytes(next) - storedBytes(old);
     }
   }
-  return { wcu, rcu, indexWcu, itemsWritten, actions: changes.length, bytes, stored, partitions };
+  const ownActions = changes.filter(({ posting }) => !posting).length;
+  return { wcu, rcu, indexWcu, itemsWritten, actions: changes.length, ownActions, bytes, stored, partitions };
 };
 
 /** The item an Update action leaves: a counter's `ADD` adds to `value`, sized as the stored count. */
@@ -178,13 +192,14 @@ export const transactionCost = (
   kindOf: (key: Key) => string,
 ): WriteCost =>
   costOfChanges(
-    actions.map(([item]) => {
+    actions.map(([item, role]) => {
+      const posting = role.kind === 'posting' || role.kind === 'pending';
       const key = (item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key ?? item.ConditionCheck?.Key) as Key;
       const before = stored.get(keyString(key));
-      if (item.ConditionCheck) return { key, before, after: undefined, check: true };
-      if (item.Put) return { key, before, after: item.Put.Item as Item };
-      if (item.Update) return { key, before, after: afterUpdate(key, before) };
-      return { key, before, after: undefined };
+      if (item.ConditionCheck) return { key, before, after: undefined, check: true, posting };
+      if (item.Put) return { key, before, after: item.Put.Item as Item, posting };
+      if (item.Update) return { key, before, after: afterUpdate(key, before), posting };
+      return { key, before, after: undefined, posting };
     }),
     true,
     kindOf,

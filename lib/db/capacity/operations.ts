@@ -122,6 +122,8 @@ export interface OperationCost {
   itemsWritten: number;
   /** The largest transaction's actions (DynamoDB takes 100) and bytes (4 MB). */
   actions: number;
+  /** Its own actions, postings aside: what must fit in 100 (the postings chain past them). */
+  ownActions: number;
   transactionBytes: number;
   /** Bytes stored after the request less before (items and index entries, 100 bytes of overhead each). */
   stored: Partial<Record<StorageKind, number>>;
@@ -308,6 +310,7 @@ const asOperation = (
   indexWcu: cost.indexWcu,
   itemsWritten: cost.itemsWritten,
   actions: cost.actions,
+  ownActions: cost.ownActions,
   transactionBytes: cost.bytes,
   stored: cost.stored as Partial<Record<StorageKind, number>>,
   hot: hotWrites(cost, design, commonShare),
@@ -320,6 +323,7 @@ const READ_ONLY: Omit<OperationCost, 'calls' | 'rcu' | 'hot'> = {
   indexWcu: 0,
   itemsWritten: 0,
   actions: 0,
+  ownActions: 0,
   transactionBytes: 0,
   stored: {},
   changes: 0,
@@ -451,14 +455,20 @@ export const costModel = ({ persons, person: shape, design = DESIGN, commonPrefi
    * then that gram's postings read whole, one Query per shard (5 000 a page). One code point reads the
    * whole `byName` index.
    */
-  const listFiltered = (share: number, length: number): OperationCost => {
+  const listFiltered = (share: number, length: number, name = 'the fragment'): OperationCost => {
     if (length <= 1) {
       const rcu = readUnits(persons * entryBytes);
       return {
         ...READ_ONLY,
         calls: Math.max(PERSON_LIST_PARTITIONS.length, Math.ceil((persons * entryBytes) / (1024 * 1024))),
         rcu,
-        hot: [{ partition: 'byName index partition', wcu: 0, rcu: rcu / design.listShards }],
+        hot: [
+          {
+            partition: `byName index partition (read whole by ${name})`,
+            wcu: 0,
+            rcu: rcu / design.listShards,
+          },
+        ],
       };
     }
     const grams = Math.min(MAX_PROBES_PER_FILTER, Math.max(1, length - 2));
@@ -470,7 +480,7 @@ export const costModel = ({ persons, person: shape, design = DESIGN, commonPrefi
       ...READ_ONLY,
       calls: (grams > 1 ? 1 : 0) + design.listShards * pages,
       rcu: counts + postings,
-      hot: [{ partition: 'posting partition of the fragment', wcu: 0, rcu: postings / design.listShards }],
+      hot: [{ partition: `posting partition of ${name}`, wcu: 0, rcu: postings / design.listShards }],
     };
   };
 
@@ -480,7 +490,11 @@ export const costModel = ({ persons, person: shape, design = DESIGN, commonPrefi
    * folded name reads them, and the persons scored (the best 25 and the namesakes, 100 at most).
    */
   const reconcile = (share: number): OperationCost => {
-    const name = listFiltered(share, Array.from(`${shape.first_name} ${shape.last_name}`).length);
+    const name = listFiltered(
+      share,
+      Array.from(`${shape.first_name} ${shape.last_name}`).length,
+      'a name reconciled',
+    );
     const scored = Math.min(100, 25 + share * persons);
     return {
       ...name,
@@ -588,7 +602,12 @@ export const costModel = ({ persons, person: shape, design = DESIGN, commonPrefi
     const actions = appendActions(TABLE, 0, Number.MAX_SAFE_INTEGER - k, events);
     const cost = scaleCost(transactionCost(actions, storedOf([head]), kindOf), 1 / k);
     const read = ((k + 1) * readUnits(itemSize(head))) / k;
-    return { ...asOperation(cost, { calls: 2 / k, rcu: read, ...common, changes: 0 }), actions: 2 * k + 1 };
+    // 2k + 1 actions, k at most APPEND_CHUNK: the feed cuts its appends to fit, whatever the load.
+    return {
+      ...asOperation(cost, { calls: 2 / k, rcu: read, ...common, changes: 0 }),
+      actions: 2 * k + 1,
+      ownActions: 0,
+    };
   };
 
   /**
@@ -614,7 +633,8 @@ export const costModel = ({ persons, person: shape, design = DESIGN, commonPrefi
     const [first] = postingItemsOf(person);
     const key = postingCountKey(gramOfPostingKey(first as Key) ?? 'abc');
     const cost = singleWriteCost(key, { ...key, postings: Number.MAX_SAFE_INTEGER }, new Map(), kindOf);
-    return asOperation(cost, { calls: 1, rcu: 0, ...common, changes: 0 });
+    // The busiest count partition's load is the batches' (model.ts), not one write per record.
+    return { ...asOperation(cost, { calls: 1, rcu: 0, ...common, changes: 0 }), hot: [] };
   };
 
   /**
@@ -651,6 +671,8 @@ export const costModel = ({ persons, person: shape, design = DESIGN, commonPrefi
       listEntry: entryBytes,
       posting: postingBytes,
       postings: postingItemsOf(person).length,
+      /** The representative's postings in its busiest prefix (one posting count partition takes them). */
+      busiestPrefixPostings: busiestPrefix(person),
       history: itemSize(historyItem ?? {}),
     },
     create,
@@ -670,6 +692,18 @@ export const costModel = ({ persons, person: shape, design = DESIGN, commonPrefi
 };
 
 export type CostModel = ReturnType<typeof costModel>;
+
+/** How many of a person's postings share its busiest prefix (one posting count partition each). */
+const busiestPrefix = (person: Person) => {
+  const byPrefix = new Map<string, number>();
+  for (const posting of postingItemsOf(person)) {
+    const prefix = Array.from(gramOfPostingKey(posting) ?? '')
+      .slice(0, 2)
+      .join('');
+    byPrefix.set(prefix, (byPrefix.get(prefix) ?? 0) + 1);
+  }
+  return Math.max(0, ...byPrefix.values());
+};
 
 /**
  * The read units of a feed page whose Queries asked for `shares` events each (keys.ts, "The change

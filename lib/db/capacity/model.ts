@@ -1,0 +1,387 @@
+/**
+ * The capacity model: a population and a traffic mix in, per operation the units a second and what
+ * they cost a month, storage, Lambda, and each limit with the load it sees and its headroom, the first
+ * reached on top. Pure: operations.ts prices each request from the code's plans, prices.ts holds every
+ * price and limit.
+ */
+import { STREAM_SUBSCRIPTIONS } from '../../api/stream-subscriptions';
+import type { Mix } from './mix';
+import {
+  BENCH_PERSON,
+  costModel,
+  DESIGN,
+  type OperationCost,
+  STORAGE_KINDS,
+  STREAM_BATCHING,
+} from './operations';
+import { HOURS_PER_MONTH, LIMITS, PRICES, PROVISIONED_TARGET_UTILISATION, SECONDS_PER_MONTH } from './prices';
+
+/**
+ * Milliseconds an invocation takes, assumed (the bench measures DynamoDB Local on a shared machine, not
+ * AWS): about a DynamoDB round trip of 5 to 10 ms per call in a row, and the handler's own work. A
+ * mix's `durationsMs` overrides them.
+ */
+export const ASSUMED_DURATION_MS: Record<string, number> = {
+  create: 60,
+  import: 70,
+  patch: 60,
+  get: 15,
+  list: 40,
+  'list-filtered': 60,
+  reconcile: 120,
+  merge: 150,
+  history: 30,
+  'feed-page': 30,
+  'feed-append': 80,
+  'count-postings': 400,
+  enrich: 400,
+  'publish-events': 80,
+};
+
+/** Memory of every function: infra/service-function.ts's default `memorySize` (no function sets its own). */
+export const FUNCTION_MEMORY_MB = 512;
+
+export interface OperationRow {
+  operation: string;
+  /** Requests a second (for background work: per change, per posting record, per page). */
+  rate: number;
+  /** HTTP requests (API Gateway and Lambda concurrency count them); false for stream work. */
+  http: boolean;
+  perRequest: OperationCost;
+  rcuPerSecond: number;
+  /** Table and index write units a second. */
+  wcuPerSecond: number;
+  onDemandMonthly: number;
+  provisionedMonthly: number;
+  /** Lambda invocations a second and GB-seconds a month. */
+  invocationsPerSecond: number;
+  gbSecondsMonthly: number;
+}
+
+export interface LimitRow {
+  limit: string;
+  /** What carries the load (the busiest partition of a kind, the largest transaction...). */
+  where: string;
+  load: number;
+  capacity: number;
+  unit: string;
+  /** capacity / load: under 1 means the limit is passed. */
+  headroom: number;
+  /** A limit of the design, met whatever the load (a transaction's size, the stream's readers). */
+  design: boolean;
+  source: string;
+}
+
+export interface CapacityAnswer {
+  name: string;
+  persons: number;
+  regions: number;
+  rows: OperationRow[];
+  totals: {
+    rcuPerSecond: number;
+    wcuPerSecond: number;
+    dynamoOnDemandMonthly: number;
+    dynamoProvisionedMonthly: number;
+  };
+  storage: { kind: string; bytes: number; monthly: number }[];
+  lambda: { gbSecondsMonthly: number; requestsMonthly: number; monthly: number };
+  api: { requestsMonthly: number; monthly: number };
+  eventBridge: { eventsMonthly: number; monthly: number };
+  /** On demand, and with the table provisioned. */
+  monthly: { onDemand: number; provisioned: number };
+  limits: LimitRow[];
+  notes: string[];
+  sizes: ReturnType<typeof costModel>['sizes'];
+}
+
+const onDemand = (rcu: number, wcu: number) =>
+  (rcu * PRICES.readRequestUnit.usd + wcu * PRICES.writeRequestUnit.usd) * SECONDS_PER_MONTH;
+const provisioned = (rcu: number, wcu: number) =>
+  ((rcu * PRICES.rcuHour.usd + wcu * PRICES.wcuHour.usd) * HOURS_PER_MONTH) / PROVISIONED_TARGET_UTILISATION;
+
+export interface ModelOptions {
+  persons: number;
+  /** The stage throttle when the mix names none (the stack's default, infra/config.ts). */
+  defaultThrottleRate: number;
+}
+
+/** The model's answer for a mix at a population. */
+export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOptions): CapacityAnswer => {
+  const model = costModel({
+    persons,
+    person: mix.person ?? BENCH_PERSON,
+    commonPrefixShare: mix.commonPrefixShare,
+  });
+  const duration = (operation: string) =>
+    mix.durationsMs[operation] ?? ASSUMED_DURATION_MS[operation] ?? ASSUMED_DURATION_MS.get ?? 15;
+  const rows: OperationRow[] = [];
+  const add = (
+    operation: string,
+    rate: number,
+    perRequest: OperationCost,
+    { http = true, invocationsPerRequest = 1, kind = operation } = {},
+  ) => {
+    if (rate <= 0) return;
+    const rcu = rate * perRequest.rcu;
+    const wcu = rate * (perRequest.wcu + perRequest.indexWcu);
+    const invocations = rate * invocationsPerRequest;
+    rows.push({
+      operation,
+      rate,
+      http,
+      perRequest,
+      rcuPerSecond: rcu,
+      wcuPerSecond: wcu,
+      onDemandMonthly: onDemand(rcu, wcu),
+      provisionedMonthly: provisioned(rcu, wcu),
+      invocationsPerSecond: invocations,
+      gbSecondsMonthly:
+        ((invocations * duration(kind)) / 1000) * (FUNCTION_MEMORY_MB / 1024) * SECONDS_PER_MONTH,
+    });
+  };
+
+  const { rates } = mix;
+  add('create', rates.create, model.create());
+  add('import', mix.import.rate, model.importLine());
+  add('patch', rates.patch, model.patch());
+  add('get', rates.get, model.get());
+  add('list', rates.list, model.list());
+  for (const filter of mix.filters)
+    add(
+      `list-filtered (${filter.name})`,
+      filter.rate,
+      model.listFiltered(filter.share, filter.length, filter.name),
+      {
+        kind: 'list-filtered',
+      },
+    );
+  add('reconcile', mix.reconcile.rate, model.reconcile(mix.reconcile.share));
+  add('merge', rates.merge, model.merge());
+  add('history', rates.history, model.history());
+
+  // The stream's work, from what the requests above write.
+  const creates = rates.create + mix.import.rate;
+  const appendBatching = STREAM_BATCHING['append-events'];
+  const countBatching = STREAM_BATCHING['count-postings'];
+  const defaultBatch = { size: 1, windowSeconds: 1 };
+  add('enrich', creates * mix.enrichment.share, model.enrich(), { http: false });
+  const changes = rows.reduce((sum, row) => sum + row.rate * row.perRequest.changes, 0);
+  const perShardBatch =
+    Math.min(
+      (appendBatching ?? defaultBatch).size,
+      changes * (appendBatching ?? defaultBatch).windowSeconds,
+    ) / DESIGN.feedShards;
+  const append = model.feedAppend(perShardBatch);
+  const appendInvocations = 1 / Math.max(1, perShardBatch * DESIGN.feedShards);
+  add('feed-append', changes, append, { http: false, invocationsPerRequest: appendInvocations });
+  const postingRecords = rows.reduce((sum, row) => sum + row.rate * row.perRequest.postingRecords, 0);
+  const countBatch = countBatching ?? defaultBatch;
+  const countInvocations = Math.max(
+    postingRecords > 0 ? 1 / countBatch.windowSeconds : 0,
+    postingRecords / countBatch.size,
+  );
+  add('count-postings (at most)', postingRecords, model.countPosting(), {
+    http: false,
+    invocationsPerRequest: postingRecords > 0 ? countInvocations / postingRecords : 0,
+    kind: 'count-postings',
+  });
+  const { consumers, pollSeconds, limit } = mix.feed;
+  const pending = changes * pollSeconds;
+  const pagesPerPoll = Math.max(1, Math.ceil(pending / limit));
+  add('feed-page', (consumers / pollSeconds) * pagesPerPoll, model.feedPage(Math.min(pending, limit), limit));
+
+  const totalRcu = rows.reduce((sum, row) => sum + row.rcuPerSecond, 0);
+  const totalWcu = rows.reduce((sum, row) => sum + row.wcuPerSecond, 0);
+
+  // Storage: the population's persons, their history and its feed events.
+  const create = model.create();
+  const entryBytes = (create.stored.history ?? 0) / Math.max(1, create.changes);
+  const feedPerEvent = append.stored.feed ?? 0;
+  const historyEntries = persons * mix.historyEntriesPerPerson;
+  const bytesOf: Record<string, number> = {
+    persons: persons * (create.stored.persons ?? 0),
+    postings: persons * (create.stored.postings ?? 0),
+    history: historyEntries * entryBytes,
+    feed: historyEntries * feedPerEvent,
+    claims: persons * (create.stored.claims ?? 0),
+  };
+  const storage = STORAGE_KINDS.filter((kind) => kind in bytesOf).map((kind) => {
+    const bytes = bytesOf[kind] ?? 0;
+    return { kind, bytes, monthly: (bytes / 1024 ** 3) * PRICES.storageGbMonth.usd };
+  });
+  const storageMonthly = storage.reduce((sum, row) => sum + row.monthly, 0);
+
+  const invocations = rows.reduce((sum, row) => sum + row.invocationsPerSecond, 0);
+  const gbSeconds = rows.reduce((sum, row) => sum + row.gbSecondsMonthly, 0);
+  const lambda = {
+    gbSecondsMonthly: gbSeconds,
+    requestsMonthly: invocations * SECONDS_PER_MONTH,
+    monthly:
+      gbSeconds * PRICES.lambdaGbSecond.usd + invocations * SECONDS_PER_MONTH * PRICES.lambdaRequest.usd,
+  };
+  const httpRate = rows.filter((row) => row.http).reduce((sum, row) => sum + row.rate, 0);
+  const api = {
+    requestsMonthly: httpRate * SECONDS_PER_MONTH,
+    monthly: httpRate * SECONDS_PER_MONTH * PRICES.httpApiRequest.usd,
+  };
+  const eventBridge = {
+    eventsMonthly: changes * SECONDS_PER_MONTH,
+    monthly: changes * SECONDS_PER_MONTH * PRICES.eventBridgeEvent.usd,
+  };
+  const dynamoOnDemand = rows.reduce((sum, row) => sum + row.onDemandMonthly, 0);
+  const dynamoProvisioned = rows.reduce((sum, row) => sum + row.provisionedMonthly, 0);
+  const others = storageMonthly + lambda.monthly + api.monthly + eventBridge.monthly;
+
+  return {
+    name: mix.name,
+    persons,
+    regions: mix.regions,
+    rows,
+    totals: {
+      rcuPerSecond: totalRcu,
+      wcuPerSecond: totalWcu,
+      dynamoOnDemandMonthly: dynamoOnDemand,
+      dynamoProvisionedMonthly: dynamoProvisioned,
+    },
+    storage,
+    lambda,
+    api,
+    eventBridge,
+    monthly: { onDemand: dynamoOnDemand + others, provisioned: dynamoProvisioned + others },
+    limits: limitsOf(rows, {
+      totalRcu,
+      totalWcu,
+      httpRate,
+      throttleRate: mix.throttleRate ?? defaultThrottleRate,
+      concurrency: rows
+        .filter((row) => row.http)
+        .reduce((sum, row) => sum + (row.rate * duration(row.operation.replace(/ \(.*$/, ''))) / 1000, 0),
+      countPartitionWcu: countPartitionLoad(creates, postingRecords, model.sizes.busiestPrefixPostings, mix),
+      personBytes: model.sizes.person,
+    }),
+    notes: [
+      ...(mix.regions > 1
+        ? [
+            `${mix.regions} regions asked: only one is modelled. Writes need a home region (a global table replicates each write to every region, paying its write units there again, and the id counter, claims and feed heads assume one writer).`,
+          ]
+        : []),
+      'count-postings is priced at most: one count write per posting record; a batch sums its records per gram, so under load it writes far fewer.',
+      'Index write units (byName, byChange, byChangeId) are counted with the table writes; the bench counts table units only.',
+    ],
+    sizes: model.sizes,
+  };
+};
+
+/**
+ * The busiest posting count partition (`POSTINGCOUNT#<prefix>`, one per prefix, not sharded): one
+ * UpdateItem per gram of the prefix per stream batch; batches of `count-postings` come as fast as
+ * posting records fill them, or once per window when they do not.
+ */
+const countPartitionLoad = (creates: number, postingRecords: number, prefixPostings: number, mix: Mix) => {
+  const batching = STREAM_BATCHING['count-postings'];
+  if (!batching || postingRecords === 0) return 0;
+  const batches = Math.max(1 / batching.windowSeconds, postingRecords / batching.size);
+  return Math.min(creates * mix.commonPrefixShare, batches) * prefixPostings;
+};
+
+const limitsOf = (
+  rows: readonly OperationRow[],
+  load: {
+    totalRcu: number;
+    totalWcu: number;
+    httpRate: number;
+    throttleRate: number;
+    concurrency: number;
+    countPartitionWcu: number;
+    personBytes: number;
+  },
+): LimitRow[] => {
+  const hot = new Map<string, { wcu: number; rcu: number }>();
+  for (const row of rows)
+    for (const { partition, wcu, rcu } of row.perRequest.hot) {
+      const sum = hot.get(partition) ?? { wcu: 0, rcu: 0 };
+      hot.set(partition, { wcu: sum.wcu + row.rate * wcu, rcu: sum.rcu + row.rate * rcu });
+    }
+  const limit = (
+    name: string,
+    where: string,
+    value: number,
+    { value: capacity, unit, source }: { value: number; unit: string; source: string },
+    design = false,
+  ): LimitRow => ({
+    design,
+    limit: name,
+    where,
+    load: value,
+    capacity,
+    unit,
+    headroom: value > 0 ? capacity / value : Number.POSITIVE_INFINITY,
+    source,
+  });
+  const writing = rows.filter((row) => row.perRequest.ownActions > 0);
+  const largest = writing.reduce<OperationRow | undefined>(
+    (top, row) => (!top || row.perRequest.ownActions > top.perRequest.ownActions ? row : top),
+    undefined,
+  );
+  const rows_ = [
+    ...[...hot]
+      .filter(([, sum]) => sum.wcu > 0)
+      .map(([partition, sum]) =>
+        limit('partition writes', `busiest ${partition}`, sum.wcu, LIMITS.partitionWcu),
+      ),
+    ...[...hot]
+      .filter(([, sum]) => sum.rcu > 0)
+      .map(([partition, sum]) =>
+        limit('partition reads', `busiest ${partition}`, sum.rcu, LIMITS.partitionRcu),
+      ),
+    limit(
+      'partition writes',
+      'busiest posting count partition (stream batches)',
+      load.countPartitionWcu,
+      LIMITS.partitionWcu,
+    ),
+    limit('table writes', 'the table, on demand', load.totalWcu, LIMITS.tableWcu),
+    limit('table reads', 'the table, on demand', load.totalRcu, LIMITS.tableRcu),
+    ...(largest
+      ? [
+          limit(
+            'transaction actions',
+            `${largest.operation}'s own actions, postings aside (they chain past 100)`,
+            largest.perRequest.ownActions,
+            LIMITS.transactionActions,
+            true,
+          ),
+          limit(
+            'transaction bytes',
+            'the largest transaction of the mix',
+            Math.max(...writing.map((row) => row.perRequest.transactionBytes)),
+            LIMITS.transactionBytes,
+            true,
+          ),
+        ]
+      : []),
+    limit('item size', 'the typical Person item', load.personBytes, LIMITS.itemBytes, true),
+    limit(
+      'Lambda concurrency',
+      'HTTP functions (rate × duration)',
+      load.concurrency,
+      LIMITS.lambdaConcurrency,
+    ),
+    limit('HTTP API requests', 'the account, all HTTP APIs of the region', load.httpRate, LIMITS.httpApiRps),
+    limit('stage throttle', "the stage's throttleRate (deploy option)", load.httpRate, {
+      value: load.throttleRate,
+      unit: 'requests a second, steady state',
+      source: 'infra/config.ts (throttleRate)',
+    }),
+    limit(
+      'stream readers',
+      `${STREAM_SUBSCRIPTIONS.length} functions subscribed to the one stream (lib/api/stream-subscriptions.ts), at any load`,
+      STREAM_SUBSCRIPTIONS.length,
+      LIMITS.streamReaders,
+      true,
+    ),
+  ];
+  return rows_
+    .filter((row) => row.load > 0)
+    .sort((a, b) => Number(a.design) - Number(b.design) || a.headroom - b.headroom);
+};

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { Mix } from '../../../../lib/db/capacity/mix';
+import { capacity } from '../../../../lib/db/capacity/model';
+import { HOURS_PER_MONTH, LIMITS, PRICES } from '../../../../lib/db/capacity/prices';
+
+const answer = (mix: unknown, persons = 1_000_000) =>
+  capacity(Mix.parse(mix), { persons, defaultThrottleRate: 100 });
+const limitAt = (result: ReturnType<typeof answer>, where: string) =>
+  result.limits.find((row) => row.where.includes(where));
+
+describe('the capacity model of a mix', () => {
+  it('prices a second of gets at one read unit each, on demand and provisioned', () => {
+    const [get] = answer({ rates: { get: 100 } }).rows;
+    expect(get).toMatchObject({ operation: 'get', rcuPerSecond: 100, wcuPerSecond: 0 });
+    expect(get?.onDemandMonthly).toBeCloseTo(100 * PRICES.readRequestUnit.usd * HOURS_PER_MONTH * 3600);
+    expect(get?.provisionedMonthly).toBeCloseTo((100 * PRICES.rcuHour.usd * HOURS_PER_MONTH) / 0.7);
+  });
+
+  it('follows creates into the stream: a feed event per change, the counts per posting', () => {
+    const rows = answer({ rates: { create: 10 } }).rows;
+    const create = rows.find((row) => row.operation === 'create');
+    expect(rows.find((row) => row.operation === 'feed-append')?.rate).toBe(
+      10 * (create?.perRequest.changes ?? 0),
+    );
+    expect(rows.find((row) => row.operation.startsWith('count-postings'))?.rate).toBe(
+      10 * (create?.perRequest.postingRecords ?? 0),
+    );
+  });
+
+  it('stores persons, postings, history and feed in proportion to the population', () => {
+    const small = answer({ rates: { get: 1 } }, 1_000_000).storage;
+    const large = answer({ rates: { get: 1 } }, 10_000_000).storage;
+    for (const kind of ['persons', 'postings', 'history', 'feed', 'claims']) {
+      const before = small.find((row) => row.kind === kind)?.bytes ?? 0;
+      expect(before).toBeGreaterThan(0);
+      // Ids of more digits make items a little larger: 10 times the persons, a little over 10 times the bytes.
+      expect((large.find((row) => row.kind === kind)?.bytes ?? 0) / before).toBeGreaterThanOrEqual(10);
+      expect((large.find((row) => row.kind === kind)?.bytes ?? 0) / before).toBeLessThan(10.2);
+    }
+  });
+
+  it('puts the first limit the load reaches on top: a migration of 2 000 creates a second passes the table quota', () => {
+    const migration = answer({ import: { rate: 2_000 }, throttleRate: 10_000 });
+    const [first] = migration.limits.filter((row) => !row.design);
+    expect(first).toMatchObject({ limit: 'table writes' });
+    expect(first?.headroom).toBeLessThan(1);
+    expect(first?.load).toBeGreaterThan(2_000 * 100);
+  });
+
+  it('sees the stage throttle at the stack default when the mix names none', () => {
+    expect(limitAt(answer({ rates: { get: 50 } }), 'throttleRate')).toMatchObject({
+      capacity: 100,
+      headroom: 2,
+    });
+  });
+
+  it('names the stream readers as a limit of the design, passed at any load', () => {
+    const readers = answer({ rates: { get: 1 } }).limits.find((row) => row.limit === 'stream readers');
+    expect(readers).toMatchObject({ design: true, capacity: LIMITS.streamReaders.value });
+    expect(readers?.headroom).toBeLessThan(1);
+  });
+
+  it('says a second region is not modelled', () => {
+    expect(answer({ regions: 3, rates: { get: 1 } }).notes.join(' ')).toContain('only one is modelled');
+  });
+});
