@@ -5,6 +5,7 @@
  * `--enable-source-maps`) and against DynamoDB Local; and what `--enable-source-maps` would cost.
  */
 import { spawn } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -53,10 +54,28 @@ export interface ColdSection {
   rows: ColdRow[];
   /** One function's cold start with and without `--enable-source-maps` (medians, ms). */
   sourceMaps: { function: string; withMs: number; withoutMs: number; costMs: number };
+  /**
+   * One function's cold start with the X-Ray tracer on, as deployed (every row above), and with it
+   * off (`POWERTOOLS_TRACE_ENABLED=false`: the SDK still imported, no segment sent): what tracing
+   * adds at run time (medians, ms).
+   */
+  tracing: { function: string; onMs: number; offMs: number; costMs: number; datagrams: number };
 }
 
-/** The function whose cold start is also measured without source maps. */
+/** The function whose cold start is also measured without source maps, and without tracing. */
 const SOURCE_MAP_SAMPLE = 'get-person';
+
+/**
+ * What Lambda sets in an actively traced function (test/support/xray.ts reads the segments in the
+ * tests): Powertools' tracer turns itself on, as deployed, and sends its segments over UDP to
+ * `daemon`, a socket of the bench's that only counts them.
+ */
+const tracedEnvironment = (daemon: string): NodeJS.ProcessEnv => ({
+  AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+  AWS_LAMBDA_FUNCTION_NAME: 'bench',
+  _X_AMZN_TRACE_ID: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${'0'.repeat(23)}1;Parent=${'0'.repeat(15)}1;Sampled=1`,
+  AWS_XRAY_DAEMON_ADDRESS: daemon,
+});
 
 /** What the stack sets on every function that changes how it starts (no NODE_OPTIONS). */
 export const DEPLOYED_ENVIRONMENT = { ...FUNCTION_ENVIRONMENT, NODE_OPTIONS: '' };
@@ -136,6 +155,12 @@ export const runColdStart = async (
     .map((file) => file.replace(/\.ts$/, ''))
     .sort();
   const outdir = await mkdtemp(join(tmpdir(), 'person-bench-bundles-'));
+  const daemon = createSocket('udp4');
+  let datagrams = 0;
+  daemon.on('message', () => {
+    datagrams++;
+  });
+  await new Promise<void>((bound) => daemon.bind(0, '127.0.0.1', bound));
   try {
     log(`cold start: bundling ${names.length} functions`);
     await Promise.all(
@@ -156,6 +181,7 @@ export const runColdStart = async (
       AWS_SECRET_ACCESS_KEY: 'local',
       // The SDK's notice that it will need Node 22 in 2027; Lambda runs Node 24.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...tracedEnvironment(`127.0.0.1:${daemon.address().port}`),
     };
     /** One fresh process importing the bundle and answering its first event. */
     const coldRun = async (name: string, run: number, extraEnv: NodeJS.ProcessEnv = {}) => {
@@ -267,13 +293,35 @@ export const runColdStart = async (
       costMs: median(withMaps) - median(withoutMaps),
     };
     log(`cold start: --enable-source-maps would cost ${sample} ${Math.round(sourceMaps.costMs)} ms`);
+
+    // What the tracer costs at run time: the same bundle traced and not, alternated.
+    const tracedMs: number[] = [];
+    const untracedMs: number[] = [];
+    const sent = datagrams;
+    for (let run = 0; run < config.cold.runs; run++) {
+      const pair = [
+        async () => tracedMs.push((await coldRun(sample, run)).ms),
+        async () => untracedMs.push((await coldRun(sample, run, { POWERTOOLS_TRACE_ENABLED: 'false' })).ms),
+      ];
+      for (const measure of run % 2 === 0 ? pair : pair.reverse()) await measure();
+    }
+    const tracing = {
+      function: sample,
+      onMs: median(tracedMs),
+      offMs: median(untracedMs),
+      costMs: median(tracedMs) - median(untracedMs),
+      datagrams: sent,
+    };
+    log(`cold start: tracing costs ${sample} ${Math.round(tracing.costMs)} ms (${sent} segments sent)`);
     return {
       runs: config.cold.runs,
       bareCpuMs,
       rows,
       sourceMaps,
+      tracing,
     };
   } finally {
+    daemon.close();
     await rm(outdir, { recursive: true, force: true });
   }
 };

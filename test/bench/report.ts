@@ -709,6 +709,10 @@ export const markdown = (results: BenchResults): string => {
       `\`--enable-source-maps\` (not set: bundles keep their function names instead) would cost ${cold.sourceMaps.function} ` +
         `${ms(cold.sourceMaps.costMs)} ms of its cold start: ${ms(cold.sourceMaps.withMs)} ms with, ` +
         `${ms(cold.sourceMaps.withoutMs)} ms without (medians of ${cold.runs}, alternated).`,
+      `Every row runs with the X-Ray tracer on, as deployed (Lambda's traced environment, ${cold.tracing.datagrams} ` +
+        `segments sent to the bench's UDP socket). Tracing costs ${cold.tracing.function} ${ms(cold.tracing.costMs)} ms ` +
+        `of its cold start: ${ms(cold.tracing.onMs)} ms on, ${ms(cold.tracing.offMs)} ms with POWERTOOLS_TRACE_ENABLED=false ` +
+        `(the tracer still imported; medians of ${cold.runs}, alternated).`,
     );
   }
 

@@ -19,7 +19,13 @@ import { STREAM_SUBSCRIPTIONS } from '../../lib/api/stream-subscriptions';
 import { SWAGGER_UI_FILES } from '../../lib/docs/docs-page';
 import { serviceFunctions, synthesize } from './support';
 
-const MAX_BUNDLE_BYTES = 1024 * 1024;
+/**
+ * 1.25 MiB: the largest bundle was 947 KiB before the X-Ray tracer (issue #42), which adds 176 to 189 KiB
+ * to each (aws-xray-sdk-core is CommonJS, so esbuild keeps it whole, its unused SDK v2 patcher and
+ * `semver` too). What a bundle costs is its cold start, which the bench measures and checks
+ * (docs/performance.md); this bound only catches a bundle that doubles by accident.
+ */
+const MAX_BUNDLE_BYTES = 1.25 * 1024 * 1024;
 
 /** A static import statement of minified ESM: `import{a as b}from"node:fs"`, `import"x"`. */
 const STATIC_IMPORT = /(?:^|[;}\n])\s*import\s*(?:[\w$*{}\s,]+?from\s*)?["']([^"']+)["']/g;
@@ -59,7 +65,7 @@ const sourcesOf = (handler: string): string[] => {
 };
 
 describe('function bundles', () => {
-  it('are each below 1 MiB', () => {
+  it('are each below 1.25 MiB', () => {
     const sizes = [...bundles.keys()].sort().map((handler) => ({
       handler,
       bytes: statSync(bundleOf(handler)).size,
