@@ -22,7 +22,13 @@ export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     // Handlers build their production dependencies at import; tests pass their own to buildHandler.
-    env: { TABLE_NAME: 'unused-by-tests', AWS_REGION: 'local', POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    // Metrics are not written (a test of them turns them on: test/support/metrics.ts).
+    env: {
+      TABLE_NAME: 'unused-by-tests',
+      AWS_REGION: 'local',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    },
     testTimeout: 20_000,
     hookTimeout: 60_000,
     projects: [

@@ -36,7 +36,7 @@ export const METRICS = {
   PreconditionFailures: { unit: 'Count', description: 'Writes refused 412: If-Match named an older version' },
   StorageRetries: {
     unit: 'Count',
-    description: 'Writes sent again after meeting a concurrent write or a throttle',
+    description: 'Writes sent again after meeting a concurrent write (a throttle is answered 503)',
   },
   StorageUnavailable: {
     unit: 'Count',
@@ -50,7 +50,7 @@ export const METRICS = {
   },
   ItemsReadPerList: {
     unit: 'Count',
-    description: 'Items one list request read (GET /Person and the other lists)',
+    description: 'Items one GET /Person request read (index entries, postings or references, counters)',
   },
   FeedLag: {
     unit: 'Milliseconds',

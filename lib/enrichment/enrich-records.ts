@@ -2,7 +2,8 @@
  * The enrichment stream handler's work: for each INSERT of a Person with a primary email, ask the
  * provider and write what it knows into the still-empty SocialAddresses fields. Failures are
  * reported per record (`batchItemFailures`, by Powertools' batch processing) so only those are
- * delivered again.
+ * delivered again. Each lookup's outcome is counted (EnrichmentFilled, EnrichmentUnknown,
+ * EnrichmentProviderErrors); the function writes them when its invocation ends.
  */
 
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
@@ -13,6 +14,7 @@ import { personFromImage } from '../db/person/person-items';
 import type { SocialAddressWriter } from '../db/person/social-address-writer';
 import { primaryEmailOf } from '../domain/person';
 import type { logger as defaultLogger } from '../logger';
+import { addMetric } from '../metrics';
 import { retryDeadline } from '../timeouts';
 import type { LookupResult, PersonDataProvider } from './provider';
 
@@ -58,21 +60,27 @@ export const enrichRecords = ({
     switch (result.kind) {
       case 'found': {
         const outcome = await writer.fill(person.id, result.profiles, deadline);
+        if (outcome === 'written') addMetric('EnrichmentFilled');
         logger.info('enrichment', { ...context, outcome, found: Object.keys(result.profiles) });
         return true;
       }
       case 'not-found':
+        addMetric('EnrichmentUnknown');
         logger.info('enrichment', { ...context, outcome: 'not-found' });
         return true;
       case 'provider-error':
+        addMetric('EnrichmentProviderErrors');
         logger.error('enrichment provider error', { ...context, reason: result.reason });
         return true;
       case 'configuration-error':
         // Retrying will not help until an operator fixes the key or the plan: the record goes to the
         // retry limit and the dead-letter queue, to be replayed after the fix.
+        addMetric('EnrichmentProviderErrors');
         logger.error('ENRICHMENT CONFIGURATION ERROR', { ...context, reason: result.reason });
         return false;
       case 'retry':
+        // Each delivery that ends so is counted: the provider failed it (a timeout, a rate limit).
+        addMetric('EnrichmentProviderErrors');
         logger.warn('enrichment will be retried', { ...context, reason: result.reason });
         return false;
     }

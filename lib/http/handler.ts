@@ -1,17 +1,19 @@
 /**
- * The middy stack every HTTP handler shares: one log line per request, problem+json for every error,
+ * The middy stack every HTTP handler shares: one log line per request, its metrics written when it
+ * ends (lib/metrics.ts), problem+json for every error (the refusals an operator counts counted there),
  * content negotiation, HEAD answered as GET without the body, an operation's own middlewares, and the
  * request read at the boundary (links, requester, body) before the handler's own code runs.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { PROBLEM_TYPES } from '../api/problems';
+import { PROBLEM_TYPES, type ProblemType } from '../api/problems';
 import type { RequesterRule } from '../api/requester';
 import type { WriteOptions } from '../db/write/send';
 import type { Principal } from '../domain/principal';
 import type { Links } from '../domain/representation';
 import { logger as defaultLogger } from '../logger';
+import { addDimensionedMetric, addMetric, metricsFlush } from '../metrics';
 import { retryDeadline } from '../timeouts';
 import { type HttpConfig, httpConfigFromEnv } from './config';
 import { type Problem, problemBody, problemOf } from './problems';
@@ -49,9 +51,22 @@ export interface HttpHandlerOptions {
 
 const defaultConfig = httpConfigFromEnv();
 
-/** The problem+json answer to a problem. */
-const problemResult = (problem: Problem, event: Event, config: HttpConfig): Result =>
-  toHttpResult(
+/** The refusals an operator counts (lib/api/metrics.ts), by problem type. */
+const countProblem = (type: ProblemType) => {
+  if (type === 'duplicate-email') addDimensionedMetric('UniquenessConflicts', 'email');
+  else if (type === 'duplicate-name') addDimensionedMetric('UniquenessConflicts', 'name');
+  else if (type === 'precondition-failed') addMetric('PreconditionFailures');
+  else if (type === 'unavailable') addMetric('StorageUnavailable');
+};
+
+/**
+ * The problem+json answer to a problem, counted here: every refusal is built once, by
+ * `problemResponses` or (inside the idempotency layer) `answerOrRefusal`, and a replayed one is not
+ * built again.
+ */
+const problemResult = (problem: Problem, event: Event, config: HttpConfig): Result => {
+  countProblem(problem.type);
+  return toHttpResult(
     {
       status: PROBLEM_TYPES[problem.type].status,
       body: problemBody(problem, event.rawPath ?? '/', linksFor(event, config).baseUrl),
@@ -59,6 +74,7 @@ const problemResult = (problem: Problem, event: Event, config: HttpConfig): Resu
     },
     'application/problem+json',
   );
+};
 
 /** Maps any error to problem+json; a 500 is logged with the request id and says nothing more. */
 const problemResponses = (config: HttpConfig, logger: Logger): MiddlewareObj<Event, Result> => ({
@@ -136,6 +152,8 @@ const stack = (
     .use(traceRequests())
     // Then, so that its `after` and `onError` run next to last, on the answer every other step has built.
     .use(headWithoutBody())
+    // Before the problem mapping, so that it writes the metrics after a refusal was counted.
+    .use(metricsFlush())
     .use(requestLog(logger))
     .use(problemResponses(config, logger))
     .use(middlewares)

@@ -5,6 +5,7 @@
 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
 import { markPostingCountsIfEmpty } from '../db/search/posting-counts';
 import { documentClient } from '../db/table/client';
@@ -18,8 +19,12 @@ import {
 } from './dynamo-local';
 import { FIXTURE_EMAILS, startFixtureProvider } from './fixture-provider';
 import { type JwtSettings, jwtAuthorizer, jwtSettingsFromEnv } from './jwt-authorizer';
+import { lambdaContext } from './lambda-context';
 import { createLocalServer, functionLoader } from './server';
-import { type StreamConsumer, type StreamFunction, startStreamPoller } from './streams';
+import { type StreamConsumer, startStreamPoller } from './streams';
+
+/** A stream function's handler as its module exports it. */
+type LambdaStreamFunction = (event: DynamoDBStreamEvent, context: Context) => Promise<unknown>;
 
 export interface LocalServiceOptions {
   port?: number;
@@ -122,7 +127,9 @@ export const startLocalService = async ({
       ...subscriptions.map(({ handler, accepts }) => ({
         name: handler,
         accepts,
-        handler: async (event: Parameters<StreamFunction>[0]) => (await load<StreamFunction>(handler))(event),
+        // With a Lambda context, as deployed (the function's middy stack gives none of its own).
+        handler: async (event: DynamoDBStreamEvent) =>
+          (await load<LambdaStreamFunction>(handler))(event, lambdaContext(handler)),
       })),
       ...extraConsumers,
     ];

@@ -425,11 +425,9 @@ beforeAll(async () => {
     Records: feedEntries.map((item) => streamRecord('INSERT', { tableName: table.tableName, item })),
   };
   await as('append-events', async () => {
-    const { handler } = (await import('../../functions/append-events')) as {
-      handler: (event: DynamoDBStreamEvent) => Promise<unknown>;
-    };
-    await handler(batch);
-    await handler(batch);
+    const { handler } = await import('../../functions/append-events');
+    await handler(batch, lambdaContext());
+    await handler(batch, lambdaContext());
   });
 
   // The deploy-time backfill of the postings: two persons' postings gone (one with more than a

@@ -15,6 +15,7 @@ import {
   type PlacedEvent,
   pageShares,
 } from '../../domain/feed';
+import { addMetric } from '../../metrics';
 import { retryDeadline } from '../../timeouts';
 import { batchGet, type Item, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
@@ -112,7 +113,8 @@ export const feedLog = (
   /**
    * Appends one shard's events, a chunk at a time, in their order: each round reads the chunk's marks
    * and the head, drops what is in already, and writes the rest under the head it read; a round that
-   * meets another append reads again.
+   * meets another append reads again. Each event appended counts its lag (FeedLag): from its entry's
+   * time to the append that landed it; one delivered again and skipped is not counted twice.
    */
   const appendToShard = async (shard: number, events: readonly FeedEvent[], deadline: number) => {
     let appended = 0;
@@ -127,7 +129,10 @@ export const feedLog = (
         if (fresh.length === 0) return 0;
         const head = seqOf(found.get(keyString(feedHeadKey(shard))));
         const write = appendActions(tableName, shard, head, fresh);
-        return (await sendWrite(client, transactionOf(write))) ? fresh.length : undefined;
+        if (!(await sendWrite(client, transactionOf(write)))) return undefined;
+        const appendedAt = Date.now();
+        for (const { time } of fresh) addMetric('FeedLag', appendedAt - Date.parse(time));
+        return fresh.length;
       });
     }
     return appended;

@@ -4,12 +4,13 @@
  * checked on them (local-reference-search.ts); otherwise filtered, the search postings
  * (posting-search.ts), or, when every fragment is one code point and no posting narrows the list, the
  * `byName` index read whole. The window of stubs, the count, and what it cost, logged for operators
- * and benchmarks.
+ * and benchmarks; the items read are a metric too (ItemsReadPerList).
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonFilters, PersonListRequest, PersonSummary } from '../../domain/listing';
 import { planQuery } from '../../domain/search';
 import { logger as defaultLogger } from '../../logger';
+import { addMetric } from '../../metrics';
 import { searchLocalReference } from '../search/local-reference-search';
 import { searchPostings } from '../search/posting-search';
 import { type BatchGetOptions, batchGet } from '../table/batch-get';
@@ -103,8 +104,10 @@ export const personList = ({
 }: Storage & { logger?: Pick<typeof defaultLogger, 'info'> }): PersonList => ({
   async list({ filters, descending, window, localReferenceId }) {
     const plan = planQuery(filters);
-    const logCost = (source: string, { cost, detail }: PersonListResult) =>
+    const logCost = (source: string, { cost, detail }: PersonListResult) => {
       logger.info('list cost', { source, offset: window.offset, limit: window.limit, ...cost, ...detail });
+      addMetric('ItemsReadPerList', cost.itemsRead);
+    };
     if (localReferenceId !== undefined) {
       const result = await searchLocalReference({ client, tableName }, localReferenceId, plan, {
         descending,

@@ -26,6 +26,7 @@ import type { PersonBody } from '../../domain/schemas';
 import type { SearchTerms } from '../../domain/search';
 import type { VocabularyKind } from '../../domain/vocabulary';
 import { logger as defaultLogger } from '../../logger';
+import { addMetric } from '../../metrics';
 import { retryDeadline } from '../../timeouts';
 import { sendWithPostings } from '../search/send-with-postings';
 import { keyString } from '../table/batch-get';
@@ -248,9 +249,11 @@ export const personRepository = ({
       origin,
       ruling,
     });
-    return retrying({ deadline, backoff }, async () =>
+    const outcome = await retrying({ deadline, backoff }, async () =>
       (await sendPlan(plan, deadline)) ? outcomeOf(plan) : undefined,
     );
+    addMetric('PersonsCreated');
+    return outcome;
   };
 
   const update = (
@@ -287,7 +290,9 @@ export const personRepository = ({
           ruling,
         });
         if (plan.patched.changed.length === 0) return { person: stored, tombstones: plan.patched.tombstones };
-        return (await sendPlan(plan, deadline)) ? outcomeOf(plan) : undefined;
+        if (!(await sendPlan(plan, deadline))) return undefined;
+        addMetric('PersonsPatched');
+        return outcomeOf(plan);
       }),
     );
   };
@@ -366,9 +371,9 @@ export const personRepository = ({
             },
           };
         }
-        return (await send((token) => composeWrite(tableName, plan.parts, token), deadline))
-          ? plan.result.person
-          : undefined;
+        if (!(await send((token) => composeWrite(tableName, plan.parts, token), deadline))) return undefined;
+        addMetric('PersonsMerged');
+        return plan.result.person;
       }),
     );
   };

@@ -14,6 +14,7 @@ import {
 } from '../../domain/errors';
 import { type Preconditions, refusalOf } from '../../domain/preconditions';
 import type { RequesterRuling } from '../../domain/principal';
+import { addMetric } from '../../metrics';
 import { storageCall } from '../table/storage-errors';
 import { MAX_TRANSACTION_ACTIONS, type WriteTransaction } from './actions';
 import { decodeCancellation } from './cancellation';
@@ -97,7 +98,9 @@ export const objectQueue = () => {
 /**
  * Runs `attempt` until it gives a result (undefined means "met a concurrent write: read again"), as
  * long as another attempt, which takes about as long as the last one, still ends before the deadline;
- * a backoff longer than what is left is shortened, not a reason to give up.
+ * a backoff longer than what is left is shortened, not a reason to give up. Each attempt sent again
+ * is counted (StorageRetries); one that would not fit is the 503 (StorageUnavailable, counted where it
+ * is answered).
  */
 export const retrying = async <T>(
   { deadline, backoff }: RetryOptions,
@@ -110,6 +113,7 @@ export const retrying = async <T>(
     // Another attempt takes about as long as this one did; the wait is cut to what is left before it.
     const left = deadline - Date.now() - (Date.now() - started);
     if (left <= 0) break;
+    addMetric('StorageRetries');
     await new Promise((resolve) => setTimeout(resolve, Math.min(backoff(n), left)));
   }
   throw new ServiceUnavailable('The object is being changed by many requests at once', 1);

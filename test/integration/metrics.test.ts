@@ -1,0 +1,229 @@
+/**
+ * The service's metrics (issue #42 step 3, lib/api/metrics.ts names them) as the real handlers write
+ * them against DynamoDB Local: what each counts, in its catalogue unit, once per thing counted.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { buildHandler as buildCreate } from '../../functions/create-person';
+import { buildHandler as buildList } from '../../functions/list-persons';
+import { LOCAL_METRICS_NAMESPACE, METRICS } from '../../lib/api/metrics';
+import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
+import { personList } from '../../lib/db/person/person-list';
+import { localClientConfig } from '../../lib/local/dynamo-local';
+import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { testRepository } from '../support/dynamo';
+import { httpEvent, invoke } from '../support/events';
+import { injectFaults, sdkError } from '../support/faults';
+import { metricsReader, total } from '../support/metrics';
+import { integrationSuite } from '../support/suite';
+
+vi.hoisted(() => {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+});
+
+const suite = integrationSuite();
+const metricsWrittenBy = metricsReader();
+
+const names = (points: { name: string }[]) => [...new Set(points.map(({ name }) => name))].sort();
+
+describe('the metrics of writes', () => {
+  it('a create writes PersonsCreated 1, in Count, in the local namespace with the service dimension', async () => {
+    const points = await metricsWrittenBy(() =>
+      suite.api.post(personBody('Metric', uniqueTag('Create'), uniqueEmail())),
+    );
+    expect(points).toEqual([
+      {
+        namespace: LOCAL_METRICS_NAMESPACE,
+        name: 'PersonsCreated',
+        unit: METRICS.PersonsCreated.unit,
+        values: [1],
+        dimensions: { service: 'person-service' },
+      },
+    ]);
+  });
+
+  it('a create refused for a taken email writes UniquenessConflicts with field=email, on its own, and no PersonsCreated', async () => {
+    const email = uniqueEmail('taken');
+    await suite.api.post(personBody('First', uniqueTag('Holder'), email));
+    let status = 0;
+    const points = await metricsWrittenBy(async () => {
+      ({ status } = await suite.api.post(personBody('Second', uniqueTag('Holder'), email)));
+    });
+    expect(status).toBe(409);
+    expect(points).toEqual([
+      {
+        namespace: LOCAL_METRICS_NAMESPACE,
+        name: 'UniquenessConflicts',
+        unit: METRICS.UniquenessConflicts.unit,
+        values: [1],
+        dimensions: { service: 'person-service', field: 'email' },
+      },
+    ]);
+  });
+
+  it('a create refused for a taken email-less name writes UniquenessConflicts with field=name', async () => {
+    const last = uniqueTag('Named');
+    await suite.api.post(personBody('Only', last));
+    const points = await metricsWrittenBy(() => suite.api.post(personBody('Only', last)));
+    expect(points.map(({ name, dimensions }) => ({ name, dimensions }))).toEqual([
+      { name: 'UniquenessConflicts', dimensions: { service: 'person-service', field: 'name' } },
+    ]);
+  });
+
+  it('a PATCH that stores a change writes PersonsPatched 1; one that changes nothing writes nothing', async () => {
+    const person = (await suite.api.post(personBody('Patch', uniqueTag('Me'), uniqueEmail()))).body;
+    const change = { local_reference_id: 'changed' };
+    const changed = await metricsWrittenBy(() => suite.api.patch(person.id, change));
+    expect(changed.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
+      { name: 'PersonsPatched', unit: METRICS.PersonsPatched.unit, values: [1] },
+    ]);
+    const same = await metricsWrittenBy(() => suite.api.patch(person.id, change));
+    expect(same).toEqual([]);
+  });
+
+  it('a PATCH with a stale If-Match writes PreconditionFailures 1 and no PersonsPatched', async () => {
+    const person = (await suite.api.post(personBody('Stale', uniqueTag('Tag'), uniqueEmail()))).body;
+    await suite.api.patch(person.id, { local_reference_id: 'moved on' });
+    let status = 0;
+    const points = await metricsWrittenBy(async () => {
+      ({ status } = await suite.api.patch(
+        person.id,
+        { local_reference_id: 'too late' },
+        { headers: { 'if-match': '"1"' } },
+      ));
+    });
+    expect(status).toBe(412);
+    expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
+      { name: 'PreconditionFailures', unit: METRICS.PreconditionFailures.unit, values: [1] },
+    ]);
+  });
+
+  it('a merge writes PersonsMerged 1; its preview writes nothing', async () => {
+    const survivor = (await suite.api.post(personBody('Keep', uniqueTag('Merge'), uniqueEmail()))).body;
+    const source = (await suite.api.post(personBody('Gone', uniqueTag('Merge'), uniqueEmail()))).body;
+    const preview = await metricsWrittenBy(() =>
+      suite.api.merge(survivor.id, { source: source.id, preview: true }),
+    );
+    expect(preview).toEqual([]);
+    const merged = await metricsWrittenBy(() => suite.api.merge(survivor.id, { source: source.id }));
+    expect(merged.map(({ name, values }) => ({ name, values }))).toEqual([
+      { name: 'PersonsMerged', values: [1] },
+    ]);
+  });
+
+  it('storage that stays throttled writes StorageUnavailable 1 with the 503', async () => {
+    const remove = injectFaults(suite.table.client, (name) =>
+      name === 'TransactWriteItemsCommand' ? sdkError('ThrottlingException') : undefined,
+    );
+    let status = 0;
+    try {
+      const points = await metricsWrittenBy(async () => {
+        ({ status } = await suite.api.post(personBody('Busy', uniqueTag('Storage'), uniqueEmail())));
+      });
+      expect(status).toBe(503);
+      expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
+        { name: 'StorageUnavailable', unit: METRICS.StorageUnavailable.unit, values: [1] },
+      ]);
+    } finally {
+      remove();
+    }
+  });
+
+  it('counts every write sent again in a race of containers as StorageRetries, and each PATCH once', async () => {
+    const person = (await suite.api.post(personBody('Raced', uniqueTag('Person'), uniqueEmail()))).body;
+    let retries = 0;
+    const backoff = () => {
+      retries += 1;
+      return 5;
+    };
+    // Twelve containers, each with its own repository (no shared queue): their writes meet at the
+    // version check, and the losers read again and retry.
+    const containers = Array.from({ length: 12 }, () => personApi(testRepository(suite.table, { backoff })));
+    const points = await metricsWrittenBy(() =>
+      Promise.all(
+        containers.map((api) =>
+          api.patch(person.id, { Emails: { '@set': [{ email: uniqueEmail('race') }] } }),
+        ),
+      ),
+    );
+    expect(retries).toBeGreaterThan(0);
+    expect(total(points, 'StorageRetries')).toBe(retries);
+    expect(total(points, 'PersonsPatched')).toBe(12);
+    expect(points.find(({ name }) => name === 'StorageRetries')?.unit).toBe(METRICS.StorageRetries.unit);
+  });
+});
+
+describe('the metrics of keyed writes (Idempotency-Key)', () => {
+  let raw: DynamoDBClient;
+  beforeAll(() => {
+    raw = new DynamoDBClient(localClientConfig(inject('dynamoEndpoint')));
+  });
+  afterAll(() => raw.destroy());
+
+  const keyedCreate = () =>
+    buildCreate({
+      persons: testRepository(suite.table),
+      idempotency: { store: idempotencyStore({ client: raw, tableName: suite.table.tableName }) },
+    });
+  const post = (create: ReturnType<typeof keyedCreate>, body: unknown, key: string) =>
+    invoke(
+      create,
+      httpEvent({
+        method: 'POST',
+        route: '/Person',
+        body,
+        requester: 0,
+        headers: { 'idempotency-key': key },
+      }),
+    );
+
+  it('counts a create once: its replay writes no metric', async () => {
+    const create = keyedCreate();
+    const body = personBody('Keyed', uniqueTag('Create'), uniqueEmail());
+    const key = uniqueTag('key');
+    const first = await metricsWrittenBy(() => post(create, body, key));
+    const replay = await metricsWrittenBy(() => post(create, body, key));
+    expect(names(first)).toEqual(['PersonsCreated']);
+    expect(replay).toEqual([]);
+  });
+
+  it('counts a refusal once, when it is decided: its replay writes no metric', async () => {
+    const create = keyedCreate();
+    const email = uniqueEmail('keyed-taken');
+    await suite.api.post(personBody('Holder', uniqueTag('Keyed'), email));
+    const body = personBody('Late', uniqueTag('Keyed'), email);
+    const key = uniqueTag('key');
+    const first = await metricsWrittenBy(() => post(create, body, key));
+    const replay = await metricsWrittenBy(() => post(create, body, key));
+    expect(first.map(({ name, values, dimensions }) => ({ name, values, field: dimensions.field }))).toEqual([
+      { name: 'UniquenessConflicts', values: [1], field: 'email' },
+    ]);
+    expect(replay).toEqual([]);
+  });
+});
+
+describe('the metrics of lists', () => {
+  it('GET /Person writes ItemsReadPerList: the items its reads evaluated', async () => {
+    for (let i = 0; i < 3; i++)
+      await suite.api.post(personBody('Listed', uniqueTag('Person'), uniqueEmail()));
+    const logged: { itemsRead?: number }[] = [];
+    const list = buildList({
+      personList: personList({
+        ...suite.table,
+        logger: {
+          info: (_message, ...[cost]) => {
+            logged.push(cost as { itemsRead?: number });
+          },
+        },
+      }),
+    });
+    const points = await metricsWrittenBy(() =>
+      invoke(list, httpEvent({ method: 'GET', route: '/Person', query: { limit: '2' } })),
+    );
+    expect(logged).toHaveLength(1);
+    expect(logged[0]?.itemsRead).toBeGreaterThan(0);
+    expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
+      { name: 'ItemsReadPerList', unit: METRICS.ItemsReadPerList.unit, values: [logged[0]?.itemsRead] },
+    ]);
+  });
+});

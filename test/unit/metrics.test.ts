@@ -1,0 +1,58 @@
+/** lib/metrics.ts: catalogue units, the `field` dimension kept to its metric, one line per invocation. */
+import { describe, expect, it, vi } from 'vitest';
+import { METRICS } from '../../lib/api/metrics';
+import { addDimensionedMetric, addMetric, withMetrics } from '../../lib/metrics';
+import { lambdaContext } from '../support/events';
+import { metricsReader } from '../support/metrics';
+
+vi.hoisted(() => {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+});
+
+const metricsWrittenBy = metricsReader();
+
+describe('the container’s metrics', () => {
+  it('keep the field dimension on UniquenessConflicts: the invocation’s other metrics carry only service', async () => {
+    const handler = withMetrics(async () => {
+      addMetric('StorageRetries');
+      addDimensionedMetric('UniquenessConflicts', 'email');
+      addMetric('StorageRetries');
+    });
+    const points = await metricsWrittenBy(() => handler({}, lambdaContext()));
+    expect(points.map(({ name, unit, values, dimensions }) => ({ name, unit, values, dimensions }))).toEqual([
+      {
+        name: 'UniquenessConflicts',
+        unit: METRICS.UniquenessConflicts.unit,
+        values: [1],
+        dimensions: { service: 'person-service', field: 'email' },
+      },
+      {
+        name: 'StorageRetries',
+        unit: METRICS.StorageRetries.unit,
+        values: [1, 1],
+        dimensions: { service: 'person-service' },
+      },
+    ]);
+  });
+
+  it('write nothing for an invocation that counted nothing, and do not fail it', async () => {
+    const handler = withMetrics(async () => 'answered');
+    let answer: unknown;
+    const points = await metricsWrittenBy(async () => {
+      answer = await handler({}, lambdaContext());
+    });
+    expect(answer).toBe('answered');
+    expect(points).toEqual([]);
+  });
+
+  it('write what an invocation counted before it threw', async () => {
+    const handler = withMetrics(async () => {
+      addMetric('FeedLag', 120);
+      throw new Error('storage failed');
+    });
+    const points = await metricsWrittenBy(() => handler({}, lambdaContext()).catch(() => undefined));
+    expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
+      { name: 'FeedLag', unit: 'Milliseconds', values: [120] },
+    ]);
+  });
+});
