@@ -46,7 +46,7 @@ export const METRICS = {
   EnrichmentUnknown: { unit: 'Count', description: 'Enrichments the provider knew nothing for' },
   EnrichmentProviderErrors: {
     unit: 'Count',
-    description: 'Enrichments the provider failed (error, timeout, refusal)',
+    description: 'Enrichment deliveries the provider failed (error, timeout, refusal, still queued)',
   },
   ItemsReadPerList: {
     unit: 'Count',

@@ -3,16 +3,24 @@
  * them against DynamoDB Local: what each counts, in its catalogue unit, once per thing counted.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import { LOCAL_METRICS_NAMESPACE, METRICS } from '../../lib/api/metrics';
+import { appendEvents } from '../../lib/db/feed/feed-appender';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
 import { personList } from '../../lib/db/person/person-list';
+import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
+import { personKey } from '../../lib/db/table/keys';
+import { clearbitProvider } from '../../lib/enrichment/clearbit';
+import { enrichRecords } from '../../lib/enrichment/enrich-records';
 import { localClientConfig } from '../../lib/local/dynamo-local';
+import { startFixtureProvider } from '../../lib/local/fixture-provider';
+import { withMetrics } from '../../lib/metrics';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
-import { httpEvent, invoke } from '../support/events';
+import { httpEvent, invoke, lambdaContext, streamRecord } from '../support/events';
 import { injectFaults, sdkError } from '../support/faults';
 import { metricsReader, total } from '../support/metrics';
 import { integrationSuite } from '../support/suite';
@@ -225,5 +233,86 @@ describe('the metrics of lists', () => {
     expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
       { name: 'ItemsReadPerList', unit: METRICS.ItemsReadPerList.unit, values: [logged[0]?.itemsRead] },
     ]);
+  });
+});
+
+/** A person's item as the table's stream carries it (its INSERT record). */
+const insertOf = async (key: { pk: string; sk: string }) => {
+  const { Item } = await suite.table.client.send(
+    new GetCommand({ TableName: suite.table.tableName, Key: key, ConsistentRead: true }),
+  );
+  if (!Item) throw new Error(`No item ${key.pk} ${key.sk}`);
+  return streamRecord('INSERT', { tableName: suite.table.tableName, item: Item });
+};
+
+describe('the metrics of enrichment', () => {
+  let provider: Awaited<ReturnType<typeof startFixtureProvider>>;
+  beforeAll(async () => {
+    provider = await startFixtureProvider();
+  });
+  afterAll(() => provider.stop());
+
+  /** The enrichment function as functions/enrich-person.ts composes it, on this file's table. */
+  const enrichment = (apiKey = provider.apiKey) =>
+    withMetrics(
+      enrichRecords({
+        provider: clearbitProvider({ url: provider.url, apiKey }),
+        writer: socialAddressWriter(suite.table),
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+        attempts: 1,
+      }),
+    );
+  const newPerson = async (email: string) => {
+    const { body } = await suite.api.post(personBody('Jo', uniqueTag('Enriched'), email));
+    return insertOf(personKey(body.id));
+  };
+
+  it('counts a person the provider knows as EnrichmentFilled, one it does not as EnrichmentUnknown', async () => {
+    const known = await newPerson('ada@example.org');
+    const unknown = await newPerson(uniqueEmail('unknown'));
+    const points = await metricsWrittenBy(() => enrichment()({ Records: [known, unknown] }, lambdaContext()));
+    expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
+      { name: 'EnrichmentFilled', unit: METRICS.EnrichmentFilled.unit, values: [1] },
+      { name: 'EnrichmentUnknown', unit: METRICS.EnrichmentUnknown.unit, values: [1] },
+    ]);
+  });
+
+  it('counts a lookup the provider refuses (a key it does not take) as EnrichmentProviderErrors', async () => {
+    const record = await newPerson('grace@example.org');
+    let failures: unknown[] = [];
+    const points = await metricsWrittenBy(async () => {
+      ({ batchItemFailures: failures } = await enrichment('not-the-key')(
+        { Records: [record] },
+        lambdaContext(),
+      ));
+    });
+    expect(failures).toHaveLength(1);
+    expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
+      { name: 'EnrichmentProviderErrors', unit: METRICS.EnrichmentProviderErrors.unit, values: [1] },
+    ]);
+  });
+});
+
+describe('the metrics of the change feed', () => {
+  it('counts each event appended as FeedLag, from its ChangeHistory entry, and one delivered again not twice', async () => {
+    const { body: person } = await suite.api.post(personBody('Fed', uniqueTag('Feed'), uniqueEmail()));
+    const { Items = [] } = await suite.table.client.send(
+      new ScanCommand({ TableName: suite.table.tableName, ConsistentRead: true }),
+    );
+    const entry = Items.find((item) => item.type === 'ChangeHistory' && item.object_id === person.id);
+    if (!entry) throw new Error('No ChangeHistory entry');
+    const append = withMetrics(appendEvents(suite.table));
+    const batch = { Records: [await insertOf({ pk: entry.pk, sk: entry.sk })] };
+    const before = Date.now();
+    const first = await metricsWrittenBy(() => append(batch, lambdaContext()));
+    const after = Date.now();
+    expect(first.map(({ name, unit }) => ({ name, unit }))).toEqual([
+      { name: 'FeedLag', unit: METRICS.FeedLag.unit },
+    ]);
+    const [lag] = first[0]?.values ?? [];
+    expect(lag).toBeGreaterThanOrEqual(before - Date.parse(entry.at));
+    expect(lag).toBeLessThanOrEqual(after - Date.parse(entry.at));
+    const again = await metricsWrittenBy(() => append(batch, lambdaContext()));
+    expect(again).toEqual([]);
   });
 });
