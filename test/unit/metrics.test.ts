@@ -7,11 +7,20 @@ import { metricsReader } from '../support/metrics';
 
 vi.hoisted(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  // As in Lambda: Powertools writes ColdStart only where this says the container is new on demand.
+  process.env.AWS_LAMBDA_INITIALIZATION_TYPE = 'on-demand';
 });
 
 const metricsWrittenBy = metricsReader();
 
 describe('the container’s metrics', () => {
+  // First: a container's first invocation is the one a ColdStart metric would come with.
+  it('write no ColdStart on a container’s first invocation: only the catalogue’s metrics', async () => {
+    const handler = withMetrics(async () => addMetric('PersonsCreated'));
+    const points = await metricsWrittenBy(() => handler({}, lambdaContext()));
+    expect(points.map(({ name }) => name)).toEqual(['PersonsCreated']);
+  });
+
   it('keep the field dimension on UniquenessConflicts: the invocation’s other metrics carry only service', async () => {
     const handler = withMetrics(async () => {
       addMetric('StorageRetries');
