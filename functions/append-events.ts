@@ -1,6 +1,5 @@
 import { feedAppenderFromEnv } from '../lib/db/from-env';
-import { withMetrics } from '../lib/metrics';
-import { traceStream } from '../lib/tracer';
+import { streamHandler } from '../lib/stream-handler';
 
 /** DynamoDB Streams: appends each ChangeHistory entry's event to the change feed (API.md 14). */
-export const handler = traceStream(withMetrics(feedAppenderFromEnv()));
+export const handler = streamHandler(feedAppenderFromEnv());

@@ -7,8 +7,6 @@
  */
 import { Metrics } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import middy from '@middy/core';
-import type { Context } from 'aws-lambda';
 import { LOCAL_METRICS_NAMESPACE, METRICS, type MetricName } from './api/metrics';
 import { logger, SERVICE_NAME } from './logger';
 
@@ -69,7 +67,3 @@ export const addDimensionedMetric = <K extends DimensionedMetric>(
  * and it would be one more line per container.
  */
 export const metricsFlush = () => logMetrics(metrics);
-
-/** A stream function's handler with its metrics written when each invocation ends, as HTTP's are. */
-export const withMetrics = <E, R>(handle: (event: E, context: Context) => Promise<R>) =>
-  middy<E, R, Error, Context>().use(metricsFlush()).handler(handle);

@@ -1,7 +1,7 @@
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import middy from '@middy/core';
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { MiddlewareObj } from '@middy/core';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Subsegment } from 'aws-xray-sdk-core';
 
 /**
@@ -51,27 +51,28 @@ export const traceRemoteCall = async <R>(
 };
 
 /**
- * A stream consumer traced as the HTTP handlers are: Powertools' handler subsegment (no response
- * captured), annotated with how many records the batch held and how many failed (all of them when
- * it threw, since the whole batch comes again).
+ * A stream consumer's invocation traced as the HTTP handlers' are (lib/stream-handler.ts uses it):
+ * Powertools' handler subsegment (no response captured), annotated with how many records the batch
+ * held and how many failed (all of them when it threw, since the whole batch comes again).
  */
-export const traceStream = <R>(handler: (event: DynamoDBStreamEvent, context?: Context) => Promise<R>) => {
-  const traced = middy(handler)
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
-    .use({
-      after: async ({ event, response }) => {
-        tracer.putAnnotation('records', event.Records.length);
-        // A consumer that returns nothing fails whole or not at all.
-        const failures = (response as Partial<DynamoDBBatchResponse> | undefined)?.batchItemFailures;
-        tracer.putAnnotation('failed', failures?.length ?? 0);
-      },
-      onError: async ({ event }) => {
-        tracer.putAnnotation('records', event.Records.length);
-        tracer.putAnnotation('failed', event.Records.length);
-      },
-    });
-  // Without a context (a test calling the consumer itself) there is no invocation to trace, and middy
-  // would hand the consumer an empty object for one.
-  return (event: DynamoDBStreamEvent, context?: Context): Promise<R> =>
-    context ? traced(event, context) : handler(event);
+export const streamTracing = (): MiddlewareObj<DynamoDBStreamEvent, unknown> => {
+  const segment = captureLambdaHandler(tracer, { captureResponse: false });
+  const annotate = (records: number, failed: number) => {
+    if (!tracer.isTracingEnabled()) return;
+    tracer.putAnnotation('records', records);
+    tracer.putAnnotation('failed', failed);
+  };
+  return {
+    before: segment.before,
+    after: async (request) => {
+      // A consumer that returns nothing fails whole or not at all.
+      const failures = (request.response as Partial<DynamoDBBatchResponse> | undefined)?.batchItemFailures;
+      annotate(request.event.Records.length, failures?.length ?? 0);
+      await segment.after?.(request);
+    },
+    onError: async (request) => {
+      annotate(request.event.Records.length, request.event.Records.length);
+      await segment.onError?.(request);
+    },
+  };
 };

@@ -35,7 +35,6 @@ import type {
   APIGatewayProxyStructuredResultV2,
   CloudFormationCustomResourceEvent,
   Context,
-  DynamoDBStreamEvent,
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildHandler as backfillHandler } from '../../infra/handlers/backfill-postings';
@@ -404,16 +403,17 @@ beforeAll(async () => {
   // The posting counts, through the handler functions/count-postings.ts wires: one posting stored,
   // another deleted.
   await as('count-postings', async () => {
-    const { handler } = (await import('../../functions/count-postings')) as {
-      handler: (event: DynamoDBStreamEvent) => Promise<void>;
-    };
+    const { handler } = await import('../../functions/count-postings');
     const posting = (gram: string) => ({ ...postingKey(gram, ada.id), type: 'Posting', id: ada.id });
-    await handler({
-      Records: [
-        streamRecord('INSERT', { tableName: table.tableName, item: posting('ada') }),
-        streamRecord('REMOVE', { tableName: table.tableName, oldItem: posting('zed') }),
-      ],
-    });
+    await handler(
+      {
+        Records: [
+          streamRecord('INSERT', { tableName: table.tableName, item: posting('ada') }),
+          streamRecord('REMOVE', { tableName: table.tableName, oldItem: posting('zed') }),
+        ],
+      },
+      lambdaContext(),
+    );
   });
 
   // The change feed's appender, through functions/append-events.ts: some of the entries written so

@@ -17,7 +17,7 @@ import { clearbitProvider } from '../../lib/enrichment/clearbit';
 import { enrichRecords } from '../../lib/enrichment/enrich-records';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 import { startFixtureProvider } from '../../lib/local/fixture-provider';
-import { withMetrics } from '../../lib/metrics';
+import { streamHandler } from '../../lib/stream-handler';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
 import { httpEvent, invoke, lambdaContext, streamRecord } from '../support/events';
@@ -254,7 +254,7 @@ describe('the metrics of enrichment', () => {
 
   /** The enrichment function as functions/enrich-person.ts composes it, on this file's table. */
   const enrichment = (apiKey = provider.apiKey) =>
-    withMetrics(
+    streamHandler(
       enrichRecords({
         provider: clearbitProvider({ url: provider.url, apiKey }),
         writer: socialAddressWriter(suite.table),
@@ -301,7 +301,7 @@ describe('the metrics of the change feed', () => {
     );
     const entry = Items.find((item) => item.type === 'ChangeHistory' && item.object_id === person.id);
     if (!entry) throw new Error('No ChangeHistory entry');
-    const append = withMetrics(appendEvents(suite.table));
+    const append = streamHandler(appendEvents(suite.table));
     const batch = { Records: [await insertOf({ pk: entry.pk, sk: entry.sk })] };
     const before = Date.now();
     const first = await metricsWrittenBy(() => append(batch, lambdaContext()));

@@ -1,7 +1,8 @@
 /** lib/metrics.ts: catalogue units, the `field` dimension kept to its metric, one line per invocation. */
 import { describe, expect, it, vi } from 'vitest';
 import { METRICS } from '../../lib/api/metrics';
-import { addDimensionedMetric, addMetric, withMetrics } from '../../lib/metrics';
+import { addDimensionedMetric, addMetric } from '../../lib/metrics';
+import { streamHandler } from '../../lib/stream-handler';
 import { lambdaContext } from '../support/events';
 import { metricsReader } from '../support/metrics';
 
@@ -16,18 +17,18 @@ const metricsWrittenBy = metricsReader();
 describe('the container’s metrics', () => {
   // First: a container's first invocation is the one a ColdStart metric would come with.
   it('write no ColdStart on a container’s first invocation: only the catalogue’s metrics', async () => {
-    const handler = withMetrics(async () => addMetric('PersonsCreated'));
-    const points = await metricsWrittenBy(() => handler({}, lambdaContext()));
+    const handler = streamHandler(async () => addMetric('PersonsCreated'));
+    const points = await metricsWrittenBy(() => handler({ Records: [] }, lambdaContext()));
     expect(points.map(({ name }) => name)).toEqual(['PersonsCreated']);
   });
 
   it('keep the field dimension on UniquenessConflicts: the invocation’s other metrics carry only service', async () => {
-    const handler = withMetrics(async () => {
+    const handler = streamHandler(async () => {
       addMetric('StorageRetries');
       addDimensionedMetric('UniquenessConflicts', 'email');
       addMetric('StorageRetries');
     });
-    const points = await metricsWrittenBy(() => handler({}, lambdaContext()));
+    const points = await metricsWrittenBy(() => handler({ Records: [] }, lambdaContext()));
     expect(points.map(({ name, unit, values, dimensions }) => ({ name, unit, values, dimensions }))).toEqual([
       {
         name: 'UniquenessConflicts',
@@ -45,21 +46,23 @@ describe('the container’s metrics', () => {
   });
 
   it('write nothing for an invocation that counted nothing, and do not fail it', async () => {
-    const handler = withMetrics(async () => 'answered');
+    const handler = streamHandler(async () => 'answered');
     let answer: unknown;
     const points = await metricsWrittenBy(async () => {
-      answer = await handler({}, lambdaContext());
+      answer = await handler({ Records: [] }, lambdaContext());
     });
     expect(answer).toBe('answered');
     expect(points).toEqual([]);
   });
 
   it('write what an invocation counted before it threw', async () => {
-    const handler = withMetrics(async () => {
+    const handler = streamHandler(async () => {
       addMetric('FeedLag', 120);
       throw new Error('storage failed');
     });
-    const points = await metricsWrittenBy(() => handler({}, lambdaContext()).catch(() => undefined));
+    const points = await metricsWrittenBy(() =>
+      handler({ Records: [] }, lambdaContext()).catch(() => undefined),
+    );
     expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
       { name: 'FeedLag', unit: 'Milliseconds', values: [120] },
     ]);

@@ -1,0 +1,12 @@
+/**
+ * The middy stack every stream consumer shares, as lib/http/handler.ts is the HTTP functions': the
+ * invocation's X-Ray subsegment first (it times the rest), then its metrics, written once it ends,
+ * however it ends.
+ */
+import middy from '@middy/core';
+import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import { metricsFlush } from './metrics';
+import { streamTracing } from './tracer';
+
+export const streamHandler = <R>(handle: (event: DynamoDBStreamEvent, context: Context) => Promise<R>) =>
+  middy<DynamoDBStreamEvent, R, Error, Context>().use(streamTracing()).use(metricsFlush()).handler(handle);
