@@ -69,8 +69,10 @@ export const enrichRecords = ({
         logger.info('enrichment', { ...context, outcome: 'not-found' });
         return true;
       case 'provider-error':
+        // A warning: one failed lookup is the provider's weather, and an ERROR line would page through
+        // the function's error alarm; EnrichmentFailureRate watches how many fail.
         addMetric('EnrichmentProviderErrors');
-        logger.error('enrichment provider error', { ...context, reason: result.reason });
+        logger.warn('enrichment provider error', { ...context, reason: result.reason });
         return true;
       case 'configuration-error':
         // Retrying will not help until an operator fixes the key or the plan: the record goes to the
