@@ -46,7 +46,7 @@ export const METRICS = {
   EnrichmentUnknown: { unit: 'Count', description: 'Enrichments the provider knew nothing for' },
   EnrichmentProviderErrors: {
     unit: 'Count',
-    description: 'Enrichment deliveries the provider failed (error, timeout, refusal, still queued)',
+    description: 'Enrichment deliveries the provider failed (error, timeout, rate limit, refusal)',
   },
   ItemsReadPerList: {
     unit: 'Count',

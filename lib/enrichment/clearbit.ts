@@ -96,7 +96,7 @@ export const clearbitProvider = ({
     }
     await response.body?.cancel();
     if (status === 404) return { kind: 'not-found' };
-    if (status === 202) return { kind: 'retry', reason: 'lookup queued', ...delay(response) };
+    if (status === 202) return { kind: 'retry', reason: 'lookup queued', queued: true, ...delay(response) };
     if (status === 429) return { kind: 'retry', reason: 'rate limited', ...delay(response) };
     if (status === 401 || status === 402 || status === 403)
       return {

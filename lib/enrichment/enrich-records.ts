@@ -81,8 +81,9 @@ export const enrichRecords = ({
         logger.error('ENRICHMENT CONFIGURATION ERROR', { ...context, reason: result.reason });
         return false;
       case 'retry':
-        // Each delivery that ends so is counted: the provider failed it (a timeout, a rate limit).
-        addMetric('EnrichmentProviderErrors');
+        // Each delivery that ends so is counted when the provider failed it (a timeout, a rate limit);
+        // a lookup it still has queued is no failure, and is counted once it is answered.
+        if (!result.queued) addMetric('EnrichmentProviderErrors');
         logger.warn('enrichment will be retried', { ...context, reason: result.reason });
         return false;
     }

@@ -11,8 +11,11 @@ export type LookupResult =
   | { kind: 'found'; profiles: SocialProfiles }
   /** The provider has nothing on this email: done, nothing to write. */
   | { kind: 'not-found' }
-  /** Try again later (queued lookup, rate limit, provider or network trouble). */
-  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  /**
+   * Try again later (queued lookup, rate limit, provider or network trouble). `queued`: the provider
+   * took the lookup and is still working on it, which is no failure of its.
+   */
+  | { kind: 'retry'; reason: string; retryAfterMs?: number; queued?: true }
   /** The provider refuses our credentials or plan: an operator must act; retrying will not help. */
   | { kind: 'configuration-error'; reason: string }
   /** The provider answered something we cannot read: logged, nothing written. */

@@ -214,13 +214,15 @@ describe('alarms', () => {
 });
 
 describe('the runbook', () => {
-  it('lists exactly the service’s metrics with their units', () => {
-    const rows = [...section('Service metrics').matchAll(/^\| `(\w+)` \| (\w+) \|/gm)].map(
-      ([, name, unit]) => `${name} ${unit}`,
-    );
+  it('lists exactly the service’s metrics with their units and what they count, as the catalogue says', () => {
+    const rows = [...section('Service metrics').matchAll(/^\| `\w+` \|.*$/gm)].map(([row]) => row);
     expect(rows.sort()).toEqual(
       Object.entries(METRICS as Record<string, MetricDefinition>)
-        .map(([name, { unit }]) => `${name} ${unit}`)
+        .map(([name, { unit, description, dimension }]) => {
+          const values = dimension?.values.map((value) => `\`${value}\``).join(', ');
+          const dimensionText = dimension ? `; dimension \`${dimension.name}\`: ${values}` : '';
+          return `| \`${name}\` | ${unit} | ${description}${dimensionText} |`;
+        })
         .sort(),
     );
   });

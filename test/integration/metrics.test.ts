@@ -2,6 +2,8 @@
  * The service's metrics (issue #42 step 3, lib/api/metrics.ts names them) as the real handlers write
  * them against DynamoDB Local: what each counts, in its catalogue unit, once per thing counted.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -290,6 +292,42 @@ describe('the metrics of enrichment', () => {
     expect(points.map(({ name, unit, values }) => ({ name, unit, values }))).toEqual([
       { name: 'EnrichmentProviderErrors', unit: METRICS.EnrichmentProviderErrors.unit, values: [1] },
     ]);
+  });
+});
+
+describe('the metrics of a lookup the provider still has queued', () => {
+  // A provider that takes every lookup and has not answered it yet (Clearbit's 202).
+  let queued: Server;
+  beforeAll(async () => {
+    queued = createServer((_, response) => {
+      response.writeHead(202, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((listening) => queued.listen(0, '127.0.0.1', listening));
+  });
+  afterAll(() => new Promise<void>((closed) => queued.close(() => closed())));
+
+  it('counts no EnrichmentProviderErrors: the record comes again, and is counted once answered', async () => {
+    const { body } = await suite.api.post(personBody('Jo', uniqueTag('Queued'), uniqueEmail('queued')));
+    const enrichment = streamHandler(
+      enrichRecords({
+        provider: clearbitProvider({
+          url: `http://127.0.0.1:${(queued.address() as AddressInfo).port}`,
+          apiKey: 'any',
+        }),
+        writer: socialAddressWriter(suite.table),
+        logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+        attempts: 1,
+      }),
+    );
+    let failures: unknown[] = [];
+    const points = await metricsWrittenBy(async () => {
+      ({ batchItemFailures: failures } = await enrichment(
+        { Records: [await insertOf(personKey(body.id))] },
+        lambdaContext(),
+      ));
+    });
+    expect(failures).toHaveLength(1);
+    expect(points).toEqual([]);
   });
 });
 
