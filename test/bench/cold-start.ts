@@ -73,6 +73,9 @@ const SOURCE_MAP_SAMPLE = 'get-person';
 const tracedEnvironment = (daemon: string): NodeJS.ProcessEnv => ({
   AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
   AWS_LAMBDA_FUNCTION_NAME: 'bench',
+  // The X-Ray SDK's Lambda mode (a facade segment per invocation, from `_X_AMZN_TRACE_ID`).
+  LAMBDA_TASK_ROOT: process.cwd(),
+  _HANDLER: 'index.handler',
   _X_AMZN_TRACE_ID: `Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${'0'.repeat(23)}1;Parent=${'0'.repeat(15)}1;Sampled=1`,
   AWS_XRAY_DAEMON_ADDRESS: daemon,
 });
