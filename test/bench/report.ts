@@ -1,6 +1,7 @@
 /** The figures as JSON, the same figures as Markdown, and the checks the issue sets. */
 
 import type { BulkSection } from './bulk';
+import { MODEL_TOLERANCE_PCT, type ModelRow } from './capacity-model';
 import type { ColdSection } from './cold-start';
 import type { FeedSection } from './feed';
 import { IDLE_LAG_LIMIT_MS, PAGE_MODEL } from './feed-model';
@@ -110,6 +111,8 @@ export const THRESHOLDS = {
   feedIdleLagMs: IDLE_LAG_LIMIT_MS,
   /** keys.ts: a page is one BatchGetItem of the heads and at most one Query per shard. */
   feedPageCalls: PAGE_MODEL.maxCalls,
+  /** Issue #43: the capacity model's units per operation against the bench's counted ones, %. */
+  modelDifferencePct: MODEL_TOLERANCE_PCT,
 };
 
 /** The postings a list read beyond its samples, against the bar's bound (issue #36). */
@@ -253,7 +256,30 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
   checks.push(...matchingChecks(results.matching));
   checks.push(...mergeChecks(results.merge));
   checks.push(...feedChecks(results.feed));
+  checks.push(...modelChecks(results.scale?.model));
   return checks;
+};
+
+/**
+ * Issue #43 step 2: the capacity model's read and write units of each operation against those the
+ * bench counted in the same run, at every size seeded; a row the model cannot be held to says why.
+ */
+const modelChecks = (rows: readonly ModelRow[] | undefined): Check[] => {
+  const checked = (rows ?? []).filter((row) => !row.excluded);
+  const [worst] = [...checked].sort((a, b) => b.differencePct - a.differencePct);
+  if (!worst) return [];
+  const sizes = [...new Set(checked.map((row) => row.persons))].map(persons).join(' and ');
+  const out = (rows ?? []).length - checked.length;
+  return [
+    {
+      check: `capacity model (issue #43): read and write units per operation against the counted ones, same run, at ${sizes} persons`,
+      threshold: `≤ ${THRESHOLDS.modelDifferencePct}%`,
+      worst:
+        `${worst.differencePct}% (${worst.operation} at ${persons(worst.persons)}: measured ${worst.measured.rcu} RCU ${worst.measured.wcu} WCU, ` +
+        `model ${worst.model.rcu} RCU ${worst.model.wcu} WCU); ${checked.length} rows${out > 0 ? `, ${out} left out (why in the table)` : ''}`,
+      passed: checked.every((row) => row.differencePct <= THRESHOLDS.modelDifferencePct),
+    },
+  ];
 };
 
 /**
@@ -660,6 +686,37 @@ export const markdown = (results: BenchResults): string => {
         ),
       );
     parts.push(...reconcileParts(scale));
+    if (scale.model.length > 0)
+      parts.push(
+        "The capacity model (issue #43, lib/db/capacity/) against this run's counts: each operation the model prices, " +
+          'at each size, the units counted from its recorded calls (as above) beside what `npm run capacity` computes for it, ' +
+          "given what the bench seeded or sent: the person the write was about, the index entries' average size, the postings " +
+          "of the filter's rarest gram and their average size. The writes are a few creates, GETs and PATCHes (one more email) " +
+          'sent through their handlers after the list rows, averaged; the id block (one UpdateItem per 50 ids, met 0 or 1 ' +
+          `times by so few writes) is left out of both sides. Difference: the worse of reads and writes, % of the measured; ≤ ${THRESHOLDS.modelDifferencePct}%.`,
+        table(
+          [
+            'operation',
+            'persons',
+            'runs',
+            'measured RCU',
+            'measured WCU',
+            'model RCU',
+            'model WCU',
+            'difference',
+          ],
+          scale.model.map((row) => [
+            row.operation,
+            persons(row.persons),
+            row.runs,
+            row.measured.rcu,
+            row.measured.wcu,
+            row.model.rcu,
+            row.model.wcu,
+            row.excluded ? `${row.differencePct}% (left out: ${row.excluded})` : `${row.differencePct}%`,
+          ]),
+        ),
+      );
   }
 
   const cold = results.coldStart;

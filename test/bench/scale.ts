@@ -10,12 +10,20 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { buildHandler as buildCreate } from '../../functions/create-person';
+import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildList } from '../../functions/list-persons';
+import { buildHandler as buildUpdate } from '../../functions/update-person';
+import type { PersonShape } from '../../lib/db/capacity/operations';
 import type { ListCost } from '../../lib/db/person/list-reads';
 import { personList } from '../../lib/db/person/person-list';
+import { personRepository } from '../../lib/db/person/person-repository';
 import { probeText } from '../../lib/db/search/posting-search';
+import { postingItemsOf } from '../../lib/db/search/postings';
 import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
 import type { Storage } from '../../lib/db/table/client';
+import { itemSize } from '../../lib/db/table/item-size';
+import { gramOfPostingKey } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { ALL_VISIBLE, matchRequestOf } from '../../lib/domain/reconcile';
 import { type Probe, planQuery, postingsOf, probesToSample, searchTerms } from '../../lib/domain/search';
@@ -24,6 +32,14 @@ import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
 import { httpEvent } from '../support/events';
 import { capacityOf, type Instrument, type RecordedCall } from './capacity';
+import {
+  filteredRow,
+  firstPageRow,
+  isIdBlock,
+  type MeasuredWrite,
+  type ModelRow,
+  writeRows,
+} from './capacity-model';
 import type { BenchConfig } from './config';
 import { type ConstantBreakdown, runConstant } from './constant';
 import {
@@ -39,6 +55,7 @@ import {
   RECONCILE_CLAIMED,
   RECONCILE_EMAIL_QUERY,
   RECONCILE_QUERIES,
+  seedBody,
   seedPersons,
 } from './seed';
 import { ratio, round, type Summary, summarise } from './stats';
@@ -71,6 +88,11 @@ export interface ScaleRow {
   bytesRead: number;
   latency: Summary;
   bar?: ProbeBar;
+  /**
+   * Queries of the table (the postings) that found nothing: DynamoDB Local reports 0 units for them,
+   * AWS charges each the minimum (half a unit), as the capacity model does (issue #43).
+   */
+  emptyQueries?: number;
 }
 
 /** One query of the reconciliation batch: the reader's cost record of it, and what came back first. */
@@ -135,6 +157,8 @@ export interface ScaleSection {
   reconcile: ReconcileRow[];
   /** Where the common fragment's time goes at the largest size (issue #36 step 3, constant.ts). */
   constant?: ConstantBreakdown;
+  /** The capacity model's units against the ones counted here, per operation and size (issue #43). */
+  model: ModelRow[];
 }
 
 /** The postings of a probe in the seeded data: its gram's, or all of the grams its prefix starts. */
@@ -143,6 +167,18 @@ const postingsOfProbe = (probe: Probe, postingsOfGram: ReadonlyMap<string, numbe
   let sum = 0;
   for (const [gram, count] of postingsOfGram) if (gram.startsWith(probe.prefix)) sum += count;
   return sum;
+};
+
+/** The average bytes of a probe's postings in the seeded data (its gram's, or its prefix's grams'). */
+const postingBytesOfProbe = (
+  probe: Probe,
+  postingsOfGram: ReadonlyMap<string, number>,
+  bytesOfGram: ReadonlyMap<string, number>,
+) => {
+  let bytes = 0;
+  for (const [gram, sum] of bytesOfGram)
+    if (probe.kind === 'gram' ? gram === probe.gram : gram.startsWith(probe.prefix)) bytes += sum;
+  return bytes / Math.max(1, postingsOfProbe(probe, postingsOfGram));
 };
 
 /** A list's probe bar figures: its read from its cost line, its rarest probe from the seeded data. */
@@ -304,6 +340,89 @@ const runReconcileBatch = async (
   };
 };
 
+/** Creates, PATCHes and GETs sent at each size for the capacity model's rows (issue #43). */
+const MODEL_WRITES = 3;
+
+/**
+ * The writes the capacity model prices, sent at one size through their handlers, each recorded and
+ * counted (the id block's UpdateItem left out: `isIdBlock`): a create of a person of one name and one
+ * email, a PATCH of it adding `local-2@domain` (the model's PATCH) and a GET of it, by another person.
+ * Their names hold none of the fragments the list rows filter on.
+ */
+const measureWrites = async (
+  storage: Storage,
+  instrument: Instrument,
+  persons: number,
+  requester: number,
+): Promise<MeasuredWrite[]> => {
+  const people = personRepository(storage);
+  const handlers = {
+    create: buildCreate({ persons: people }) as HttpFunction,
+    patch: buildUpdate({ persons: people }) as HttpFunction,
+    get: buildGet({ persons: people }) as HttpFunction,
+  };
+  const send = async (
+    operation: MeasuredWrite['operation'],
+    shape: PersonShape,
+    spec: Parameters<typeof httpEvent>[0],
+    expected: number,
+  ) => {
+    const recording: RecordedCall[] = [];
+    instrument.recording = recording;
+    const answer = answerOf(await handlers[operation](httpEvent(spec), lambdaContext(operation)));
+    instrument.recording = undefined;
+    if (answer.statusCode !== expected)
+      throw new Error(`${operation} for the model: ${answer.statusCode} ${answer.body}`);
+    const { rcu, wcu } = capacityOf(
+      recording.filter((call) => !isIdBlock(call)),
+      0,
+    );
+    return { write: { operation, shape, units: { rcu, wcu } }, body: answer.body ?? '' };
+  };
+  const measured: MeasuredWrite[] = [];
+  for (let k = 0; k < MODEL_WRITES; k++) {
+    const label = `model-${persons}-${k}`;
+    const shape = {
+      first_name: 'Capacity',
+      last_name: `Model ${label}`,
+      email: `${label}@bench.example.org`,
+    };
+    const [local, domain] = shape.email.split('@');
+    const created = await send(
+      'create',
+      shape,
+      {
+        method: 'POST',
+        route: '/Person',
+        body: {
+          Names: { '@set': [{ first_name: shape.first_name, last_name: shape.last_name }] },
+          Emails: { '@set': [{ email: shape.email }] },
+        },
+        requester,
+      },
+      201,
+    );
+    const id = String((JSON.parse(created.body) as { id: number | string }).id);
+    const path = { path: `/Person/${id}`, pathParameters: { id } };
+    // The GET first: it reads the person as the create left it, as the model's GET does.
+    const got = await send('get', shape, { method: 'GET', route: '/Person/{id}', ...path }, 200);
+    const patched = await send(
+      'patch',
+      shape,
+      {
+        method: 'PATCH',
+        route: '/Person/{id}',
+        ...path,
+        body: { Emails: { '@set': [{ email: `${local}-2@${domain}` }] } },
+        requester,
+      },
+      200,
+    );
+    measured.push(created.write, got.write, patched.write);
+  }
+  return measured;
+};
+
 export const runScale = async (
   storage: Storage,
   raw: DynamoDBClient,
@@ -340,6 +459,10 @@ export const runScale = async (
   ];
   /** Postings per gram of the persons seeded so far: what each probe of a filter holds. */
   const postingsOfGram = new Map<string, number>();
+  /** Bytes of those postings per gram, as stored: the capacity model reads them at their size. */
+  const bytesOfGram = new Map<string, number>();
+  const model: ModelRow[] = [];
+  let requester: number | undefined;
 
   const rows: ScaleRow[] = [];
   const reconcile: ReconcileRow[] = [];
@@ -365,6 +488,10 @@ export const runScale = async (
       seeded: (person) => {
         for (const { gram } of postingsOf(searchTerms(person)))
           postingsOfGram.set(gram, (postingsOfGram.get(gram) ?? 0) + 1);
+        for (const posting of postingItemsOf(person)) {
+          const gram = gramOfPostingKey(posting) as string;
+          bytesOfGram.set(gram, (bytesOfGram.get(gram) ?? 0) + itemSize(posting as never));
+        }
       },
       progress: (done, written) => {
         seedItems[size] = written;
@@ -378,6 +505,7 @@ export const runScale = async (
       },
     });
     for (const [offset, id] of ids.entries()) if (about.has(from + offset)) idOf.set(from + offset, id);
+    requester ??= ids[0];
     seeded = size;
     seedSeconds[size] = Number(((performance.now() - started) / 1000).toFixed(1));
     dynamoMemoryMiB[size] = memoryOf(dynamoPid);
@@ -421,7 +549,15 @@ export const runScale = async (
         rcu,
         bytesRead,
         latency,
-        ...(cost.source === 'postings' ? { bar: probeBar(parameters, cost, postingsOfGram) } : {}),
+        ...(cost.source === 'postings'
+          ? {
+              bar: probeBar(parameters, cost, postingsOfGram),
+              emptyQueries: recording.filter(
+                ({ command, input, output }) =>
+                  command === 'Query' && !input.IndexName && (output.ScannedCount ?? 0) === 0,
+              ).length,
+            }
+          : {}),
       });
     }
 
@@ -436,6 +572,45 @@ export const runScale = async (
     log(
       `scale: reconciliation batch of ${batch.queries} at ${size} persons: ${batch.itemsRead} items read ` +
         `(at most ${batch.maxItemsRead} by one query), ${batch.calls} calls, ${batch.rcu} RCU, ${round(batch.latency.median)} ms`,
+    );
+
+    // The capacity model (issue #43) against this size's counts: the lists above, then a few writes
+    // (after every list row, so the rows read the seeded persons only).
+    const seededShape = shapeOf(size - 1);
+    const firstPage = rows.find((row) => row.query === 'first page' && row.persons === size);
+    if (firstPage)
+      model.push(firstPageRow(size, seededShape, indexEntryBytes, { rcu: firstPage.rcu, wcu: 0 }));
+    for (const { query, parameters } of queries) {
+      const row = rows.find((entry) => entry.query === query && entry.persons === size);
+      if (row?.source !== 'postings' || !row.bar) continue;
+      const { filters } = personListRequest(ListPersonsQuery.parse(parameters));
+      const plan = planQuery(filters);
+      const [rarest] = plan.probes
+        .map((probe) => ({ probe, postings: postingsOfProbe(probe, postingsOfGram) }))
+        .sort((a, b) => a.postings - b.postings);
+      if (!rarest) continue;
+      model.push(
+        filteredRow(query, size, {
+          seededShape,
+          fragment: rarest.probe.filter.fragment,
+          rarestPostings: rarest.postings,
+          postingBytes: postingBytesOfProbe(rarest.probe, postingsOfGram, bytesOfGram),
+          measured: { rcu: row.rcu, wcu: 0 },
+          emptyQueries: row.emptyQueries ?? 0,
+          ...(plan.filters.length > 1
+            ? {
+                excluded: `${plan.filters.length} filters: the model prices a list of one fragment (the others are checked on its candidates, read apart)`,
+              }
+            : {}),
+        }),
+      );
+    }
+    if (requester === undefined) throw new Error('No seeded person to send the writes as');
+    model.push(...writeRows(size, await measureWrites(storage, instrument, size, requester)));
+    const checked = model.filter((row) => row.persons === size && !row.excluded);
+    log(
+      `scale: capacity model at ${size} persons: ${checked.length} rows within ` +
+        `${Math.max(...checked.map((row) => row.differencePct))}% of the counted units`,
     );
   }
 
@@ -480,5 +655,18 @@ export const runScale = async (
     growth,
     reconcile,
     ...(constant ? { constant } : {}),
+    model,
+  };
+};
+
+/** The n-th seeded person as the capacity model takes a person: its one name and its one email. */
+const shapeOf = (n: number): PersonShape => {
+  const { Names, Emails } = seedBody(n);
+  const [name] = Names['@set'];
+  const [email] = Emails['@set'];
+  return {
+    first_name: name?.first_name ?? '',
+    last_name: name?.last_name ?? '',
+    email: email?.email ?? '',
   };
 };

@@ -256,8 +256,9 @@ describe('npm run bench -- --quick', () => {
     // import over sequential POSTs (issue #35), the probe bar's postings and rounds (issue #36), the
     // reconciliation queries' items read against keys.ts's model (issue #37); the five of matching
     // quality (issue #38); the two of the merge's transactions (issue #39); and the three of the change
-    // feed (issue #41): its lag at idle, a page's calls and its read units.
-    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5 + 2 + 3);
+    // feed (issue #41): its lag at idle, a page's calls and its read units; and the capacity model's
+    // units against the counted ones (issue #43).
+    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5 + 2 + 3 + 1);
     expect(stdout).toContain('reconciliation: each query of the batch at every size reads what keys.ts says');
     expect(stdout).toContain("postings read against the fragment's rarest gram (issue #36)");
     expect(stdout).toContain('import at its best concurrency over sequential single POSTs');
@@ -342,5 +343,35 @@ describe('npm run bench -- --quick', () => {
     expect(feedChecks).toHaveLength(3);
     for (const check of feedChecks.slice(1)) expect(check.passed, check.check).toBe(true);
     expect(stdout).toMatch(/\| at idle, one after another \| \d+ \| [\d.]+ \| [\d.]+ \| [\d.]+ \|/);
+
+    // The capacity model (issue #43): at every size the scale section seeds, the model's units of the
+    // create, GET and PATCH it sent and of the first page and each filtered list it read, beside the
+    // counted ones; within 5% but for the rows it says why it leaves out.
+    const model = results.scale?.model ?? [];
+    for (const size of QUICK.scale.sizes)
+      expect(model.filter((row) => row.persons === size).map((row) => row.operation)).toEqual(
+        expect.arrayContaining([
+          'first page (limit 50)',
+          'filtered: common first_name (20%)',
+          'create (one name, one email)',
+          'PATCH adding one email',
+          'GET /Person/{id}',
+        ]),
+      );
+    for (const row of model) {
+      expect(row.runs).toBeGreaterThanOrEqual(1);
+      expect(row.measured.rcu + row.measured.wcu).toBeGreaterThan(0);
+      expect(row.model.rcu + row.model.wcu).toBeGreaterThan(0);
+      if (!row.excluded)
+        expect(row.differencePct, `${row.operation} at ${row.persons}`).toBeLessThanOrEqual(5);
+    }
+    const writes = model.filter((row) => row.operation.startsWith('create'));
+    for (const row of writes) expect(row.measured.wcu).toBeGreaterThan(50);
+    // Only the two-filter list and the lists whose empty Queries DynamoDB Local counts as 0 are out.
+    for (const row of model.filter((entry) => entry.excluded))
+      expect(row.excluded).toMatch(/filters: the model prices|DynamoDB Local counts 0/);
+    const modelCheck = results.checks.find((check) => check.check.startsWith('capacity model (issue #43)'));
+    expect(modelCheck).toMatchObject({ threshold: '≤ 5%', passed: true });
+    expect(stdout).toContain("The capacity model (issue #43, lib/db/capacity/) against this run's counts");
   }, 240_000);
 });

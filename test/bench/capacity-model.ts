@@ -1,0 +1,171 @@
+/**
+ * The capacity model (lib/db/capacity/, issue #43) against what the bench counts in the same run: for
+ * each operation the model prices and the scale section measures, at each size it seeds, the model's
+ * read and write units given what was seeded (the person sent, the index entries' and the postings'
+ * measured sizes, the postings of the gram a filter reads), beside the units counted from the calls
+ * (capacity.ts). Pure but for the model it calls, so the report imports no handler.
+ */
+import { costModel, type OperationCost, type PersonShape } from '../../lib/db/capacity/operations';
+import { readUnits } from '../../lib/db/table/item-size';
+import { idCounterKey } from '../../lib/db/table/keys';
+import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
+import type { RecordedCall } from './capacity';
+
+/** Issue #43: the model's units per operation within this much of the bench's counted units. */
+export const MODEL_TOLERANCE_PCT = 5;
+
+export interface Units {
+  rcu: number;
+  wcu: number;
+}
+
+export interface ModelRow {
+  operation: string;
+  persons: number;
+  /** Requests measured (their units averaged). */
+  runs: number;
+  measured: Units;
+  model: Units;
+  /** The larger of the read and the write difference, % of the measured units. */
+  differencePct: number;
+  /** Why the row is left out of the check, when it is (printed beside it). */
+  excluded?: string;
+}
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** |model − measured| / measured, in %, the worse of reads and writes (0 when both are 0). */
+export const differencePct = (measured: Units, model: Units) =>
+  Math.max(
+    ...(['rcu', 'wcu'] as const).map((unit) => {
+      if (Math.abs(model[unit] - measured[unit]) < 1e-9) return 0;
+      if (measured[unit] === 0) return 100;
+      return (Math.abs(model[unit] - measured[unit]) / measured[unit]) * 100;
+    }),
+  );
+
+export const modelRow = (
+  operation: string,
+  persons: number,
+  runs: number,
+  measured: Units,
+  model: Units,
+  excluded?: string,
+): ModelRow => {
+  const rounded = (units: Units) => ({ rcu: round2(units.rcu), wcu: round2(units.wcu) });
+  return {
+    operation,
+    persons,
+    runs,
+    measured: rounded(measured),
+    model: rounded(model),
+    differencePct: round2(differencePct(measured, model)),
+    ...(excluded ? { excluded } : {}),
+  };
+};
+
+/**
+ * The id block's UpdateItem (one per 50 ids a container reserves): a few writes meet it 0 or 1 times,
+ * so it is left out of what they measured, and its share (`idBlockShare`) out of the model's.
+ */
+export const isIdBlock = ({ command, input }: RecordedCall) =>
+  command === 'UpdateItem' && (input.Key as { pk?: unknown } | undefined)?.pk === idCounterKey.pk;
+
+/** The model's units of a write less its share of the id block (the id counter's hot load, spread 1). */
+export const withoutIdBlock = (cost: OperationCost): Units => ({
+  rcu: cost.rcu,
+  wcu: cost.wcu - (cost.hot.find((load) => load.partition.startsWith('id counter'))?.wcu ?? 0),
+});
+
+/** What the writes of one size measured, per request (the id block left out), with the person sent. */
+export interface MeasuredWrite {
+  operation: 'create' | 'patch' | 'get';
+  shape: PersonShape;
+  units: Units;
+}
+
+const mean = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
+
+/**
+ * The create, PATCH (one more email, `local-2@domain`, by another person) and GET the scale section
+ * sent at `persons`, each priced by the model for the very person it was about.
+ */
+export const writeRows = (persons: number, writes: readonly MeasuredWrite[]): ModelRow[] =>
+  (['create', 'patch', 'get'] as const).flatMap((operation) => {
+    const sent = writes.filter((write) => write.operation === operation);
+    if (sent.length === 0) return [];
+    const model = sent.map(({ shape }) => {
+      const priced = costModel({ persons, person: shape });
+      return operation === 'create'
+        ? withoutIdBlock(priced.create())
+        : operation === 'patch'
+          ? withoutIdBlock(priced.patch())
+          : withoutIdBlock(priced.get());
+    });
+    const name = {
+      create: 'create (one name, one email)',
+      patch: 'PATCH adding one email',
+      get: 'GET /Person/{id}',
+    }[operation];
+    return [
+      modelRow(
+        name,
+        persons,
+        sent.length,
+        { rcu: mean(sent.map((write) => write.units.rcu)), wcu: mean(sent.map((write) => write.units.wcu)) },
+        { rcu: mean(model.map((units) => units.rcu)), wcu: mean(model.map((units) => units.wcu)) },
+      ),
+    ];
+  });
+
+/** The page an unfiltered list answers by default. */
+export const DEFAULT_LIMIT = personListRequest(ListPersonsQuery.parse({})).window.limit;
+
+/** The unfiltered first page at `persons`, its index entries of the size measured. */
+export const firstPageRow = (
+  persons: number,
+  seededShape: PersonShape,
+  listEntryBytes: number,
+  measured: Units,
+): ModelRow => {
+  const model = costModel({ persons, person: seededShape, itemBytes: { listEntry: listEntryBytes } });
+  return modelRow(`first page (limit ${DEFAULT_LIMIT})`, persons, 1, measured, model.list(DEFAULT_LIMIT));
+};
+
+/**
+ * A filtered list of one fragment, as the model takes it: the postings of its rarest gram (as many as
+ * the bench seeded, of their measured average size) over the persons, its length in code points.
+ */
+export const filteredRow = (
+  query: string,
+  persons: number,
+  {
+    seededShape,
+    fragment,
+    rarestPostings,
+    postingBytes,
+    measured,
+    emptyQueries,
+    excluded,
+  }: {
+    seededShape: PersonShape;
+    fragment: string;
+    rarestPostings: number;
+    postingBytes: number;
+    measured: Units;
+    /** Its Queries of the postings that found nothing (DynamoDB Local counts them 0). */
+    emptyQueries: number;
+    excluded?: string;
+  },
+): ModelRow => {
+  const model = costModel({ persons, person: seededShape, itemBytes: { posting: postingBytes } });
+  const units = model.listFiltered(rarestPostings / persons, Array.from(fragment).length);
+  const charged = { rcu: measured.rcu + emptyQueries * readUnits(0), wcu: measured.wcu };
+  const local =
+    emptyQueries > 0
+      ? `DynamoDB Local counts 0 for its ${emptyQueries} ${emptyQueries === 1 ? 'Query' : 'Queries'} of the postings that found nothing, AWS half a unit each as the model does: ` +
+        `${round2(charged.rcu)} RCU with them, ${round2(differencePct(charged, units))}% off`
+      : undefined;
+  const why = [excluded, local].filter(Boolean).join('; ');
+  return modelRow(`filtered: ${query}`, persons, 1, measured, units, why || undefined);
+};
