@@ -692,7 +692,7 @@ export const markdown = (results: BenchResults): string => {
           'at each size, the units counted from its recorded calls (as above) beside what `npm run capacity` computes for it, ' +
           "given what the bench seeded or sent: the person the write was about, the index entries' average size, the postings " +
           "of the filter's rarest gram and their average size. The writes are a few creates, GETs and PATCHes (one more email) " +
-          'sent through their handlers after the list rows, averaged; the id block (one UpdateItem per 50 ids, met 0 or 1 ' +
+          'sent through their handlers at the largest size once every list row is read (so the lists count the seeded persons only), averaged; the id block (one UpdateItem per 50 ids, met 0 or 1 ' +
           `times by so few writes) is left out of both sides. Difference: the worse of reads and writes, % of the measured; ≤ ${THRESHOLDS.modelDifferencePct}%.`,
         table(
           [

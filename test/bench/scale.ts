@@ -574,8 +574,7 @@ export const runScale = async (
         `(at most ${batch.maxItemsRead} by one query), ${batch.calls} calls, ${batch.rcu} RCU, ${round(batch.latency.median)} ms`,
     );
 
-    // The capacity model (issue #43) against this size's counts: the lists above, then a few writes
-    // (after every list row, so the rows read the seeded persons only).
+    // The capacity model (issue #43) against this size's list rows (the writes come at the largest).
     const seededShape = shapeOf(size - 1);
     const firstPage = rows.find((row) => row.query === 'first page' && row.persons === size);
     if (firstPage)
@@ -605,13 +604,6 @@ export const runScale = async (
         }),
       );
     }
-    if (requester === undefined) throw new Error('No seeded person to send the writes as');
-    model.push(...writeRows(size, await measureWrites(storage, instrument, size, requester)));
-    const checked = model.filter((row) => row.persons === size && !row.excluded);
-    log(
-      `scale: capacity model at ${size} persons: ${checked.length} rows within ` +
-        `${Math.max(...checked.map((row) => row.differencePct))}% of the counted units`,
-    );
   }
 
   const first = config.scale.sizes[0] as number;
@@ -634,6 +626,15 @@ export const runScale = async (
         .join(', ')}, other ${round(constant.other)} of ${round(constant.whole)} ms`,
     );
   }
+  // The writes the model prices, once every list has read the seeded persons only (their counts are
+  // the sizes): at the largest size, the ids as long as the population's.
+  if (requester === undefined) throw new Error('No seeded person to send the writes as');
+  model.push(...writeRows(last, await measureWrites(storage, instrument, last, requester)));
+  const checked = model.filter((row) => !row.excluded);
+  log(
+    `scale: capacity model: ${checked.length} rows within ${Math.max(...checked.map((row) => row.differencePct))}% ` +
+      `of the counted units (${model.length - checked.length} left out)`,
+  );
   const growth = queries.map(({ query }) => {
     const from = rows.find((row) => row.query === query && row.persons === first) as ScaleRow;
     const to = rows.find((row) => row.query === query && row.persons === last) as ScaleRow;
