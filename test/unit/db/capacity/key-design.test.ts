@@ -95,6 +95,15 @@ describe("the capacity model's cost functions are the ones the code runs", () =>
     expect(expectedUnits(400, 1, 130 / 4096)).toBe(Math.ceil((400 * 130) / 4096));
   });
 
+  it('prices a filtered list with those shard Queries: 20% of 10 000 persons, postings of 130 bytes', () => {
+    const common = costModel({ persons: 10_000, person: BENCH_PERSON, itemBytes: { posting: 130 } });
+    // 3 grams' counts and the mark, then 8 Queries, eventually consistent (the bench measured 33).
+    expect(common.listFiltered(0.2, 5).rcu).toBeCloseTo(
+      4 * 0.5 + 8 * 0.5 * expectedUnits(2_000, 1 / 8, 130 / 4096),
+    );
+    expect(common.listFiltered(0.2, 5).rcu).not.toBe(4 * 0.5 + 8 * 0.5 * Math.ceil((250 * 130) / 4096));
+  });
+
   it("reads postings at the size it is given: the bench's measured postings, not the representative's", () => {
     const sized = (bytes: number) =>
       costModel({ persons, person: BENCH_PERSON, itemBytes: { posting: bytes } }).listFiltered(0.2, 5).rcu;
