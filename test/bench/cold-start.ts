@@ -62,8 +62,8 @@ export interface ColdSection {
   tracing: { function: string; onMs: number; offMs: number; costMs: number; datagrams: number };
 }
 
-/** The function whose cold start is also measured without source maps, and without tracing. */
-const SOURCE_MAP_SAMPLE = 'get-person';
+/** The function whose cold start is also measured with source maps, and without tracing. */
+const SAMPLE = 'get-person';
 
 /**
  * What Lambda sets in an actively traced function (test/support/xray.ts reads the segments in the
@@ -278,44 +278,33 @@ export const runColdStart = async (
       rows.push(row);
     }
 
-    // What `--enable-source-maps` costs a cold start: the same bundle with and without it, alternated.
-    const sample = SOURCE_MAP_SAMPLE;
-    const withMaps: number[] = [];
-    const withoutMaps: number[] = [];
-    for (let run = 0; run < config.cold.runs; run++) {
-      const pair = [
-        async () => withMaps.push((await coldRun(sample, run, { NODE_OPTIONS: '--enable-source-maps' })).ms),
-        async () => withoutMaps.push((await coldRun(sample, run)).ms),
-      ];
-      for (const measure of run % 2 === 0 ? pair : pair.reverse()) await measure();
-    }
-    const sourceMaps = {
-      function: sample,
-      withMs: median(withMaps),
-      withoutMs: median(withoutMaps),
-      costMs: median(withMaps) - median(withoutMaps),
+    /** The sample's cold start in two environments, alternated run by run (medians, ms). */
+    const compared = async (first: NodeJS.ProcessEnv, second: NodeJS.ProcessEnv) => {
+      const firstMs: number[] = [];
+      const secondMs: number[] = [];
+      for (let run = 0; run < config.cold.runs; run++) {
+        const pair = [
+          async () => firstMs.push((await coldRun(SAMPLE, run, first)).ms),
+          async () => secondMs.push((await coldRun(SAMPLE, run, second)).ms),
+        ];
+        for (const measure of run % 2 === 0 ? pair : pair.reverse()) await measure();
+      }
+      return [median(firstMs), median(secondMs)] as const;
     };
+    const sample = SAMPLE;
+
+    // What `--enable-source-maps` would cost a cold start: the same bundle with and without it.
+    const [withMs, withoutMs] = await compared({ NODE_OPTIONS: '--enable-source-maps' }, {});
+    const sourceMaps = { function: sample, withMs, withoutMs, costMs: withMs - withoutMs };
     log(`cold start: --enable-source-maps would cost ${sample} ${Math.round(sourceMaps.costMs)} ms`);
 
-    // What the tracer costs at run time: the same bundle traced and not, alternated.
-    const tracedMs: number[] = [];
-    const untracedMs: number[] = [];
-    const sent = datagrams;
-    for (let run = 0; run < config.cold.runs; run++) {
-      const pair = [
-        async () => tracedMs.push((await coldRun(sample, run)).ms),
-        async () => untracedMs.push((await coldRun(sample, run, { POWERTOOLS_TRACE_ENABLED: 'false' })).ms),
-      ];
-      for (const measure of run % 2 === 0 ? pair : pair.reverse()) await measure();
-    }
-    const tracing = {
-      function: sample,
-      onMs: median(tracedMs),
-      offMs: median(untracedMs),
-      costMs: median(tracedMs) - median(untracedMs),
-      datagrams: sent,
-    };
-    log(`cold start: tracing costs ${sample} ${Math.round(tracing.costMs)} ms (${sent} segments sent)`);
+    // What the tracer costs at run time: the same bundle traced (as every row above) and not.
+    const datagramsBefore = datagrams;
+    const [onMs, offMs] = await compared({}, { POWERTOOLS_TRACE_ENABLED: 'false' });
+    const tracing = { function: sample, onMs, offMs, costMs: onMs - offMs, datagrams: datagramsBefore };
+    log(
+      `cold start: tracing costs ${sample} ${Math.round(tracing.costMs)} ms (${datagramsBefore} segments sent)`,
+    );
     return {
       runs: config.cold.runs,
       bareCpuMs,
