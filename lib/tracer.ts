@@ -3,6 +3,7 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import type { Subsegment } from 'aws-xray-sdk-core';
+import { SERVICE_NAME } from './logger';
 
 /**
  * One X-Ray tracer per container, under the logger's service name. Powertools turns it off by itself
@@ -16,7 +17,7 @@ import type { Subsegment } from 'aws-xray-sdk-core';
  * instead, and the AWS SDK clients by `traceClient`, so each call shows up once.
  */
 export const tracer = new Tracer({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'person-service',
+  serviceName: SERVICE_NAME,
   captureHTTPsRequests: false,
 });
 
