@@ -6,15 +6,14 @@
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isChangeHistoryInsert } from '../../lib/api/stream-subscriptions';
 import { appendEvents } from '../../lib/db/feed/feed-appender';
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { FEED_START, type PlacedEvent } from '../../lib/domain/feed';
-import { startStreamPoller } from '../../lib/local/streams';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
-import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
+import { createStreamFedTable, createTestTable, type TestTable, testRepository } from '../support/dynamo';
 import { streamRecord } from '../support/events';
 import { snapshot } from '../support/invariants';
 
@@ -128,15 +127,12 @@ describe('the feed appender', () => {
 
 describe('fed by the table’s stream, as npm start feeds it', () => {
   let table: TestTable;
-  let poller: Awaited<ReturnType<typeof startStreamPoller>>;
+  let poller: Awaited<ReturnType<typeof createStreamFedTable>>['poller'];
   beforeAll(async () => {
-    table = await createTestTable({}, { stream: true });
-    poller = await startStreamPoller({
-      endpoint: inject('dynamoEndpoint'),
-      tableName: table.tableName,
-      consumers: [{ name: 'append-events', accepts: isChangeHistoryInsert, handler: appendEvents(table) }],
-      intervalMs: 250,
-    });
+    ({ table, poller } = await createStreamFedTable(
+      (fed) => ({ name: 'append-events', accepts: isChangeHistoryInsert, handler: appendEvents(fed) }),
+      250,
+    ));
   });
   afterAll(() => poller?.stop());
 

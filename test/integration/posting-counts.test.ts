@@ -5,30 +5,26 @@
  * the number of its postings in the table.
  */
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPostingInsertOrRemove } from '../../lib/api/stream-subscriptions';
 import { personList } from '../../lib/db/person/person-list';
 import { countPostings, markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
 import { gramOfPostingKey, type Key, postingCountsCompleteKey } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { planQuery } from '../../lib/domain/search';
-import { startStreamPoller } from '../../lib/local/streams';
 import { personApi, personBody, uniqueTag } from '../support/api';
-import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
+import { createStreamFedTable, createTestTable, type TestTable, testRepository } from '../support/dynamo';
 
 /** How long the poller may take to hand the last records over. */
 const SETTLED_WITHIN_MS = 20_000;
 
 let table: TestTable;
-let poller: Awaited<ReturnType<typeof startStreamPoller>>;
+let poller: Awaited<ReturnType<typeof createStreamFedTable>>['poller'];
 beforeAll(async () => {
-  table = await createTestTable({}, { stream: true });
-  poller = await startStreamPoller({
-    endpoint: inject('dynamoEndpoint'),
-    tableName: table.tableName,
-    consumers: [{ name: 'count-postings', accepts: isPostingInsertOrRemove, handler: countPostings(table) }],
-    intervalMs: 100,
-  });
+  ({ table, poller } = await createStreamFedTable(
+    (fed) => ({ name: 'count-postings', accepts: isPostingInsertOrRemove, handler: countPostings(fed) }),
+    100,
+  ));
 });
 afterAll(() => poller?.stop());
 

@@ -7,6 +7,7 @@ import { documentClient } from '../../lib/db/table/client';
 import { tableDefinition } from '../../lib/db/table/definition';
 import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
 import { ensureTimeToLive, localClientConfig } from '../../lib/local/dynamo-local';
+import { type StreamConsumer, startStreamPoller } from '../../lib/local/streams';
 
 export interface TestTable {
   client: DynamoDBDocumentClient;
@@ -37,3 +38,21 @@ export const createTestTable = async (
 
 export const testRepository = (table: TestTable, deps: Partial<PersonRepositoryDeps> = {}) =>
   personRepository({ client: table.client, tableName: table.tableName, ...deps });
+
+/**
+ * A table of its own with a stream, fed to one consumer by the local stream poller as `npm start` feeds
+ * it (Lambda's event source mapping, locally); stop the poller when the file is done.
+ */
+export const createStreamFedTable = async (
+  consumerOf: (table: TestTable) => StreamConsumer,
+  intervalMs: number,
+) => {
+  const table = await createTestTable({}, { stream: true });
+  const poller = await startStreamPoller({
+    endpoint: inject('dynamoEndpoint'),
+    tableName: table.tableName,
+    consumers: [consumerOf(table)],
+    intervalMs,
+  });
+  return { table, poller };
+};
