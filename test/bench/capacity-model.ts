@@ -5,7 +5,12 @@
  * measured sizes, the postings of the gram a filter reads), beside the units counted from the calls
  * (capacity.ts). Pure but for the model it calls, so the report imports no handler.
  */
-import { costModel, type OperationCost, type PersonShape } from '../../lib/db/capacity/operations';
+import {
+  costModel,
+  type FilteredList,
+  type OperationCost,
+  type PersonShape,
+} from '../../lib/db/capacity/operations';
 import { readUnits } from '../../lib/db/table/item-size';
 import { idCounterKey } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
@@ -25,8 +30,13 @@ export interface ModelRow {
   /** Requests measured (their units averaged). */
   runs: number;
   measured: Units;
+  /**
+   * What AWS charges for the calls measured, where DynamoDB Local counts otherwise (a Query that finds
+   * nothing: Local 0, AWS half a unit), with why: the difference is taken against it.
+   */
+  charged?: Units & { why: string };
   model: Units;
-  /** The larger of the read and the write difference, % of the measured units. */
+  /** The larger of the read and the write difference, % of the measured (or charged) units. */
   differencePct: number;
   /** Why the row is left out of the check, when it is (printed beside it). */
   excluded?: string;
@@ -50,7 +60,7 @@ export const modelRow = (
   runs: number,
   measured: Units,
   model: Units,
-  excluded?: string,
+  { charged, excluded }: Pick<ModelRow, 'charged' | 'excluded'> = {},
 ): ModelRow => {
   const rounded = (units: Units) => ({ rcu: round2(units.rcu), wcu: round2(units.wcu) });
   return {
@@ -58,8 +68,9 @@ export const modelRow = (
     persons,
     runs,
     measured: rounded(measured),
+    ...(charged ? { charged: { ...rounded(charged), why: charged.why } } : {}),
     model: rounded(model),
-    differencePct: round2(differencePct(measured, model)),
+    differencePct: round2(differencePct(charged ?? measured, model)),
     ...(excluded ? { excluded } : {}),
   };
 };
@@ -133,8 +144,9 @@ export const firstPageRow = (
 };
 
 /**
- * A filtered list of one fragment, as the model takes it: the postings of its rarest gram (as many as
- * the bench seeded, of their measured average size) over the persons, its length in code points.
+ * A filtered list as the model takes it: the postings of its rarest gram (as many as the bench seeded,
+ * in the shards they were seeded in, of their measured average size) over the persons, its fragment's
+ * length in code points, and its other fragments checked on the candidates the list found.
  */
 export const filteredRow = (
   query: string,
@@ -143,7 +155,10 @@ export const filteredRow = (
     seededShape,
     fragment,
     rarestPostings,
+    shardPostings,
     postingBytes,
+    candidates,
+    others = [],
     measured,
     emptyQueries,
     excluded,
@@ -156,16 +171,24 @@ export const filteredRow = (
     /** Its Queries of the postings that found nothing (DynamoDB Local counts them 0). */
     emptyQueries: number;
     excluded?: string;
-  },
+  } & FilteredList,
 ): ModelRow => {
   const model = costModel({ persons, person: seededShape, itemBytes: { posting: postingBytes } });
-  const units = model.listFiltered(rarestPostings / persons, Array.from(fragment).length);
-  const charged = { rcu: measured.rcu + emptyQueries * readUnits(0), wcu: measured.wcu };
-  const local =
+  const units = model.listFiltered(rarestPostings / persons, Array.from(fragment).length, fragment, {
+    ...(shardPostings ? { shardPostings } : {}),
+    ...(candidates === undefined ? {} : { candidates }),
+    others,
+  });
+  const charged =
     emptyQueries > 0
-      ? `DynamoDB Local counts 0 for its ${emptyQueries} ${emptyQueries === 1 ? 'Query' : 'Queries'} of the postings that found nothing, AWS half a unit each as the model does: ` +
-        `${round2(charged.rcu)} RCU with them, ${round2(differencePct(charged, units))}% off`
+      ? {
+          rcu: measured.rcu + emptyQueries * readUnits(0),
+          wcu: measured.wcu,
+          why: `DynamoDB Local counts 0 for its ${emptyQueries} ${emptyQueries === 1 ? 'Query' : 'Queries'} of the postings that found nothing, AWS half a unit each`,
+        }
       : undefined;
-  const why = [excluded, local].filter(Boolean).join('; ');
-  return modelRow(`filtered: ${query}`, persons, 1, measured, units, why || undefined);
+  return modelRow(`filtered: ${query}`, persons, 1, measured, units, {
+    ...(charged ? { charged } : {}),
+    ...(excluded ? { excluded } : {}),
+  });
 };

@@ -23,7 +23,7 @@ import { postingItemsOf } from '../../lib/db/search/postings';
 import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
 import type { Storage } from '../../lib/db/table/client';
 import { itemSize } from '../../lib/db/table/item-size';
-import { gramOfPostingKey } from '../../lib/db/table/keys';
+import { gramOfPostingKey, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { ALL_VISIBLE, matchRequestOf } from '../../lib/domain/reconcile';
 import { type Probe, planQuery, postingsOf, probesToSample, searchTerms } from '../../lib/domain/search';
@@ -81,6 +81,8 @@ export interface ScaleRow {
   source: string;
   probe?: string;
   probePostings?: number;
+  /** Of those postings, the ones holding the probe's fragment: the persons the other filters check. */
+  candidates?: number;
   itemsRead: number;
   calls: number;
   rcu: number;
@@ -168,6 +170,18 @@ const postingsOfProbe = (probe: Probe, postingsOfGram: ReadonlyMap<string, numbe
   for (const [gram, count] of postingsOfGram) if (gram.startsWith(probe.prefix)) sum += count;
   return sum;
 };
+
+/** A probe's postings in each posting shard in the seeded data (its gram's, or its prefix's grams'). */
+const shardPostingsOfProbe = (probe: Probe, shardsOfGram: ReadonlyMap<string, readonly number[]>) => {
+  const sum = new Array<number>(PERSON_LIST_SHARDS).fill(0);
+  for (const [gram, shards] of shardsOfGram)
+    if (probe.kind === 'gram' ? gram === probe.gram : gram.startsWith(probe.prefix))
+      for (const [shard, count] of shards.entries()) sum[shard] = (sum[shard] ?? 0) + count;
+  return sum;
+};
+
+/** The shard of a posting's partition (`GRAM#<prefix>#<shard>`, keys.ts's postingPartition). */
+const shardOfPostingKey = ({ pk }: { pk: string }) => Number(pk.slice(pk.lastIndexOf('#') + 1));
 
 /** The average bytes of a probe's postings in the seeded data (its gram's, or its prefix's grams'). */
 const postingBytesOfProbe = (
@@ -438,6 +452,7 @@ export const runScale = async (
     samplePostings?: number;
     postingsRead?: number;
     queryRounds?: number;
+    candidates?: number;
   };
   let cost: CostLine | undefined;
   const costLogger = {
@@ -461,6 +476,8 @@ export const runScale = async (
   const postingsOfGram = new Map<string, number>();
   /** Bytes of those postings per gram, as stored: the capacity model reads them at their size. */
   const bytesOfGram = new Map<string, number>();
+  /** Those postings per gram in each posting shard: the model charges each shard's Query on its own. */
+  const shardsOfGram = new Map<string, number[]>();
   const model: ModelRow[] = [];
   let requester: number | undefined;
 
@@ -491,6 +508,10 @@ export const runScale = async (
         for (const posting of postingItemsOf(person)) {
           const gram = gramOfPostingKey(posting) as string;
           bytesOfGram.set(gram, (bytesOfGram.get(gram) ?? 0) + itemSize(posting as never));
+          const shards = shardsOfGram.get(gram) ?? new Array<number>(PERSON_LIST_SHARDS).fill(0);
+          const shard = shardOfPostingKey(posting);
+          shards[shard] = (shards[shard] ?? 0) + 1;
+          shardsOfGram.set(gram, shards);
         }
       },
       progress: (done, written) => {
@@ -543,7 +564,9 @@ export const runScale = async (
         persons: size,
         count: (JSON.parse(body || '{}') as { Pagination: { count: number } }).Pagination.count,
         source: cost.source,
-        ...(cost.probe ? { probe: cost.probe, probePostings: cost.probePostings } : {}),
+        ...(cost.probe
+          ? { probe: cost.probe, probePostings: cost.probePostings, candidates: cost.candidates }
+          : {}),
         itemsRead: cost.itemsRead,
         calls: cost.calls,
         rcu,
@@ -588,17 +611,26 @@ export const runScale = async (
         .map((probe) => ({ probe, postings: postingsOfProbe(probe, postingsOfGram) }))
         .sort((a, b) => a.postings - b.postings);
       if (!rarest) continue;
+      const others = plan.filters.filter((filter) => filter !== rarest.probe.filter);
       model.push(
         filteredRow(query, size, {
           seededShape,
           fragment: rarest.probe.filter.fragment,
           rarestPostings: rarest.postings,
+          shardPostings: shardPostingsOfProbe(rarest.probe, shardsOfGram),
           postingBytes: postingBytesOfProbe(rarest.probe, postingsOfGram, bytesOfGram),
+          candidates: row.candidates ?? rarest.postings,
+          // With one other filter its share of the candidates moves no unit (nothing is checked after
+          // it); with more, the bench would need each one's share, which it does not count.
+          others: others.map((filter) => ({
+            length: Array.from(filter.fragment).length,
+            holding: row.count / Math.max(1, row.candidates ?? rarest.postings),
+          })),
           measured: { rcu: row.rcu, wcu: 0 },
           emptyQueries: row.emptyQueries ?? 0,
-          ...(plan.filters.length > 1
+          ...(others.length > 1
             ? {
-                excluded: `${plan.filters.length} filters: the model prices a list of one fragment (the others are checked on its candidates, read apart)`,
+                excluded: `${plan.filters.length} filters: the bench does not count the share of candidates each holds`,
               }
             : {}),
         }),

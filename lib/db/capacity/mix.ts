@@ -37,9 +37,20 @@ export const Mix = z.strictObject({
       history: rate.default(0),
     })
     .default({ create: 0, patch: 0, get: 0, list: 0, merge: 0, history: 0 }),
-  /** Filtered lists: `share` of persons hold the filter's rarest gram; `length` its code points. */
+  /**
+   * Filtered lists: `share` of persons hold the filter's rarest gram; `length` its code points;
+   * `others`, the list's other fragments (`length` each, and the share of candidates `holding` it).
+   */
   filters: z
-    .array(z.strictObject({ name: z.string(), rate, share, length: z.number().int().min(1) }))
+    .array(
+      z.strictObject({
+        name: z.string(),
+        rate,
+        share,
+        length: z.number().int().min(1),
+        others: z.array(z.strictObject({ length: z.number().int().min(1), holding: share })).default([]),
+      }),
+    )
     .default([]),
   /** Reconciliation queries a second; `share` of persons hold the name's rarest gram. */
   reconcile: z.strictObject({ rate, share }).default({ rate: 0, share: 0 }),

@@ -150,7 +150,7 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
     add(
       `list-filtered (${filter.name})`,
       filter.rate,
-      model.listFiltered(filter.share, filter.length, filter.name),
+      model.listFiltered(filter.share, filter.length, filter.name, { others: filter.others }),
       {
         kind: 'list-filtered',
       },

@@ -24,6 +24,7 @@ import { listChunk } from '../person/person-list';
 import { planMerge } from '../person/person-merge';
 import { CREATE, composeWrite, idsToReserve, personWrite, planPersonWrite } from '../person/person-write';
 import { postingItemsOf } from '../search/postings';
+import { BATCH_GET_LIMIT } from '../table/batch-get';
 import { itemSize, READ_UNIT_BYTES, readUnits } from '../table/item-size';
 import {
   PERSON_LIST_INDEX as BY_NAME,
@@ -330,6 +331,16 @@ const READ_ONLY: Omit<OperationCost, 'calls' | 'rcu' | 'hot'> = {
   postingRecords: 0,
 };
 
+/** What a filtered list's model may know beyond its rarest gram's share and its fragment's length. */
+export interface FilteredList {
+  /** The rarest gram's postings in each shard, where they are known (the bench's seeded data). */
+  shardPostings?: readonly number[];
+  /** Its postings holding the fragment, the candidates the other fragments are checked on. */
+  candidates?: number;
+  /** The list's other fragments: their code points, and the share of candidates holding each. */
+  others?: readonly { length: number; holding: number }[];
+}
+
 /** What the model needs to know of a population and its persons. */
 export interface Population {
   persons: number;
@@ -465,12 +476,26 @@ export const costModel = ({
   };
 
   /**
-   * A filtered list of one fragment of `length` code points whose rarest gram `share` of persons hold
-   * (keys.ts, "a filter of 2 or more code points"): the counts of its grams when it has more than one,
-   * then that gram's postings read whole, one Query per shard (5 000 a page). One code point reads the
-   * whole `byName` index.
+   * A filtered list whose rarest gram `share` of persons hold, in a fragment of `length` code points
+   * (keys.ts, "a filter of 2 or more code points"; posting-search.ts's rounds):
+   * 1. when the list has more than one probe, their postings as counted: one BatchGetItem of the
+   *    grams' counts and the mark, and a Query of the counts' partition per prefix probe (a fragment
+   *    of 2 code points), taken at its minimum;
+   * 2. the rarest gram's postings read whole, one Query per shard (5 000 a page), each shard's Query
+   *    charged on its own postings: `shardPostings` where they are known (the bench's seeded data),
+   *    else the expected rounding of a binomial split;
+   * 3. each other fragment checked on the candidates left (BatchGetItems of 100): a posting of its
+   *    first gram, or the person for a fragment under 3 code points. The candidates are the rarest
+   *    gram's postings holding the fragment (`candidates`; all of them unless known), and `holding`
+   *    of those left hold each other fragment.
+   * A rarest fragment of one code point (so every fragment one) reads the whole `byName` index.
    */
-  const listFiltered = (share: number, length: number, name = 'the fragment'): OperationCost => {
+  const listFiltered = (
+    share: number,
+    length: number,
+    name = 'the fragment',
+    { shardPostings, candidates = share * persons, others = [] }: FilteredList = {},
+  ): OperationCost => {
     if (length <= 1) {
       const rcu = readUnits(persons * entryBytes);
       return {
@@ -486,22 +511,60 @@ export const costModel = ({
         ],
       };
     }
-    const grams = Math.min(MAX_PROBES_PER_FILTER, Math.max(1, length - 2));
-    const counts = grams > 1 ? (grams + 1) * readUnits(POSTING_COUNT_ITEM_BYTES) : 0;
+    const probes = [length, ...others.map((other) => other.length)].map((points) =>
+      points <= 1
+        ? { grams: 0, prefixes: 0 }
+        : points === 2
+          ? { grams: 0, prefixes: 1 }
+          : {
+              grams: Math.min(MAX_PROBES_PER_FILTER, points - 2),
+              prefixes: 0,
+            },
+    );
+    const grams = probes.reduce((sum, probe) => sum + probe.grams, 0);
+    const prefixes = probes.reduce((sum, probe) => sum + probe.prefixes, 0);
+    const counted = grams + prefixes > 1;
+    const counts = counted ? (grams + 1) * readUnits(POSTING_COUNT_ITEM_BYTES) + prefixes * readUnits(0) : 0;
+    const countCalls = counted ? Math.ceil((grams + 1) / BATCH_GET_LIMIT) + prefixes : 0;
+
+    const shardQueries = (postings: number) => {
+      const pages = Math.max(1, Math.ceil(postings / MAX_QUERY_LIMIT));
+      return { pages, rcu: pages * readUnits((postings * postingBytes) / pages) };
+    };
     const perShard = (share * persons) / design.listShards;
-    const pages = Math.max(1, Math.ceil(perShard / MAX_QUERY_LIMIT));
-    // A shard's Query is charged on its own postings, rounded up: the expected rounding of a shard's
-    // share, not the rounding of an even split (which the bench found up to 12% too high at 10 000).
-    const postings =
-      pages === 1
-        ? design.listShards *
-          0.5 *
-          expectedUnits(share * persons, 1 / design.listShards, postingBytes / READ_UNIT_BYTES)
-        : design.listShards * pages * readUnits((perShard * postingBytes) / pages);
+    let postings: number;
+    let postingCalls: number;
+    if (shardPostings) {
+      const queries = shardPostings.map(shardQueries);
+      postings = queries.reduce((sum, query) => sum + query.rcu, 0);
+      postingCalls = queries.reduce((sum, query) => sum + query.pages, 0);
+    } else {
+      // The expected rounding of a shard's share, not the rounding of an even split (which the bench
+      // found up to 12% too high at 10 000).
+      const { pages } = shardQueries(perShard);
+      postings =
+        pages === 1
+          ? design.listShards *
+            0.5 *
+            expectedUnits(share * persons, 1 / design.listShards, postingBytes / READ_UNIT_BYTES)
+          : design.listShards * shardQueries(perShard).rcu;
+      postingCalls = design.listShards * pages;
+    }
+
+    let left = candidates;
+    let checks = 0;
+    let checkCalls = 0;
+    for (const other of others) {
+      if (left <= 0) break;
+      const item = other.length >= 3 ? postingBytes : itemSize(personItem);
+      checks += left * readUnits(item);
+      checkCalls += Math.ceil(left / BATCH_GET_LIMIT);
+      left *= other.holding;
+    }
     return {
       ...READ_ONLY,
-      calls: (grams > 1 ? 1 : 0) + design.listShards * pages,
-      rcu: counts + postings,
+      calls: countCalls + postingCalls + checkCalls,
+      rcu: counts + postings + checks,
       hot: [{ partition: `posting partition of ${name}`, wcu: 0, rcu: postings / design.listShards }],
     };
   };

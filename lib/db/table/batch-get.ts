@@ -4,7 +4,7 @@ import type { Storage } from './client';
 import type { Key } from './keys';
 import { storageCall } from './storage-errors';
 
-const BATCH_GET_LIMIT = 100;
+export const BATCH_GET_LIMIT = 100;
 
 export type Item = Record<string, unknown>;
 

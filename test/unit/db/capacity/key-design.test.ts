@@ -104,6 +104,46 @@ describe("the capacity model's cost functions are the ones the code runs", () =>
     expect(common.listFiltered(0.2, 5).rcu).not.toBe(4 * 0.5 + 8 * 0.5 * Math.ceil((250 * 130) / 4096));
   });
 
+  it("charges each shard's Query on the postings it holds when they are known, a page per 5 000", () => {
+    const sized = costModel({ persons, person: BENCH_PERSON, itemBytes: { posting: 130 } });
+    const shardPostings = [0, 31, 32, 63, 100, 5_000, 6_000, 40];
+    const known = sized.listFiltered(0.2, 5, 'known', { shardPostings });
+    // A shard's units are its own bytes rounded up (half a unit each, eventually consistent), an
+    // empty Query the minimum; 6 000 postings take two Queries of 3 000.
+    const shard = (count: number) => 0.5 * Math.max(1, Math.ceil((count * 130) / 4096));
+    const expected = [0, 31, 32, 63, 100, 5_000, 40].map(shard).reduce((a, b) => a + b, 0) + 2 * shard(3_000);
+    expect(known.rcu).toBeCloseTo(4 * 0.5 + expected);
+    expect(known.calls).toBe(1 + 9);
+    // Not the expected split of the same postings.
+    expect(known.rcu).not.toBeCloseTo(sized.listFiltered(11_266 / persons, 5).rcu);
+  });
+
+  it("checks a list's other fragments on the candidates: a posting each, the person under 3 code points", () => {
+    const sized = costModel({ persons, person: BENCH_PERSON, itemBytes: { posting: 130 } });
+    const one = sized.listFiltered(0.01, 5);
+    // 1 000 candidates; the other fragment's posting read for each (half a unit), 10 BatchGetItems;
+    // both fragments' grams counted in the first round (3 + 2, and the mark).
+    const two = sized.listFiltered(0.01, 5, 'two', { others: [{ length: 4, holding: 0.1 }] });
+    expect(two.rcu).toBeCloseTo(one.rcu + 2 * 0.5 + 1_000 * 0.5);
+    expect(two.calls).toBe(one.calls + 10);
+    // A third fragment is checked on the 100 the second left; of 2 code points, on the persons (a
+    // prefix probe counted with a Query at its minimum).
+    const three = sized.listFiltered(0.01, 5, 'three', {
+      others: [
+        { length: 4, holding: 0.1 },
+        { length: 2, holding: 1 },
+      ],
+    });
+    expect(three.rcu).toBeCloseTo(two.rcu + 0.5 + 100 * 0.5 * Math.ceil(sized.sizes.person / 4096));
+    expect(three.calls).toBe(two.calls + 1 + 1);
+    // Fewer candidates than the rarest gram's postings (not every one holds the fragment).
+    const fewer = sized.listFiltered(0.01, 5, 'fewer', {
+      candidates: 200,
+      others: [{ length: 4, holding: 0.1 }],
+    });
+    expect(two.rcu - fewer.rcu).toBeCloseTo(800 * 0.5);
+  });
+
   it("reads postings at the size it is given: the bench's measured postings, not the representative's", () => {
     const sized = (bytes: number) =>
       costModel({ persons, person: BENCH_PERSON, itemBytes: { posting: bytes } }).listFiltered(0.2, 5).rcu;

@@ -27,6 +27,16 @@ describe('the capacity model of a mix', () => {
     );
   });
 
+  it("prices a filter's other fragments, checked on its candidates, when the mix names them", () => {
+    const filter = { name: 'two names', rate: 10, share: 0.001, length: 6 };
+    const rowOf = (result: ReturnType<typeof answer>) =>
+      result.rows.find((row) => row.operation === 'list-filtered (two names)');
+    const one = rowOf(answer({ filters: [filter] }));
+    const two = rowOf(answer({ filters: [{ ...filter, others: [{ length: 5, holding: 0.05 }] }] }));
+    // 1 000 candidates a request, a posting of the other fragment read for each.
+    expect((two?.rcuPerSecond ?? 0) - (one?.rcuPerSecond ?? 0)).toBeGreaterThan(10 * 1_000 * 0.5);
+  });
+
   it('stores persons, postings, history and feed in proportion to the population', () => {
     const small = answer({ rates: { get: 1 } }, 1_000_000).storage;
     const large = answer({ rates: { get: 1 } }, 10_000_000).storage;
