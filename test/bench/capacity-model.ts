@@ -36,6 +36,12 @@ export interface ModelRow {
    */
   charged?: Units & { why: string };
   model: Units;
+  /**
+   * A filtered list's units as `npm run capacity` prices a population: its rarest gram's postings
+   * split over the shards as chance would (their expected rounding), not as seeded. Printed beside
+   * the check (which holds the cost function to the shards as they are), not checked.
+   */
+  expectedSplit?: Units;
   /** The larger of the read and the write difference, % of the measured (or charged) units. */
   differencePct: number;
   /** Why the row is left out of the check, when it is (printed beside it). */
@@ -60,7 +66,7 @@ export const modelRow = (
   runs: number,
   measured: Units,
   model: Units,
-  { charged, excluded }: Pick<ModelRow, 'charged' | 'excluded'> = {},
+  { charged, expectedSplit, excluded }: Pick<ModelRow, 'charged' | 'expectedSplit' | 'excluded'> = {},
 ): ModelRow => {
   const rounded = (units: Units) => ({ rcu: round2(units.rcu), wcu: round2(units.wcu) });
   return {
@@ -70,6 +76,7 @@ export const modelRow = (
     measured: rounded(measured),
     ...(charged ? { charged: { ...rounded(charged), why: charged.why } } : {}),
     model: rounded(model),
+    ...(expectedSplit ? { expectedSplit: rounded(expectedSplit) } : {}),
     differencePct: round2(differencePct(charged ?? measured, model)),
     ...(excluded ? { excluded } : {}),
   };
@@ -174,11 +181,13 @@ export const filteredRow = (
   } & FilteredList,
 ): ModelRow => {
   const model = costModel({ persons, person: seededShape, itemBytes: { posting: postingBytes } });
-  const units = model.listFiltered(rarestPostings / persons, Array.from(fragment).length, fragment, {
-    ...(shardPostings ? { shardPostings } : {}),
-    ...(candidates === undefined ? {} : { candidates }),
-    others,
-  });
+  const priced = (known: FilteredList) =>
+    model.listFiltered(rarestPostings / persons, Array.from(fragment).length, fragment, {
+      ...(candidates === undefined ? {} : { candidates }),
+      others,
+      ...known,
+    });
+  const units = priced(shardPostings ? { shardPostings } : {});
   const charged =
     emptyQueries > 0
       ? {
@@ -189,6 +198,7 @@ export const filteredRow = (
       : undefined;
   return modelRow(`filtered: ${query}`, persons, 1, measured, units, {
     ...(charged ? { charged } : {}),
+    ...(shardPostings ? { expectedSplit: priced({}) } : {}),
     ...(excluded ? { excluded } : {}),
   });
 };
