@@ -66,6 +66,20 @@ export const Mix = z.strictObject({
       limit: z.number().int().min(1).max(1_000).default(100),
     })
     .default({ consumers: 0, pollSeconds: 5, limit: 100 }),
+  /**
+   * A what-if shard design (operations.ts's `Design`: list and posting shards, person counter, change
+   * counter and feed shards), each where it is not the code's. Moving to it is a code change and a
+   * migration of the keys that hold a shard; the model prices it as if done.
+   */
+  design: z
+    .strictObject({
+      listShards: z.number().int().positive(),
+      personCounterShards: z.number().int().positive(),
+      changeShards: z.number().int().positive(),
+      feedShards: z.number().int().positive(),
+    })
+    .partial()
+    .default({}),
   /** The stage's throttle (deploy option `throttleRate`), when not the stack's default. */
   throttleRate: z.number().positive().optional(),
   /** Milliseconds a Lambda invocation takes, per operation, where not the model's assumption. */

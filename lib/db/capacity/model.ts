@@ -10,6 +10,7 @@ import {
   BENCH_PERSON,
   costModel,
   DESIGN,
+  type Design,
   type OperationCost,
   STORAGE_KINDS,
   STREAM_BATCHING,
@@ -107,11 +108,14 @@ export interface ModelOptions {
 
 /** The model's answer for a mix at a population. */
 export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOptions): CapacityAnswer => {
+  const design = { ...DESIGN, ...mix.design };
   const model = costModel({
     persons,
     person: mix.person ?? BENCH_PERSON,
     commonPrefixShare: mix.commonPrefixShare,
+    design,
   });
+  const whatIf = (Object.keys(DESIGN) as (keyof Design)[]).filter((key) => design[key] !== DESIGN[key]);
   const duration = (operation: string) =>
     mix.durationsMs[operation] ?? ASSUMED_DURATION_MS[operation] ?? ASSUMED_DURATION_MS.get ?? 15;
   const rows: OperationRow[] = [];
@@ -263,6 +267,11 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
       ...(mix.regions > 1
         ? [
             `${mix.regions} regions asked: only one is modelled. Writes need a home region (a global table replicates each write to every region, paying its write units there again, and the id counter, claims and feed heads assume one writer).`,
+          ]
+        : []),
+      ...(whatIf.length > 0
+        ? [
+            `A shard design other than the code's: ${whatIf.map((key) => `${key} ${design[key]} (the code's ${DESIGN[key]})`).join(', ')}. Priced as if moved to; it is a code change and a migration of every key holding such a shard.`,
           ]
         : []),
       'count-postings is priced at most: one count write per posting record; a batch sums its records per gram, so under load it writes far fewer.',

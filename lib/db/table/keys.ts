@@ -41,12 +41,12 @@
  * - no filter, `limit` L at `offset` O: one BatchGetItem of the 17 person counters (the count: one
  *   call whatever N is, 17 items of `COUNTER_ITEM_BYTES` (40), 8.5 read units), and the window merged
  *   from the P partitions: each is read in chunks of ceil((O + L) / 8) + 1 entries (person-list.ts
- *   `listChunk`), a partition asked again only
- *   when the merge has used up what it read, never more than O + L entries from one partition, and
- *   the merge stops at O + L. First page (O = 0, L = 50): P Queries at once and a few refills, about
- *   50 + P * 8 entries of about 100 bytes. Offset O: about O + L + P * (O + L) / 8 entries at most,
- *   in P calls and a refill or two each (one Query returns at most ~10 000 entries). All N when O is
- *   past the end.
+ *   `listChunk`), a partition asked again only when the merge has used up what it read, never more
+ *   than O + L entries from one partition, and the merge stops at O + L. First page (O = 0, L = 50):
+ *   P Queries at once and a few refills, about 50 + P * 8 entries of about 200 bytes (207 for the
+ *   bench's seeded persons). Offset O: about O + L + P * (O + L) / 8 entries at most, in P calls and
+ *   a refill or two each (one Query returns at most 1 MB, about 5 000 entries). All N when O is past
+ *   the end.
  * - a filter of 2 or more code points (lib/db/search/posting-search.ts): the search postings below, never
  *   the index, whatever N, O and L are. Any probe of a filter (a gram of a fragment of 3+ code points,
  *   the prefix of one of 2) can supply its candidates; the reader measures them and reads the smallest
@@ -138,7 +138,7 @@
  * most 100), nothing else.
  * What the export costs (`GET /Person/export`, lib/db/person/person-export.ts), page size L, N persons:
  * - a page walks the P partitions of `byName` in order: one Query of the partition its cursor names,
- *   L + 1 keys (about 100 bytes each; the one more tells whether the partition goes on, so a page
+ *   L + 1 keys (about 200 bytes each; the one more tells whether the partition goes on, so a page
  *   that ends a partition moves on without an empty Query), and a second Query of the next partition
  *   when the first ends before the page is full; never more than 2. Then one BatchGetItem per 100 of
  *   the page's ids, eventually consistent: half a read unit per 4 KB of each Person item. Per page: at

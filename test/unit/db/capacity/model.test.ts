@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Mix } from '../../../../lib/db/capacity/mix';
 import { capacity } from '../../../../lib/db/capacity/model';
+import { DESIGN } from '../../../../lib/db/capacity/operations';
 import { HOURS_PER_MONTH, LIMITS, PRICES } from '../../../../lib/db/capacity/prices';
 
 const answer = (mix: unknown, persons = 1_000_000) =>
@@ -35,6 +36,21 @@ describe('the capacity model of a mix', () => {
     const two = rowOf(answer({ filters: [{ ...filter, others: [{ length: 5, holding: 0.05 }] }] }));
     // 1 000 candidates a request, a posting of the other fragment read for each.
     expect((two?.rcuPerSecond ?? 0) - (one?.rcuPerSecond ?? 0)).toBeGreaterThan(10 * 1_000 * 0.5);
+  });
+
+  it("prices a what-if shard design the mix names, and says it is not the code's", () => {
+    const mix = { filters: [{ name: 'common', rate: 10, share: 0.02, length: 5 }] };
+    const busiest = (result: ReturnType<typeof answer>) =>
+      limitAt(result, 'busiest posting partition of common')?.load ?? 0;
+    const code = answer(mix);
+    const doubled = answer({ ...mix, design: { listShards: 2 * DESIGN.listShards } });
+    expect(busiest(doubled) / busiest(code)).toBeCloseTo(0.5, 1);
+    expect(code.notes.join(' ')).not.toMatch(/shard design other than the code's/);
+    expect(doubled.notes.join(' ')).toContain(
+      `listShards ${2 * DESIGN.listShards} (the code's ${DESIGN.listShards})`,
+    );
+    expect(() => Mix.parse({ design: { listShards: 0 } })).toThrow();
+    expect(() => Mix.parse({ design: { postingShards: 16 } })).toThrow();
   });
 
   it('stores persons, postings, history and feed in proportion to the population', () => {
