@@ -511,18 +511,13 @@ export const costModel = ({
         ],
       };
     }
-    const probes = [length, ...others.map((other) => other.length)].map((points) =>
-      points <= 1
-        ? { grams: 0, prefixes: 0 }
-        : points === 2
-          ? { grams: 0, prefixes: 1 }
-          : {
-              grams: Math.min(MAX_PROBES_PER_FILTER, points - 2),
-              prefixes: 0,
-            },
+    // A fragment's probes: up to 8 of its grams (3 code points or more), or its prefix (2).
+    const fragments = [length, ...others.map((other) => other.length)];
+    const grams = fragments.reduce(
+      (sum, points) => sum + Math.min(MAX_PROBES_PER_FILTER, Math.max(0, points - 2)),
+      0,
     );
-    const grams = probes.reduce((sum, probe) => sum + probe.grams, 0);
-    const prefixes = probes.reduce((sum, probe) => sum + probe.prefixes, 0);
+    const prefixes = fragments.filter((points) => points === 2).length;
     const counted = grams + prefixes > 1;
     const counts = counted ? (grams + 1) * readUnits(POSTING_COUNT_ITEM_BYTES) + prefixes * readUnits(0) : 0;
     const countCalls = counted ? Math.ceil((grams + 1) / BATCH_GET_LIMIT) + prefixes : 0;
