@@ -526,25 +526,28 @@ export const costModel = ({
       const pages = Math.max(1, Math.ceil(postings / MAX_QUERY_LIMIT));
       return { pages, rcu: pages * readUnits((postings * postingBytes) / pages) };
     };
-    const perShard = (share * persons) / design.listShards;
-    let postings: number;
-    let postingCalls: number;
-    if (shardPostings) {
-      const queries = shardPostings.map(shardQueries);
-      postings = queries.reduce((sum, query) => sum + query.rcu, 0);
-      postingCalls = queries.reduce((sum, query) => sum + query.pages, 0);
-    } else {
+    /** The rarest gram's postings read whole: their units, Queries and the busiest shard's units. */
+    const postingsRead = () => {
+      if (shardPostings) {
+        const queries = shardPostings.map(shardQueries);
+        return {
+          rcu: queries.reduce((sum, query) => sum + query.rcu, 0),
+          calls: queries.reduce((sum, query) => sum + query.pages, 0),
+          busiest: Math.max(0, ...queries.map((query) => query.rcu)),
+        };
+      }
       // The expected rounding of a shard's share, not the rounding of an even split (which the bench
       // found up to 12% too high at 10 000).
-      const { pages } = shardQueries(perShard);
-      postings =
-        pages === 1
+      const even = shardQueries((share * persons) / design.listShards);
+      const rcu =
+        even.pages === 1
           ? design.listShards *
             0.5 *
             expectedUnits(share * persons, 1 / design.listShards, postingBytes / READ_UNIT_BYTES)
-          : design.listShards * shardQueries(perShard).rcu;
-      postingCalls = design.listShards * pages;
-    }
+          : design.listShards * even.rcu;
+      return { rcu, calls: design.listShards * even.pages, busiest: rcu / design.listShards };
+    };
+    const postings = postingsRead();
 
     let left = candidates;
     let checks = 0;
@@ -558,9 +561,9 @@ export const costModel = ({
     }
     return {
       ...READ_ONLY,
-      calls: countCalls + postingCalls + checkCalls,
-      rcu: counts + postings + checks,
-      hot: [{ partition: `posting partition of ${name}`, wcu: 0, rcu: postings / design.listShards }],
+      calls: countCalls + postings.calls + checkCalls,
+      rcu: counts + postings.rcu + checks,
+      hot: [{ partition: `posting partition of ${name}`, wcu: 0, rcu: postings.busiest }],
     };
   };
 
