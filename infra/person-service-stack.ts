@@ -53,6 +53,7 @@ import {
   CORS_MAX_AGE_SECONDS,
   CORS_METHODS,
 } from '../lib/http/cors';
+import { FEED_CURSOR_SECRET_ENV } from '../lib/secrets';
 import { entryOf } from './bundling';
 import type { StackConfig } from './config';
 import { ServiceDashboard, type StreamConsumer } from './dashboard';
@@ -85,6 +86,9 @@ export const SERVER_ERROR_RATE_PERCENT = 5;
  * outage, a revoked or expired key or a spent quota, which only the operator fixes.
  */
 export const ENRICHMENT_FAILURE_RATE_PERCENT = 20;
+
+/** The functions that sign and check the change feed's cursors, and so read their key's secret. */
+export const FEED_CURSOR_HANDLERS: readonly string[] = ['list-events'];
 
 /** Fewer failed enrichments than this in a period never alarm: two failures of two at night are no outage. */
 export const ENRICHMENT_FAILURES_MIN = 3;
@@ -256,6 +260,7 @@ export class PersonServiceStack extends Stack {
       ...(requesterBinding ? { REQUESTER_BINDING: 'on' } : {}),
       ...(delegates.length > 0 ? { DELEGATES: delegates.join(',') } : {}),
     };
+    const cursorSecret = this.feedCursorSecret(stateful);
     const integrationOf = (handler: string) => {
       const routes = ROUTES.filter((route) => route.handler === handler);
       const description =
@@ -271,10 +276,24 @@ export class PersonServiceStack extends Stack {
               RECONCILE_PUBLIC_PROPERTIES: reconcilePublic.properties.join(','),
             }
           : {};
+      // The feed's cursors are signed (API.md 14): the function that signs and checks them is told its
+      // key's secret by reference, and may read that secret, nothing more; no other function may.
+      const signsCursors = FEED_CURSOR_HANDLERS.includes(handler);
       const fn = this.serviceFunction(handler, entryOf(handler), description, {
         invokedBy: 'api',
-        environment: { ...http, ...narrowed },
+        environment: {
+          ...http,
+          ...narrowed,
+          ...(signsCursors ? { [FEED_CURSOR_SECRET_ENV]: cursorSecret.secretArn } : {}),
+        },
       });
+      if (signsCursors)
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: [cursorSecret.secretArn],
+          }),
+        );
       return new HttpLambdaIntegration(`${constructIdOf(handler)}Integration`, fn);
     };
 
@@ -366,6 +385,23 @@ export class PersonServiceStack extends Stack {
       },
     );
     return { api, stage };
+  }
+
+  /**
+   * The key the change feed signs its cursors with (lib/secrets.ts): a random string the stack makes,
+   * never seen by anyone, kept with the table (a new key would refuse every cursor consumers hold).
+   */
+  private feedCursorSecret(stateful: RemovalPolicy): Secret {
+    const secret = new Secret(this, 'FeedCursorKey', {
+      description: "Key of the change feed's cursor MACs (GET /events): generated, read by list-events only",
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: stateful,
+    });
+    acknowledge(secret, {
+      'AwsSolutions-SMG4':
+        'A MAC key no one handles: rotating it would refuse every cursor consumers hold (400), and nothing is gained while it stays in this secret; replace it by hand only if it leaks',
+    });
+    return secret;
   }
 
   /** The provider key's secret: the one named in context, or one created for the operator to fill. */

@@ -252,6 +252,12 @@ const FEED_EVENTS: FeedEvent[] = [
 /** Where the example page starts: a feed that holds earlier events, a few hundred a shard. */
 const FEED_AFTER: FeedPosition = FEED_START.map((_, shard) => 400 + ((shard * 7) % 23));
 
+/**
+ * The key the example's cursors are signed with: no server's (each has its own secret key), so a
+ * server refuses them, as it refuses every cursor it did not issue.
+ */
+export const EXAMPLE_FEED_CURSOR_KEY = 'the documents example key, no server has it';
+
 /** The position after the page: its events counted on their shards. */
 const FEED_NEXT: FeedPosition = FEED_EVENTS.reduce(
   (position, { endpoint, object_id }) =>
@@ -384,12 +390,12 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   },
   EventPage: {
     summary:
-      `GET /events?after=${encodeFeedCursor(FEED_AFTER)}: the sample person's create, its PATCH and its ` +
+      `GET /events?after=${encodeFeedCursor(FEED_AFTER, EXAMPLE_FEED_CURSOR_KEY)}: the sample person's create, its PATCH and its ` +
       `merge into person ${SURVIVOR_ID}, the last events of the feed, and the cursor after them`,
     value: eventPage(
       LINKS.contextUrl,
       FEED_EVENTS.map((event) => cloudEventOf(event, LINKS.baseUrl)),
-      encodeFeedCursor(FEED_NEXT),
+      encodeFeedCursor(FEED_NEXT, EXAMPLE_FEED_CURSOR_KEY),
     ),
   },
 };

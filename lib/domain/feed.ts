@@ -10,6 +10,7 @@
  * resumes from a cursor it was given reads every event after it exactly once, whatever lands between
  * two pages, and an object's events in `version` order.
  */
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AuditAction } from './audit';
 import type { ChangeEntry, ResourceType } from './change-history';
 
@@ -153,25 +154,54 @@ export type FeedPosition = readonly number[];
 /** Where a reader without a cursor starts: before every shard's first event. */
 export const FEED_START: FeedPosition = Array.from({ length: FEED_SHARDS }, () => 0);
 
-/** A cursor's version: a cursor of another layout (another shard count, say) is not this feed's. */
-const CURSOR_VERSION = 'f1';
+/**
+ * A cursor's version: a cursor of another layout (another shard count, say) is not this feed's. `f1`
+ * cursors carried an unkeyed check anyone could recompute; `f2` carries a keyed one.
+ */
+const CURSOR_VERSION = 'f2';
 
-/** A check over a cursor's positions, so an edited or made-up cursor is refused rather than read. */
-const checkOf = (positions: FeedPosition) => fnv1a(`${CURSOR_VERSION}:${positions.join('.')}`).toString(36);
+/**
+ * The key a feed signs its cursors with: the stack's secret deployed, a random one per `npm start --data`
+ * folder (or per process in memory) locally. Cursors signed with another key are not this feed's.
+ */
+export type FeedCursorKey = string;
 
-/** The opaque cursor of a position: `f1.` then the positions in base 36, then their check. */
-export const encodeFeedCursor = (positions: FeedPosition): string =>
-  [CURSOR_VERSION, ...positions.map((position) => position.toString(36)), checkOf(positions)].join('.');
+/** How much of the HMAC a cursor carries: 128 bits, 22 characters of base64url. */
+const MAC_BYTES = 16;
 
-/** The position a cursor holds, or null when it is not one this feed issued. */
-export const decodeFeedCursor = (cursor: string): FeedPosition | null => {
+/**
+ * The cursor's MAC: HMAC-SHA256 over its version and positions with the feed's key, truncated, so a
+ * cursor with anything changed, or made with another key, is refused rather than read.
+ */
+const macOf = (positions: FeedPosition, key: FeedCursorKey) =>
+  createHmac('sha256', key)
+    .update(`${CURSOR_VERSION}:${positions.join('.')}`)
+    .digest()
+    .subarray(0, MAC_BYTES);
+
+/** The opaque cursor of a position: `f2.` then the positions in base 36, then their MAC (base64url). */
+export const encodeFeedCursor = (positions: FeedPosition, key: FeedCursorKey): string =>
+  [
+    CURSOR_VERSION,
+    ...positions.map((position) => position.toString(36)),
+    macOf(positions, key).toString('base64url'),
+  ].join('.');
+
+/** The position a cursor holds, or null when it is not one this feed issued with this key. */
+export const decodeFeedCursor = (cursor: string, key: FeedCursorKey): FeedPosition | null => {
   const parts = cursor.split('.');
   if (parts.length !== FEED_SHARDS + 2 || parts[0] !== CURSOR_VERSION) return null;
   const digits = parts.slice(1, -1);
   if (!digits.every((part) => /^(0|[1-9a-z][0-9a-z]{0,9})$/.test(part))) return null;
   const positions = digits.map((part) => Number.parseInt(part, 36));
   if (!positions.every(Number.isSafeInteger)) return null;
-  return encodeFeedCursor(positions) === cursor ? positions : null;
+  const mac = parts.at(-1) ?? '';
+  if (!/^[A-Za-z0-9_-]{22}$/.test(mac)) return null;
+  const sent = Buffer.from(mac, 'base64url');
+  // The canonical spelling only (a last character with other spare bits decodes alike), compared in
+  // constant time.
+  if (sent.toString('base64url') !== mac) return null;
+  return timingSafeEqual(sent, macOf(positions, key)) ? positions : null;
 };
 
 /**

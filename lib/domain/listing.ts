@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { RESOURCE_TYPES } from './change-history';
-import { decodeFeedCursor, FEED_START, type FeedPosition } from './feed';
+import { decodeFeedCursor, FEED_START, type FeedCursorKey, type FeedPosition } from './feed';
 import { fullnameOfPerson, type Person } from './person';
 import { personUrl } from './representation';
 import { LIMITS, wellFormed } from './schemas';
@@ -226,34 +226,52 @@ export const exportPage = <T>(contextUrl: string, persons: T[], next: string | n
 });
 
 /**
- * `GET /events` (API.md 14): page sizes, and the longest cursor (eight positions and a check: about
- * 100 characters).
+ * `GET /events` (API.md 14): page sizes, and the longest cursor (eight positions and a MAC: at most 113
+ * characters).
  */
 export const FEED_DEFAULTS = { limit: 100, maxLimit: 500, maxCursorLength: 128 } as const;
 
 const NOT_A_FEED_CURSOR =
   'Not a cursor of this feed: send the `next` of a page it answered, or leave `after` out to start at the first event';
 
+const feedQueryOf = <A extends z.ZodType>(after: A) =>
+  z.strictObject(
+    { after: after.optional(), limit: integer(1, FEED_DEFAULTS.maxLimit).optional() },
+    unknownParameters,
+  );
+
+const cursorText = () => z.string().max(FEED_DEFAULTS.maxCursorLength, NOT_A_FEED_CURSOR);
+
 /**
- * `GET /events`: `after`, the `next` of an earlier page (opaque; one the feed did not issue is refused,
- * lib/domain/feed.ts `decodeFeedCursor`), and `limit` 1..500.
+ * `GET /events`: `after`, the `next` of an earlier page (opaque), and `limit` 1..500, as the documents
+ * show them. The handler reads the query with `listEventsQuery`, which also checks the cursor's MAC.
  */
-export const ListEventsQuery = z.strictObject(
-  {
-    after: z
-      .string()
-      .max(FEED_DEFAULTS.maxCursorLength, NOT_A_FEED_CURSOR)
-      .transform((cursor, context): FeedPosition => {
-        const position = decodeFeedCursor(cursor);
-        if (position) return position;
-        context.addIssue({ code: 'custom', message: NOT_A_FEED_CURSOR });
-        return z.NEVER;
-      })
-      .optional(),
-    limit: integer(1, FEED_DEFAULTS.maxLimit).optional(),
-  },
-  unknownParameters,
-);
+export const ListEventsQuery = feedQueryOf(cursorText());
+
+const keyedQueries = new Map<FeedCursorKey, ReturnType<typeof keyedQuery>>();
+const keyedQuery = (key: FeedCursorKey) =>
+  feedQueryOf(
+    cursorText().transform((cursor, context): FeedPosition => {
+      const position = decodeFeedCursor(cursor, key);
+      if (position) return position;
+      context.addIssue({ code: 'custom', message: NOT_A_FEED_CURSOR });
+      return z.NEVER;
+    }),
+  );
+
+/**
+ * `GET /events`'s query read with the feed's key: a cursor the feed did not issue with it (altered,
+ * truncated, made up, or another server's) is refused (lib/domain/feed.ts `decodeFeedCursor`). One
+ * schema per key, built once.
+ */
+export const listEventsQuery = (key: FeedCursorKey) => {
+  let schema = keyedQueries.get(key);
+  if (!schema) {
+    schema = keyedQuery(key);
+    keyedQueries.set(key, schema);
+  }
+  return schema;
+};
 
 export interface FeedRequest {
   /** Where the page starts: the position `after` holds, or before the first event. */
@@ -261,7 +279,7 @@ export interface FeedRequest {
   limit: number;
 }
 
-export const feedRequest = ({ after, limit }: z.output<typeof ListEventsQuery>): FeedRequest => ({
+export const feedRequest = ({ after, limit }: z.output<ReturnType<typeof listEventsQuery>>): FeedRequest => ({
   position: after ?? FEED_START,
   limit: limit ?? FEED_DEFAULTS.limit,
 });

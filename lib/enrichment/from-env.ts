@@ -1,11 +1,12 @@
 /**
  * The enrichment provider a container builds once from its environment. Deployed, the provider key
  * lives in Secrets Manager (the stack passes the secret's id, never its value, so the key is not in
- * the function's configuration); locally and in tests, `ENRICHMENT_API_KEY` holds it directly.
+ * the function's configuration; lib/secrets.ts reads it); locally and in tests, `ENRICHMENT_API_KEY`
+ * holds it directly.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { logger } from '../logger';
-import { traceClient, traceRemoteCall } from '../tracer';
+import { cachedValue, type SecretReader, secretsManagerReader } from '../secrets';
+import { traceRemoteCall } from '../tracer';
 import { clearbitProvider } from './clearbit';
 import type { LookupResult, PersonDataProvider } from './provider';
 
@@ -14,53 +15,6 @@ export const ENRICHMENT_KEY_SECRET_ENV = 'ENRICHMENT_API_KEY_SECRET_ID';
 
 /** How long a key read from Secrets Manager is used before it is read again. */
 export const KEY_MAX_AGE_MS = 5 * 60_000;
-
-/** Reads the current string value of a secret. */
-export type SecretReader = (secretId: string) => Promise<string>;
-
-/** The secret holds no usable key: retrying will not help until an operator sets one. */
-export class SecretUnusable extends Error {
-  override name = 'SecretUnusable';
-}
-
-/**
- * Reads secrets with one Secrets Manager client, created on first use so a container that never
- * reads a secret never builds one.
- */
-export const secretsManagerReader = (client?: SecretsManagerClient): SecretReader => {
-  let secrets = client;
-  return async (secretId) => {
-    secrets ??= traceClient(new SecretsManagerClient({}));
-    const { SecretString } = await secrets.send(new GetSecretValueCommand({ SecretId: secretId }));
-    const value = SecretString?.trim();
-    if (!value) throw new SecretUnusable(`The secret ${secretId} holds no string value`);
-    return value;
-  };
-};
-
-/**
- * A value read on first use and kept for `maxAgeMs`, so a container asks once, not per record, yet a
- * key replaced in the secret takes effect within minutes without a deploy. A failed read is not kept:
- * the next call tries again.
- */
-export const cachedValue = (
-  read: () => Promise<string>,
-  maxAgeMs: number,
-  now: () => number = Date.now,
-): (() => Promise<string>) => {
-  let cached: { value: Promise<string>; readAt: number } | undefined;
-  return () => {
-    if (!cached || now() - cached.readAt >= maxAgeMs) {
-      const value = read();
-      const entry = { value, readAt: now() };
-      cached = entry;
-      value.catch(() => {
-        if (cached === entry) cached = undefined;
-      });
-    }
-    return cached.value;
-  };
-};
 
 /** Errors of reading the key that an operator must fix (a missing or unreadable secret, no value). */
 const OPERATOR_ERRORS = new Set([

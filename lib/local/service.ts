@@ -10,6 +10,7 @@ import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
 import { markPostingCountsIfEmpty } from '../db/search/posting-counts';
 import { documentClient } from '../db/table/client';
 import { corsOriginsFrom } from '../http/cors';
+import { FEED_CURSOR_KEY_ENV } from '../secrets';
 import {
   type DynamoLocal,
   ensureTable,
@@ -17,6 +18,7 @@ import {
   startDynamoLocal,
   useLocalTable,
 } from './dynamo-local';
+import { localFeedCursorKey } from './feed-cursor-key';
 import { FIXTURE_EMAILS, startFixtureProvider } from './fixture-provider';
 import { type JwtSettings, jwtAuthorizer, jwtSettingsFromEnv } from './jwt-authorizer';
 import { lambdaContext } from './lambda-context';
@@ -105,6 +107,8 @@ export const startLocalService = async ({
     const dynamo = await startDynamoLocal(dataDir ? { dataDir } : {});
     stops.push(() => dynamo.stop());
     useLocalTable(dynamo.endpoint, tableName);
+    // The feed's cursors signed with the data folder's key (a new one in memory): lib/secrets.ts reads it.
+    process.env[FEED_CURSOR_KEY_ENV] = await localFeedCursorKey(dataDir);
     const client = documentClient(localClientConfig(dynamo.endpoint));
     await ensureTable(client, tableName);
     // The stream poller below counts every posting from now on (with enrichment, as deployed): on a

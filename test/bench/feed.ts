@@ -16,6 +16,7 @@
  *   ("The change feed": one BatchGetItem of the 8 heads, at most one Query per shard with events past
  *   the cursor; about L / 26 read units for L events of ~0.3 KB, plus the heads).
  */
+import { randomBytes } from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { buildHandler as buildCreate } from '../../functions/create-person';
@@ -122,8 +123,12 @@ const perPage = (values: readonly number[]): PerPage => ({
   mean: Number((values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length)).toFixed(3)),
   max: Math.max(...values),
 });
+/** The key the bench's list-events handler signs its cursors with. */
+const CURSOR_KEY = randomBytes(32).toString('base64url');
+
 /** Events the feed has handed a reader at this cursor: the sum of its positions. */
-const eventsBehind = (cursor: string) => (decodeFeedCursor(cursor) ?? []).reduce((sum, n) => sum + n, 0);
+const eventsBehind = (cursor: string) =>
+  (decodeFeedCursor(cursor, CURSOR_KEY) ?? []).reduce((sum, n) => sum + n, 0);
 
 export const runFeed = async (
   storage: Storage,
@@ -165,7 +170,7 @@ export const runFeed = async (
     const idempotency = { store: idempotencyStore({ client: raw, tableName: storage.tableName }) };
     const create = buildCreate({ persons, idempotency }) as HttpFunction;
     const update = buildUpdate({ persons, idempotency }) as HttpFunction;
-    const list = buildList({ feed: feedLog(storage) }) as HttpFunction;
+    const list = buildList({ feed: feedLog(storage), cursorKey: async () => CURSOR_KEY }) as HttpFunction;
 
     const call = async (handler: HttpFunction, name: string, spec: EventSpec, status: number) => {
       const result = (await handler(

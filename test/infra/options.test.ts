@@ -103,7 +103,9 @@ describe('throttleRate and throttleBurst', () => {
 
 describe('enrichmentSecretName', () => {
   it('imports the named secret instead of creating one, and grants reading only that secret', () => {
-    expect(withOptions.findResources('AWS::SecretsManager::Secret')).toEqual({});
+    expect(Object.keys(withOptions.findResources('AWS::SecretsManager::Secret'))).toEqual([
+      expect.stringMatching(/^FeedCursorKey/),
+    ]);
     const enrich = serviceFunctions(withOptions).get('enrich-person') as { resource: Resource };
     const secretArn = JSON.stringify(
       enrich.resource.Properties.Environment.Variables[ENRICHMENT_KEY_SECRET_ENV],

@@ -30,6 +30,7 @@ import {
 import {
   type Json,
   only,
+  onlyNamed,
   permissionsOf,
   type Resource,
   resourcesOf,
@@ -42,6 +43,7 @@ let template: Template;
 let functions: ReturnType<typeof serviceFunctions>;
 let tableId: string;
 let secretId: string;
+let cursorSecretId: string;
 let queueIds: string[];
 let busId: string;
 
@@ -49,7 +51,8 @@ beforeAll(() => {
   ({ template } = synthesize());
   functions = serviceFunctions(template);
   [tableId] = only(template.findResources('AWS::DynamoDB::Table'));
-  [secretId] = only(template.findResources('AWS::SecretsManager::Secret'));
+  [secretId] = onlyNamed(template.findResources('AWS::SecretsManager::Secret'), 'EnrichmentApiKey');
+  [cursorSecretId] = onlyNamed(template.findResources('AWS::SecretsManager::Secret'), 'FeedCursorKey');
   // One dead-letter queue per stream subscription.
   queueIds = Object.keys(template.findResources('AWS::SQS::Queue'));
   [busId] = only(template.findResources('AWS::Events::EventBus'));
@@ -68,6 +71,7 @@ const grantsOf = (handler: string): string[] => {
     [`${tableId}.Arn/index/byChangeId`]: 'index byChangeId',
     [`${tableId}.StreamArn`]: 'stream',
     [`${secretId}.Ref`]: 'secret',
+    [`${cursorSecretId}.Ref`]: 'the feed cursor key',
     [`${busId}.Arn`]: 'event bus',
     ...Object.fromEntries(queueIds.map((queueId) => [`${queueId}.Arn`, 'dead-letter queue'])),
   };
@@ -232,7 +236,12 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:Query on index byChangeId',
     `dynamodb:BatchGetItem on table [${HISTORIES}]`,
   ],
-  'list-events': ['dynamodb:BatchGetItem on table [FEED#*]', 'dynamodb:Query on table [FEED#*]'],
+  // It signs and checks the feed's cursors: their key's secret, read only (API.md 14).
+  'list-events': [
+    'dynamodb:BatchGetItem on table [FEED#*]',
+    'dynamodb:Query on table [FEED#*]',
+    'secretsmanager:GetSecretValue on the feed cursor key',
+  ],
   'seed-reference-data': [
     RESERVE_IDS,
     `dynamodb:BatchGetItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} COUNTER#persons]`,
@@ -260,7 +269,13 @@ const EXPECTED: Record<string, string[]> = {
   'route-not-found': [],
 };
 
-const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const READ_ACTIONS = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  // list-events reads its cursor key's secret, and nothing of it besides.
+  'secretsmanager:GetSecretValue',
+];
 const READ_ONLY = [
   'get-person',
   'get-own-person',

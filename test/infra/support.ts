@@ -81,6 +81,10 @@ export const only = <T>(record: Record<string, T>): [string, T] => {
   return entries[0] as [string, T];
 };
 
+/** The one resource of a type whose logical id starts with `prefix` (its construct's id). */
+export const onlyNamed = <T>(record: Record<string, T>, prefix: string): [string, T] =>
+  only(Object.fromEntries(Object.entries(record).filter(([id]) => id.startsWith(prefix))));
+
 /** The service's own functions (those the ServiceFunction construct made), by handler name. */
 export const serviceFunctions = (template: Template): Map<string, { id: string; resource: Resource }> => {
   const functions = new Map<string, { id: string; resource: Resource }>();

@@ -3,12 +3,14 @@
  * consumer that polls `GET /events` with the cursor it was given, across a restart of the consumer and
  * of the server, ends with every change exactly once, each object's in version order, each event
  * naming its ChangeHistory entry; a change is readable within 5 seconds of its answer; a read during
- * a burst of writes answers, and misses nothing.
+ * a burst of writes answers, and misses nothing. A cursor it did not issue (altered, truncated,
+ * another server's, the docs' old example) is 400; its own outlive a restart on the same data.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeFeedCursor } from '../../lib/domain/feed';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { type ServerProcess, startServer } from '../support/server';
 
@@ -169,5 +171,33 @@ describe('GET /events against npm start --data', () => {
     const burst = reader.state.seen.filter(({ subject }) => subjects.has(subject));
     expect(burst).toHaveLength(40);
     expect(new Set(burst.map(({ id }) => id)).size).toBe(40);
+  });
+
+  it('refuses a cursor it did not issue: 400 validation-error naming /after', async () => {
+    const { next } = await page(null, 3);
+    const [, ...positions] = next.split('.').slice(0, -1);
+    const refused = {
+      'one character changed': `${next.slice(0, -3)}${next.at(-3) === 'x' ? 'y' : 'x'}${next.slice(-2)}`,
+      'a position changed': next.replace(/^f2\.[0-9a-z]+/, 'f2.zz'),
+      truncated: next.slice(0, -4),
+      'another server’s': encodeFeedCursor(
+        positions.map((digits) => Number.parseInt(digits, 36)),
+        'other key',
+      ),
+      'the docs’ old example': 'f1.3.3.2.5.3.3.7.2.1t8cvxy',
+    };
+    for (const [what, after] of Object.entries(refused)) {
+      const response = await fetch(`${server.url}/events?${new URLSearchParams({ after })}`);
+      expect({ what, status: response.status }).toEqual({ what, status: 400 });
+      const problem = (await response.json()) as {
+        type: string;
+        errors: { path: string; message: string }[];
+      };
+      expect(problem.type).toBe('/problems/validation-error');
+      expect(problem.errors).toEqual([
+        { path: '/after', message: expect.stringMatching(/Not a cursor of this feed/) },
+      ]);
+    }
+    expect((await fetch(`${server.url}/events?${new URLSearchParams({ after: next })}`)).status).toBe(200);
   });
 });

@@ -17,6 +17,7 @@ import { feedLog } from '../../lib/db/feed/feed-log';
 import { changeHistory, type StoredChange } from '../../lib/db/history/change-history';
 import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import { responseExample } from '../../lib/docs/examples';
 import { type ChangeEntry, NO_ORIGIN, type ResourceType } from '../../lib/domain/change-history';
 import {
   type CloudEvent,
@@ -54,8 +55,11 @@ interface Problem {
   errors: { path: string; message: string }[];
 }
 
-const listEventsOn = (table: TestTable, config?: HttpConfig) =>
-  buildListEvents({ feed: feedLog(table), ...(config ? { config } : {}) });
+/** The key this file's feed signs its cursors with (deployed, the stack's secret; npm start, its own). */
+const CURSOR_KEY = 'the tests’ cursor key';
+
+const listEventsOn = (table: TestTable, config?: HttpConfig, key = CURSOR_KEY) =>
+  buildListEvents({ feed: feedLog(table), cursorKey: async () => key, ...(config ? { config } : {}) });
 
 const eventsRequest = (query?: Record<string, string>, extra: Partial<EventSpec> = {}) =>
   httpEvent({ method: 'GET', route: '/events', ...(query ? { query } : {}), ...extra });
@@ -197,7 +201,7 @@ describe('GET /events: the events of real changes', () => {
     expect(page.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(Object.keys(page.body)).toEqual(['@context', '@type', 'events', 'next']);
     expect(page.body).toMatchObject({ '@context': `${BASE}/context.jsonld`, '@type': 'EventPage' });
-    expect(page.body.next).toMatch(/^f1\./);
+    expect(page.body.next).toMatch(/^f2\./);
   });
 
   it('gives one event per change: every kind of change a person and a NamePrefix have, oldest first', () => {
@@ -296,7 +300,7 @@ describe('GET /events: order and paging', () => {
     const empty = await getEvents(table);
     expect(empty.status).toBe(200);
     expect(empty.body.events).toEqual([]);
-    expect(empty.body.next).toBe(encodeFeedCursor(FEED_START));
+    expect(empty.body.next).toBe(encodeFeedCursor(FEED_START, CURSOR_KEY));
 
     const [first, second] = onDistinctShards(2, 100);
     await feedLog(table).append([
@@ -421,17 +425,41 @@ describe('GET /events: refusals and HEAD', () => {
     cursor = (await getEvents(table)).body.next;
   });
 
-  /** A cursor the feed issued, one position changed: its check no longer holds. */
+  /** A cursor the feed issued, one position changed: its MAC no longer holds. */
   const edited = () => {
     const parts = cursor.split('.');
     parts[1] = parts[1] === '0' ? '1' : '0';
     return parts.join('.');
   };
+  /** A cursor the feed issued, one character of its MAC changed. */
+  const macEdited = () => `${cursor.slice(0, -2)}${cursor.at(-2) === 'A' ? 'B' : 'A'}${cursor.at(-1)}`;
 
   it.each<[string, () => Record<string, string>, string, RegExp]>([
     ['a made-up cursor', () => ({ after: 'abc' }), '/after', /Not a cursor of this feed/],
     ['an empty cursor', () => ({ after: '' }), '/after', /Not a cursor of this feed/],
     ['an edited cursor', () => ({ after: edited() }), '/after', /Not a cursor of this feed/],
+    ['a cursor with its MAC edited', () => ({ after: macEdited() }), '/after', /Not a cursor of this feed/],
+    ['a truncated cursor', () => ({ after: cursor.slice(0, -1) }), '/after', /Not a cursor of this feed/],
+    [
+      'a cursor signed with another key (another server’s)',
+      () => ({ after: encodeFeedCursor(FEED_START, 'another server’s key') }),
+      '/after',
+      /Not a cursor of this feed/,
+    ],
+    [
+      'the docs’ old example cursor, unkeyed',
+      () => ({ after: 'f1.3.3.2.5.3.3.7.2.1t8cvxy' }),
+      '/after',
+      /Not a cursor of this feed/,
+    ],
+    [
+      'the documents’ example cursor, signed with no server’s key',
+      () => ({
+        after: (responseExample('listEvents', 'EventPage')?.value as EventPage | undefined)?.next ?? '',
+      }),
+      '/after',
+      /Not a cursor of this feed/,
+    ],
     ['a cursor of the export', () => ({ after: 'eyJwIjoyfQ' }), '/after', /Not a cursor of this feed/],
     [
       'an overlong cursor',

@@ -279,7 +279,7 @@ describe('the JSON-LD context reads the new resources', () => {
       }),
       links.baseUrl,
     );
-    const cursor = encodeFeedCursor(FEED_START);
+    const cursor = encodeFeedCursor(FEED_START, 'a key');
 
     const quads = await toQuads(eventPage(CONTEXT_URL, [event, event], cursor));
 

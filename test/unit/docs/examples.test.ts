@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EXAMPLE_FEED_CURSOR_KEY } from '../../../lib/docs/examples';
 import { JSON_MEDIA_TYPES, openApiDocument } from '../../../lib/docs/openapi';
 import { OPERATIONS } from '../../../lib/docs/operations';
 import { decodeFeedCursor } from '../../../lib/domain/feed';
@@ -198,6 +199,6 @@ describe('the examples tell one story', () => {
     expect(update.data.changeHistory).toBe(history['@id']);
     expect(merge.data.superceded_by).toBeGreaterThan(got.id);
     expect(Number(merge.id)).toBeGreaterThan(Number(update.id));
-    expect(decodeFeedCursor(page.next)).not.toBeNull();
+    expect(decodeFeedCursor(page.next, EXAMPLE_FEED_CURSOR_KEY)).not.toBeNull();
   });
 });

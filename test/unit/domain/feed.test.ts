@@ -21,6 +21,7 @@ import {
   type PlacedEvent,
   pageShares,
 } from '../../../lib/domain/feed';
+import { FEED_DEFAULTS } from '../../../lib/domain/listing';
 
 const BASE = 'http://127.0.0.1:3000';
 const runs = { numRuns: Number(process.env.FUZZ_RUNS ?? 200) };
@@ -137,16 +138,50 @@ describe('the cursor', () => {
     minLength: FEED_SHARDS,
     maxLength: FEED_SHARDS,
   });
+  const keys = fc.string({ minLength: 1, maxLength: 64 });
+  const KEY = 'this feed’s key';
+  /** Every character a cursor is written with. */
+  const ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_.';
 
-  it('gives back the position it holds, and refuses any edit of it', () => {
+  it('gives back the position it holds, with the key it was signed with', () => {
     fc.assert(
-      fc.property(positions, fc.nat(), fc.integer({ min: 0, max: 35 }), (held, at, digit) => {
-        const cursor = encodeFeedCursor(held);
-        expect(cursor).toMatch(/^[0-9a-z.]+$/);
-        expect(decodeFeedCursor(cursor)).toEqual(held);
+      fc.property(positions, keys, (held, key) => {
+        const cursor = encodeFeedCursor(held, key);
+        expect(cursor).toMatch(/^f2(\.[0-9a-z]+){8}\.[A-Za-z0-9_-]{22}$/);
+        expect(cursor.length).toBeLessThanOrEqual(FEED_DEFAULTS.maxCursorLength);
+        expect(decodeFeedCursor(cursor, key)).toEqual(held);
+      }),
+      runs,
+    );
+  });
+
+  it('refuses a cursor with any one character changed, positions and MAC alike', () => {
+    fc.assert(
+      fc.property(positions, fc.nat(), fc.nat({ max: ALPHABET.length - 1 }), (held, at, pick) => {
+        const cursor = encodeFeedCursor(held, KEY);
         const index = at % cursor.length;
-        const edited = `${cursor.slice(0, index)}${digit.toString(36)}${cursor.slice(index + 1)}`;
-        if (edited !== cursor) expect(decodeFeedCursor(edited)).toBeNull();
+        const edited = `${cursor.slice(0, index)}${ALPHABET[pick]}${cursor.slice(index + 1)}`;
+        if (edited !== cursor) expect(decodeFeedCursor(edited, KEY)).toBeNull();
+      }),
+      runs,
+    );
+  });
+
+  it('refuses a cursor cut short anywhere', () => {
+    fc.assert(
+      fc.property(positions, fc.nat(), (held, at) => {
+        const cursor = encodeFeedCursor(held, KEY);
+        expect(decodeFeedCursor(cursor.slice(0, at % cursor.length), KEY)).toBeNull();
+      }),
+      runs,
+    );
+  });
+
+  it('refuses a cursor signed with another key: another server’s', () => {
+    fc.assert(
+      fc.property(positions, keys, keys, (held, mine, theirs) => {
+        fc.pre(mine !== theirs);
+        expect(decodeFeedCursor(encodeFeedCursor(held, theirs), mine)).toBeNull();
       }),
       runs,
     );
@@ -155,12 +190,16 @@ describe('the cursor', () => {
   it.each([
     ['empty', ''],
     ['garbage', 'not-a-cursor'],
-    ['another version', encodeFeedCursor(FEED_START).replace(/^f1/, 'f2')],
-    ['one shard short', encodeFeedCursor(FEED_START).replace(/^f1\.0\./, 'f1.')],
-    ['a leading zero', encodeFeedCursor(FEED_START).replace(/^f1\.0/, 'f1.00')],
-    ['a negative position', encodeFeedCursor(FEED_START).replace(/^f1\.0/, 'f1.-1')],
+    // docs/change-feed.md's example before cursors were signed: its check anyone could compute.
+    ['the old unkeyed cursor of the docs', 'f1.3.3.2.5.3.3.7.2.1t8cvxy'],
+    ['another version', encodeFeedCursor(FEED_START, KEY).replace(/^f2/, 'f1')],
+    ['one shard short', encodeFeedCursor(FEED_START, KEY).replace(/^f2\.0\./, 'f2.')],
+    ['a leading zero', encodeFeedCursor(FEED_START, KEY).replace(/^f2\.0/, 'f2.00')],
+    ['a negative position', encodeFeedCursor(FEED_START, KEY).replace(/^f2\.0/, 'f2.-1')],
+    ['no MAC', encodeFeedCursor(FEED_START, KEY).replace(/\.[^.]+$/, '')],
+    ['the MAC in padded base64', `${encodeFeedCursor(FEED_START, KEY)}==`],
   ])('is refused when %s', (_label, cursor) => {
-    expect(decodeFeedCursor(cursor)).toBeNull();
+    expect(decodeFeedCursor(cursor, KEY)).toBeNull();
   });
 });
 

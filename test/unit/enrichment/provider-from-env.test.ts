@@ -3,12 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ENRICHMENT_KEY_SECRET_ENV,
-  providerFromEnv,
-  SecretUnusable,
-  secretsManagerReader,
-} from '../../../lib/enrichment/from-env';
+import { ENRICHMENT_KEY_SECRET_ENV, providerFromEnv } from '../../../lib/enrichment/from-env';
+import { SecretUnusable, secretsManagerReader } from '../../../lib/secrets';
 
 /** A provider stand-in on 127.0.0.1 that records the bearer key of each lookup and knows nobody. */
 let server: Server;
