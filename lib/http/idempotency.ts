@@ -52,10 +52,41 @@ export const idempotencyKeyOf = (event: APIGatewayProxyEventV2): string | undefi
 };
 
 /**
+ * A JSON value written one way (API.md 5.6: bodies are compared as JSON): object keys sorted by code
+ * unit, recursively, array order kept, no white space. Ten lines rather than a package
+ * (json-stable-stringify and its kin do this and more: replacers, cycles, options none of this needs).
+ */
+export const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    const members = Object.keys(object)
+      .sort()
+      .map((name) => `${JSON.stringify(name)}:${canonicalJson(object[name])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
+};
+
+/**
+ * The body as a retry must send it again: a JSON body in its canonical form, so the same value with
+ * other white space or key order is the same request; any other body (the write refuses it anyway)
+ * as it came, with whether it came base64-encoded. So is one too deep to rewrite.
+ */
+const comparedBody = (body: string, base64: boolean) => {
+  try {
+    const text = base64 ? Buffer.from(body, 'base64').toString('utf8') : body;
+    return { json: canonicalJson(JSON.parse(text)) };
+  } catch {
+    return { body, base64 };
+  }
+};
+
+/**
  * What a key's record is found by, `scope`: the key, the requesting person and the authenticated
  * caller (IAM ARN or JWT subject, when there is one), so one client never gets another's answer. And
  * what a retry must send again, `request`: method, path (without a stage or trailing slash) and the body
- * as it came. Powertools hashes each (SHA-256): the first into the record's key, the second into the
+ * compared as JSON (`comparedBody`). Powertools hashes each (SHA-256): the first into the record's key, the second into the
  * record, compared on every retry.
  */
 export const keyedRequestOf = (event: APIGatewayProxyEventV2, key: string, requester: number) => ({
@@ -63,8 +94,7 @@ export const keyedRequestOf = (event: APIGatewayProxyEventV2, key: string, reque
   request: {
     method: event.requestContext?.http?.method ?? '',
     path: withoutTrailingSlash(routePath(event)),
-    body: event.body ?? '',
-    base64: event.isBase64Encoded ?? false,
+    ...comparedBody(event.body ?? '', event.isBase64Encoded ?? false),
   },
 });
 

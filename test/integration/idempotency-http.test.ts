@@ -1,8 +1,9 @@
 /**
  * `Idempotency-Key` outside in, over the real local server (`npm start`'s code, the handler modules as
  * deployed, wired to their production dependencies): a create whose connection dropped before its
- * answer, sent again with its key, gives one person and the first 201; and every write route answers
- * a retry with the first answer.
+ * answer, sent again with its key, gives one person and the first 201; every write route answers
+ * a retry with the first answer; and a retry's body is compared as JSON (API.md 5.6): other white space
+ * or key order is the same body, another value is 422.
  */
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,6 +20,25 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
+
+/** The same JSON value written another way: keys in reverse order at every depth, and indented. */
+const reserialized = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(reserialized)
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(
+          Object.entries(value)
+            .reverse()
+            .map(([name, member]) => [name, reserialized(member)]),
+        )
+      : value;
+
+const sendText = (method: string, path: string, body: string, headers: Record<string, string>) =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+  });
 
 const write = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
   fetch(`${server.url}${path}`, {
@@ -168,5 +188,53 @@ describe('every write route', () => {
     });
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as Json).detail).toContain('Idempotency-Key');
+  });
+});
+
+describe('a retry’s body, compared as JSON', () => {
+  it('replays the first answer for the same value with other white space and key order, nested too, and writes nothing', async () => {
+    const reference = uniqueTag('canonical');
+    const body = {
+      ...personBody('Sofia', 'Kovalevskaya', uniqueEmail('canonical'), uniqueEmail('second')),
+      local_reference_id: reference,
+    };
+    const headers = { 'x-requester-person': '0', 'idempotency-key': `canonical-${reference}` };
+    const first = await answerOf(await sendText('POST', '/Person', JSON.stringify(body), headers));
+    expect(first.status).toBe(201);
+
+    const spelled = {
+      'indented and spaced': JSON.stringify(body, null, 2),
+      'keys in reverse order at every depth': JSON.stringify(reserialized(body)),
+      'both, with a trailing newline': `${JSON.stringify(reserialized(body), null, '\t')}\n`,
+    };
+    for (const [how, text] of Object.entries(spelled)) {
+      expect(text).not.toBe(JSON.stringify(body));
+      const again = await answerOf(await sendText('POST', '/Person', text, headers));
+      expect({ how, ...again }).toEqual({ how, ...first, replayed: 'true' });
+    }
+    const found = (await (
+      await fetch(`${server.url}/Person?local_reference_id=${reference}`)
+    ).json()) as Json;
+    expect(found.Pagination.count).toBe(1);
+
+    // Another value is another body: an email changed deep inside, or the array's order, is 422.
+    const [one, two] = body.Emails?.['@set'] ?? [];
+    const others = {
+      'a nested value changed': {
+        ...body,
+        Names: { ...body.Names, '@set': [{ ...body.Names['@set'][0], first_name: 'Sophie' }] },
+      },
+      'an array in another order': { ...body, Emails: { ...body.Emails, '@set': [two, one] } },
+    };
+    for (const [how, other] of Object.entries(others)) {
+      const refused = await answerOf(
+        await sendText('POST', '/Person', JSON.stringify(reserialized(other)), headers),
+      );
+      expect({ how, status: refused.status, type: refused.body.type }).toEqual({
+        how,
+        status: 422,
+        type: '/problems/idempotency-key-reused',
+      });
+    }
   });
 });
