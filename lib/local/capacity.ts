@@ -1,16 +1,22 @@
 /**
- * `npm run capacity -- --persons N --mix FILE [--json]`: what a population and a traffic mix cost a
- * month and which limit they meet first, from the capacity model (lib/db/capacity/). Bad arguments
- * exit 2 with what was wrong.
+ * `npm run capacity [-- --persons N --mix FILE --json]`: what a population and a traffic mix cost a
+ * month and which limit they meet first, from the capacity model (lib/db/capacity/). Without `--mix`,
+ * the default profile (DEFAULT_PROFILE), named in the answer. Bad arguments exit 2 with what was wrong.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_THROTTLE } from '../../infra/config';
 import { Mix } from '../db/capacity/mix';
 import { capacity } from '../db/capacity/model';
 import { renderAnswer } from '../db/capacity/report';
 
-const USAGE = 'usage: npm run capacity -- --persons N --mix FILE [--json]';
+/** The profile `npm run capacity` answers without `--mix`: the smallest of the three, on the stack's defaults. */
+export const DEFAULT_PROFILE = 'lib/db/capacity/profiles/institution-1m.json';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+const USAGE = `usage: npm run capacity [-- --persons N --mix FILE --json] (--mix: ${DEFAULT_PROFILE} by default)`;
 
 const fail = (message: string): never => {
   process.stderr.write(`capacity: ${message}\n${USAGE}\n`);
@@ -32,24 +38,25 @@ const args = (() => {
   }
 })();
 
-if (!args.mix) fail('--mix FILE is required');
+const profile = args.mix ?? DEFAULT_PROFILE;
+const mixFile = args.mix ?? join(ROOT, DEFAULT_PROFILE);
 const text = (() => {
   try {
-    return readFileSync(args.mix as string, 'utf8');
+    return readFileSync(mixFile, 'utf8');
   } catch (error) {
-    return fail(`cannot read ${args.mix}: ${(error as Error).message}`);
+    return fail(`cannot read ${profile}: ${(error as Error).message}`);
   }
 })();
 const parsed = (() => {
   try {
     return Mix.safeParse(JSON.parse(text));
   } catch (error) {
-    return fail(`${args.mix} is not JSON: ${(error as Error).message}`);
+    return fail(`${profile} is not JSON: ${(error as Error).message}`);
   }
 })();
 if (!parsed.success)
   fail(
-    `${args.mix}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
+    `${profile}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
   );
 const mix = parsed.data as Mix;
 const persons = args.persons === undefined ? mix.persons : Number(args.persons);
@@ -58,4 +65,9 @@ if (!Number.isSafeInteger(persons) || (persons as number) < 1)
   fail(`--persons must be a whole number ≥ 1, not ${args.persons}`);
 
 const answer = capacity(mix, { persons: persons as number, defaultThrottleRate: DEFAULT_THROTTLE.rateLimit });
-process.stdout.write(args.json ? `${JSON.stringify(answer, null, 2)}\n` : renderAnswer(answer));
+const named = args.mix
+  ? ''
+  : `Profile: ${DEFAULT_PROFILE}, the default (--mix FILE for another; profiles in lib/db/capacity/profiles/).\n\n`;
+process.stdout.write(
+  args.json ? `${JSON.stringify({ profile, ...answer }, null, 2)}\n` : `${named}${renderAnswer(answer)}`,
+);

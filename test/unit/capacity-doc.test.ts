@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_THROTTLE } from '../../infra/config';
 import { Mix } from '../../lib/db/capacity/mix';
-import { type CapacityAnswer, capacity } from '../../lib/db/capacity/model';
+import { type CapacityAnswer, capacity, firstLimit } from '../../lib/db/capacity/model';
 import {
   HOURS_PER_MONTH,
   PRICES,
@@ -107,12 +107,18 @@ describe('docs/capacity.md', () => {
     expect(section, heading).not.toBe('');
     for (const line of [first, monthly, storage, dynamo]) expect(section).toContain(line);
 
-    // The summary table's row: the first limit, its headroom, the monthly totals and storage.
+    // The summary table's row: the first limit (least headroom of all, as the headline says) and the
+    // first the load meets, their headroom, the monthly totals and storage.
+    const least = firstLimit(answer.limits);
     const limit = answer.limits.find((candidate) => !candidate.design);
     const [, onDemand, provisioned] = monthly.match(/^(\S+) on demand, (\S+) with/) ?? [];
     const [, bytes, storageUsd] = storage.match(/^total\s+(\S+ \S+)\s+(\S+)$/) ?? [];
     const summary = page.split('\n').find((candidate) => candidate.startsWith(`| ${link}`)) ?? '';
     expect(summary.split(' | ').slice(1)).toEqual([
+      least?.design
+        ? `${least.limit} ([at any load](#at-any-load-the-streams-readers))`
+        : `${least?.limit} (${least?.where})`,
+      `${number(least?.headroom ?? 0, 2)}×`,
       `${limit?.limit} (${limit?.where})`,
       `${number(limit?.headroom ?? 0, 2)}×`,
       onDemand,

@@ -73,6 +73,13 @@ export interface LimitRow {
   source: string;
 }
 
+/**
+ * The headline's first limit: the one with the least headroom of every limit the answer lists, a
+ * limit of the design (met at any load) included; on a tie, one the load meets.
+ */
+export const firstLimit = (limits: readonly LimitRow[]): LimitRow | undefined =>
+  [...limits].sort((a, b) => a.headroom - b.headroom || Number(a.design) - Number(b.design))[0];
+
 export interface CapacityAnswer {
   name: string;
   persons: number;

@@ -1,5 +1,8 @@
-/** The capacity model's answer as text: one table per section, the first limit reached on top. */
-import type { CapacityAnswer } from './model';
+/**
+ * The capacity model's answer as text: one table per section, the first limit reached on top, and
+ * the headline's first limit the one with the least headroom of all it lists (`firstLimit`).
+ */
+import { type CapacityAnswer, firstLimit, type LimitRow } from './model';
 import { AS_OF, REGION } from './prices';
 
 const number = (value: number, digits = 0) =>
@@ -33,7 +36,9 @@ const table = (header: string[], rows: string[][]) => {
 };
 
 export const renderAnswer = (answer: CapacityAnswer): string => {
-  const first = answer.limits.find((row) => !row.design);
+  const first = firstLimit(answer.limits);
+  const firstByLoad = answer.limits.find((row) => !row.design);
+  const said = (row: LimitRow) => `${row.limit} (${row.where}), headroom ${number(row.headroom, 2)}×`;
   const limitRows = (design: boolean) =>
     answer.limits
       .filter((row) => row.design === design)
@@ -90,11 +95,17 @@ export const renderAnswer = (answer: CapacityAnswer): string => {
     '',
     '## Limits the load meets (first reached on top; headroom = limit / load)',
     table(['limit', 'where', 'load', 'limit', 'headroom'], limitRows(false)),
-    first ? `First limit: ${first.limit} (${first.where}), headroom ${number(first.headroom, 2)}×.` : '',
     '',
     '## Limits of the design (met whatever the load)',
     table(['limit', 'where', 'size', 'limit', 'headroom'], limitRows(true)),
     '',
+    ...(first
+      ? [
+          `First limit: ${said(first)}${first.design ? ' (a limit of the design)' : ''}.`,
+          ...(first.design && firstByLoad ? [`First limit the load meets: ${said(firstByLoad)}.`] : []),
+          '',
+        ]
+      : []),
     '## Notes',
     ...answer.notes.map((note) => `- ${note}`),
     '',

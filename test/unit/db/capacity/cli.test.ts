@@ -39,6 +39,35 @@ describe('npm run capacity', () => {
     expect(stdout).toMatch(/First limit: .+, headroom [\d.,]+×/);
   });
 
+  it('answers without arguments: the default profile, named in its output, as --mix with it answers', () => {
+    const { status, stdout, stderr } = run();
+    expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
+    const [named, ...rest] = stdout.split('\n');
+    expect(named).toBe(
+      'Profile: lib/db/capacity/profiles/institution-1m.json, the default (--mix FILE for another; profiles in lib/db/capacity/profiles/).',
+    );
+    expect(rest.join('\n').trimStart()).toBe(run('--mix', join(PROFILES, 'institution-1m.json')).stdout);
+    const json = JSON.parse(run('--json', '--persons', '2000').stdout);
+    expect({ profile: json.profile, persons: json.persons }).toEqual({
+      profile: 'lib/db/capacity/profiles/institution-1m.json',
+      persons: 2_000,
+    });
+  });
+
+  it.each(profiles)(
+    'heads %s with the limit of least headroom of all it prints, design limits included',
+    (profile) => {
+      const { stdout } = run('--mix', join(PROFILES, profile));
+      const tables = stdout.slice(stdout.indexOf('## Limits the load meets'), stdout.indexOf('First limit:'));
+      const headrooms = [...tables.matchAll(/ ([\d.,]+)×$/gm)].map(([, value]) =>
+        Number(value?.replaceAll(',', '')),
+      );
+      expect(headrooms.length).toBeGreaterThan(5);
+      const headline = /^First limit: .+, headroom ([\d.,]+)×/m.exec(stdout)?.[1];
+      expect(Number(headline?.replaceAll(',', ''))).toBe(Math.min(...headrooms));
+    },
+  );
+
   it('answers in JSON with --json, --persons overriding the mix', () => {
     const { status, stdout } = run(
       '--persons',
@@ -54,7 +83,6 @@ describe('npm run capacity', () => {
   });
 
   it.each([
-    [['--persons', '10'], '--mix FILE is required'],
     [['--mix', 'no-such-file.json'], 'cannot read no-such-file.json'],
     [
       ['--persons', 'ten', '--mix', join(PROFILES, 'institution-1m.json')],

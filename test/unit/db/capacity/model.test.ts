@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Mix } from '../../../../lib/db/capacity/mix';
-import { capacity } from '../../../../lib/db/capacity/model';
+import { capacity, firstLimit } from '../../../../lib/db/capacity/model';
 import { DESIGN } from '../../../../lib/db/capacity/operations';
 import { HOURS_PER_MONTH, LIMITS, PRICES } from '../../../../lib/db/capacity/prices';
 
@@ -71,6 +71,15 @@ describe('the capacity model of a mix', () => {
     expect(first).toMatchObject({ limit: 'table writes' });
     expect(first?.headroom).toBeLessThan(1);
     expect(first?.load).toBeGreaterThan(2_000 * 100);
+  });
+
+  it('names as first limit the one of least headroom of all, a limit of the design included', () => {
+    const light = answer({ rates: { get: 50 } });
+    expect(firstLimit(light.limits)).toMatchObject({ limit: 'stream readers', design: true });
+    expect(firstLimit(light.limits)?.headroom).toBe(Math.min(...light.limits.map((row) => row.headroom)));
+    // Under a migration's load the table's write quota comes before the design's limits.
+    const migration = answer({ import: { rate: 2_000 }, throttleRate: 10_000 });
+    expect(firstLimit(migration.limits)).toMatchObject({ limit: 'table writes', design: false });
   });
 
   it('sees the stage throttle at the stack default when the mix names none', () => {
