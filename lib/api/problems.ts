@@ -71,8 +71,11 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'delegate. Nothing was written.',
   'delegate-required':
     'Binding a principal to a person, or unbinding it (`PUT` and `DELETE /Person/{id}/principal`), is ' +
-    'for delegates only: a JWT caller with the scope `persons/delegate`, or an IAM principal listed in ' +
-    "the deploy option `delegates`. Call with a delegate's credentials. Nothing was changed.",
+    'for delegates only, and so, with requester binding on, is every change that moves a binding from ' +
+    "one person to another: a merge (`POST /Person/{id}/merge`, its preview too) moves the source's " +
+    'binding to the survivor. A delegate is a JWT caller with the scope `persons/delegate`, or an IAM ' +
+    "principal listed in the deploy option `delegates`. Call with a delegate's credentials. Nothing " +
+    'was changed.',
   'unknown-requester':
     'The `x-requester-person` header names no person, and no write is attributed to nobody. Send the ' +
     'id of an existing person; a new person can register themselves with POST /Person and `0`.',

@@ -266,7 +266,11 @@ const headerParameters = ({ requester, conditional }: OperationDoc) => [
           description:
             requester === 'create'
               ? 'Id of the person making the request (403 when it is no person); 0 when a person registers itself'
-              : 'Id of the existing person making the request (403 when it is no person); 0 is refused (400)',
+              : requester === 'delegate'
+                ? 'Id of the existing person making the request (403 when it is no person); 0 is refused ' +
+                  '(400). With requester binding on, only a delegate may send this request (else 403 ' +
+                  '`delegate-required`), naming any person'
+                : 'Id of the existing person making the request (403 when it is no person); 0 is refused (400)',
           schema: requester === 'create' ? { type: 'integer', minimum: 0 } : { type: 'integer', minimum: 1 },
         },
       ]

@@ -583,13 +583,16 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       'to the survivor, is gone from lists, counts and matching, and takes no PATCH (409 `merged`); a ' +
       'write naming it as requester acts as the survivor. Both get a MERGE ChangeHistory entry. The same ' +
       'merge sent again answers the survivor and changes nothing. `"preview": true` answers the same and ' +
-      `writes nothing. ${CONDITIONAL_WRITE_NOTE}`,
+      'writes nothing. With requester binding on, a merge (its preview too) is for delegates only (a ' +
+      'token with the scope `persons/delegate`, or an IAM principal listed in the deploy option ' +
+      "`delegates`; else 403 `delegate-required`, nothing written): it moves the source's binding to the " +
+      `survivor. ${CONDITIONAL_WRITE_NOTE}`,
     body: {
       schema: 'PersonMerge',
       description: 'The duplicate to merge into this person',
       example: { source: 30958 },
     },
-    requester: 'update',
+    requester: 'delegate',
     conditional: 'write',
     success: [
       {
@@ -599,7 +602,15 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
         headers: ['ETag'],
       },
     ],
-    problems: [...REQUEST_PROBLEMS, 'not-found', 'merged', 'precondition-failed', ...STORAGE_PROBLEMS],
+    problems: [
+      ...REQUEST_PROBLEMS,
+      'delegate-required',
+      'not-found',
+      'merged',
+      'principal-already-bound',
+      'precondition-failed',
+      ...STORAGE_PROBLEMS,
+    ],
   },
   bindPrincipal: {
     tag: 'Person',

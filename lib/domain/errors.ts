@@ -89,10 +89,14 @@ export class RequesterMismatch extends DomainError {
   }
 }
 
-/** A binding changed by a caller that is not a delegate (403 `delegate-required`, API.md 9.1). */
+/**
+ * An operation for delegates only asked by another caller (403 `delegate-required`, API.md 9.1):
+ * binding or unbinding a principal, or, with requester binding on, a write that moves a binding (a
+ * merge). `what` says what only a delegate may do.
+ */
 export class DelegateRequired extends DomainError {
-  constructor() {
-    super('Only a delegate may bind or unbind a principal');
+  constructor(what = 'bind or unbind a principal') {
+    super(`Only a delegate may ${what}`);
   }
 }
 

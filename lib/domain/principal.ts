@@ -4,7 +4,7 @@
  * requester. Pure: the edge reads API Gateway's authorizer context into a `Caller`; storage enforces
  * the ruling in the write's own transaction (db/write/actions.ts `bindingActions`, `callerCheck`).
  */
-import { Unauthorized } from './errors';
+import { DelegateRequired, Unauthorized } from './errors';
 
 export type Principal = { kind: 'jwt'; issuer: string; subject: string } | { kind: 'iam'; arn: string };
 
@@ -79,14 +79,35 @@ export type RequesterRuling =
 export const OPEN: RequesterRuling = { kind: 'open' };
 
 /**
- * The ruling for a write naming `requester` (0: self-registration, on a create only) by `caller`.
- * Without binding every caller is open; with it, an unauthenticated one is refused and a delegate
- * is open (it registers no one: a delegate creating a person with requester 0 binds nothing).
+ * Who may send a write with requester binding on, a property of the operation (lib/api/requester.ts
+ * declares it per operation):
+ * - `persons`: any authenticated caller, as its own person (a delegate as any person);
+ * - `delegates`: delegates only. The write rewrites who someone is: a merge moves the source's binding
+ *   to the survivor, as `PUT /Person/{id}/principal` binds one, so a caller that could send it would
+ *   choose whose binding moves where (Alice merging Bob's person into one Bob does not hold) or which
+ *   person it writes as next (Erin merging her own person into any unbound one).
  */
-export const requesterRuling = (binding: boolean, caller: Caller, requester: number): RequesterRuling => {
+export type WriteCallers = 'persons' | 'delegates';
+
+/** What a caller that is no delegate is told when a `delegates` write refuses it. */
+const REWRITES_WHO = 'make this change with requester binding on: it moves a principal to another person';
+
+/**
+ * The ruling for a write naming `requester` (0: self-registration, on a create only) by `caller`.
+ * Without binding every caller is open; with it, an unauthenticated one is refused, a delegate is open
+ * (it registers no one: a delegate creating a person with requester 0 binds nothing), and a write for
+ * `delegates` refuses anyone else (403 `delegate-required`) before anything is read or written.
+ */
+export const requesterRuling = (
+  binding: boolean,
+  caller: Caller,
+  requester: number,
+  callers: WriteCallers = 'persons',
+): RequesterRuling => {
   if (!binding) return OPEN;
   if (!caller.principal) throw new Unauthorized();
   if (caller.delegate) return OPEN;
+  if (callers === 'delegates') throw new DelegateRequired(REWRITES_WHO);
   return requester === 0
     ? { kind: 'register', principal: caller.principal }
     : { kind: 'own', principal: caller.principal };

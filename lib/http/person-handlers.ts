@@ -156,10 +156,11 @@ export const updatePersonHandler = ({ persons, idempotency, config }: WriteDeps)
 
 /**
  * POST /Person/{id}/merge (API.md 13): the person `source` merged into this one, which it answers as
- * GET now shows it; with `preview`, as the merge would make it, and nothing written.
+ * GET now shows it; with `preview`, as the merge would make it, and nothing written. With requester
+ * binding on, a delegate's (API.md 9.1): a merge moves the source's binding to the survivor.
  */
 export const mergePersonHandler = ({ persons, idempotency, config }: WriteDeps) =>
-  writeHandler(MergePersonBody, 'update', { once: keyedWrites(idempotency), config }).handler(
+  writeHandler(MergePersonBody, 'delegate', { once: keyedWrites(idempotency), config }).handler(
     async ({ event, body, requester, write, links }) => {
       const person = await persons.merge(personIdOf(event), body.source, requester, {
         ...write,

@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
-import type { RequesterRule } from '../api/requester';
+import { callersOf, type RequesterRule } from '../api/requester';
 import type { RequestOrigin } from '../domain/change-history';
 import { DelegateRequired, type FieldError, NotFound, PersonNotFound, Unauthorized } from '../domain/errors';
 import { listPageUrl } from '../domain/listing';
@@ -48,7 +48,7 @@ export const requesterOf = (event: APIGatewayProxyEventV2, rule: RequesterRule):
   const id = Number(value);
   if (!/^\d{1,16}$/.test(value) || !Number.isSafeInteger(id))
     throw new HttpProblem('invalid-requester', 'x-requester-person must be a non-negative integer');
-  if (id === 0 && rule === 'update')
+  if (id === 0 && rule !== 'create')
     throw new HttpProblem(
       'invalid-requester',
       'x-requester-person 0 is only for self-registration on create',
@@ -66,7 +66,8 @@ export const authorizerOf = (event: APIGatewayProxyEventV2): AuthorizerContext |
 /**
  * A write's requester (`requesterOf`) and what it must prove about it (API.md 9.1), from the caller
  * the authorizer authenticated: with binding on, none is 401 (`Unauthorized`), before the header is
- * looked at.
+ * looked at, and a write of the rule `delegate` by a caller that is no delegate is 403
+ * (`DelegateRequired`).
  */
 export const requesterRulingOf = (
   event: APIGatewayProxyEventV2,
@@ -77,7 +78,7 @@ export const requesterRulingOf = (
   const binding = config.requesterBinding === true;
   if (binding && !caller.principal) throw new Unauthorized();
   const requester = requesterOf(event, rule);
-  return { requester, ruling: requesterRuling(binding, caller, requester) };
+  return { requester, ruling: requesterRuling(binding, caller, requester, callersOf(rule)) };
 };
 
 /**

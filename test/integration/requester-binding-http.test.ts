@@ -188,6 +188,62 @@ describe('npm start with requester binding on: tokens checked as API Gateway che
     expect(history['@set'][0]?.provider_data.caller).toBe('importer-service');
   });
 
+  it('leaves a merge to delegates (issue #53 step 9): Alice cannot move Bob’s binding, a delegate can', async () => {
+    const register = async (subject: string) => {
+      const bearer = await token(subject);
+      const created = await call('POST', '/Person', {
+        bearer,
+        requester: 0,
+        body: personBody(subject, uniqueTag('Self'), uniqueEmail()),
+      });
+      expect(created.status).toBe(201);
+      return { bearer, id: ((await created.json()) as { id: number }).id };
+    };
+    const ownPerson = async (bearer: string) =>
+      (
+        await fetch(`${server.url}/Person/me`, {
+          headers: { authorization: `Bearer ${bearer}` },
+          redirect: 'manual',
+        })
+      ).headers.get('location');
+    const read = async (id: number, bearer: string) => {
+      const answer = await call('GET', `/Person/${id}`, { bearer });
+      return { status: answer.status, etag: answer.headers.get('etag'), body: await answer.json() };
+    };
+    const [alice, bob] = [await register(uniqueTag('alice')), await register(uniqueTag('bob'))];
+    const importer = await token('merge-tool', { claims: { scope: DELEGATE_SCOPE } });
+    const unbound = await call('POST', '/Person', {
+      bearer: importer,
+      requester: alice.id,
+      body: personBody('Unbound', uniqueTag('Target'), uniqueEmail()),
+    });
+    const target = ((await unbound.json()) as { id: number }).id;
+    const before = [await read(bob.id, alice.bearer), await read(target, alice.bearer)];
+
+    for (const body of [{ source: bob.id }, { source: bob.id, preview: true }]) {
+      const refused = await call('POST', `/Person/${target}/merge`, {
+        bearer: alice.bearer,
+        requester: alice.id,
+        body,
+      });
+      expect(refused.status, JSON.stringify(body)).toBe(403);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(await refused.json()).toMatchObject({ type: '/problems/delegate-required', status: 403 });
+    }
+    // Nothing written: both persons as they were, and Bob still bound to his own.
+    expect([await read(bob.id, alice.bearer), await read(target, alice.bearer)]).toEqual(before);
+    expect(await ownPerson(bob.bearer)).toBe(`${server.url}/Person/${bob.id}`);
+
+    // A delegate's merge is the one that moves the binding (API.md 9.1): Bob is now the survivor.
+    const merged = await call('POST', `/Person/${target}/merge`, {
+      bearer: importer,
+      requester: alice.id,
+      body: { source: bob.id },
+    });
+    expect(merged.status).toBe(200);
+    expect(await ownPerson(bob.bearer)).toBe(`${server.url}/Person/${target}`);
+  });
+
   it('lets a delegate bind and unbind a principal over HTTP; any other caller is 403', async () => {
     const admin = await token('admin-tool', { claims: { scope: DELEGATE_SCOPE } });
     const created = await call('POST', '/Person', {

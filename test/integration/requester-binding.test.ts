@@ -52,6 +52,13 @@ const unchangedBy = async <T>(request: () => Promise<T>): Promise<T> => {
   return response;
 };
 
+/** GET /Person/me as `authorizer`'s caller. */
+const ownOf = (authorizer: Authorizer) =>
+  invoke(
+    buildOwnPerson({ persons: testRepository(suite.table) }),
+    httpEvent({ method: 'GET', route: '/Person/me', authorizer }),
+  );
+
 /** A person registered by the JWT subject `subject`, and so bound to it. */
 const registered = async (subject: string) => {
   const created = await post(personBody('Self', uniqueTag(subject), uniqueEmail(subject)), {
@@ -157,7 +164,7 @@ describe('requester binding on (API.md 9.1)', () => {
     expect(listed.status).toBe(403);
   });
 
-  it('checks the caller of a merge: its own person survives, or 403', async () => {
+  it('leaves a merge to delegates: any other caller, its own person the survivor or not, preview or not, is 403, writing nothing', async () => {
     const subject = uniqueTag('keeper');
     const keeper = await registered(subject);
     const dupe = await post(personBody('Dupe', uniqueTag('Of'), uniqueEmail()), {
@@ -165,11 +172,50 @@ describe('requester binding on (API.md 9.1)', () => {
       authorizer: jwt(subject),
     });
     const stranger = await registered(uniqueTag('stranger'));
-    const refused = await unchangedBy(() =>
-      merge(keeper.id, dupe.body.id, { requester: stranger.id, authorizer: jwt(subject) }),
+    for (const [requester, body] of [
+      [keeper.id, { source: dupe.body.id }],
+      [keeper.id, { source: dupe.body.id, preview: true }],
+      [stranger.id, { source: dupe.body.id }],
+    ] as const) {
+      const refused = await unchangedBy(() =>
+        api().merge(keeper.id, body, { requester, authorizer: jwt(subject) }),
+      );
+      expect(refused.status, JSON.stringify(body)).toBe(403);
+      expect(refused.body).toMatchObject({ type: '/problems/delegate-required', status: 403 });
+    }
+    // An IAM caller not listed as a delegate is refused the same; a listed one merges.
+    expect(
+      (await unchangedBy(() => merge(keeper.id, dupe.body.id, { authorizer: iam(`${IMPORTER}-2`) }))).status,
+    ).toBe(403);
+    expect((await merge(keeper.id, dupe.body.id, { authorizer: iam(IMPORTER) })).status).toBe(200);
+  });
+
+  it('refuses the probe’s merges (issue #53): Bob’s person into an unbound one, or Erin’s own into any', async () => {
+    const [aliceSubject, bobSubject, erinSubject] = [uniqueTag('alice'), uniqueTag('bob'), uniqueTag('erin')];
+    const [alice, bob, erin] = [
+      await registered(aliceSubject),
+      await registered(bobSubject),
+      await registered(erinSubject),
+    ];
+    const unbound = (
+      await post(personBody('Unbound', uniqueTag('Target'), uniqueEmail()), { authorizer: iam(IMPORTER) })
+    ).body;
+    for (const refused of [
+      await unchangedBy(() =>
+        merge(unbound.id, bob.id, { requester: alice.id, authorizer: jwt(aliceSubject) }),
+      ),
+      await unchangedBy(() =>
+        merge(unbound.id, erin.id, { requester: erin.id, authorizer: jwt(erinSubject) }),
+      ),
+    ]) {
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ type: '/problems/delegate-required' });
+    }
+    // Bob is still Bob's, Erin still Erin's.
+    expect((await ownOf(jwt(bobSubject))).headers.location).toBe(`https://api.example.test/Person/${bob.id}`);
+    expect((await ownOf(jwt(erinSubject))).headers.location).toBe(
+      `https://api.example.test/Person/${erin.id}`,
     );
-    expect(refused.status).toBe(403);
-    expect((await merge(keeper.id, dupe.body.id, { authorizer: jwt(subject) })).status).toBe(200);
   });
 });
 
@@ -243,11 +289,6 @@ describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
   const unboundPerson = async () =>
     (await post(personBody('Unbound', uniqueTag('Person'), uniqueEmail()), { authorizer: iam(IMPORTER) }))
       .body;
-  const ownOf = (authorizer: Authorizer) =>
-    invoke(
-      buildOwnPerson({ persons: testRepository(suite.table) }),
-      httpEvent({ method: 'GET', route: '/Person/me', authorizer }),
-    );
 
   it('lets a delegate bind a principal to a person: that principal then writes as the person', async () => {
     const person = await unboundPerson();
@@ -426,5 +467,22 @@ describe('requester binding off (the default)', () => {
       (await patch(grace.id, { local_reference_id: 'open' }, { ...open, authorizer: jwt(uniqueTag('x')) }))
         .status,
     ).toBe(200);
+  });
+
+  it('lets any caller, or none, merge as before: a merge is a delegate’s only with binding on', async () => {
+    const open = { config: {} };
+    const survivor = (await post(personBody('Open', uniqueTag('Survivor'), uniqueEmail()), open)).body;
+    const source = (await post(personBody('Open', uniqueTag('Source'), uniqueEmail()), open)).body;
+    const previewed = await api({}).merge(
+      survivor.id,
+      { source: source.id, preview: true },
+      { authorizer: jwt(uniqueTag('anyone')) },
+    );
+    expect(previewed.status).toBe(200);
+    expect(
+      (await merge(survivor.id, source.id, { ...open, authorizer: jwt(uniqueTag('anyone')) })).status,
+    ).toBe(200);
+    // Sent again with no caller at all: the same merge, answered again.
+    expect((await merge(survivor.id, source.id, open)).status).toBe(200);
   });
 });

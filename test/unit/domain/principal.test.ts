@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Unauthorized } from '../../../lib/domain/errors';
+import { DelegateRequired, Unauthorized } from '../../../lib/domain/errors';
 import {
   callerOf,
   DELEGATE_SCOPE,
@@ -85,5 +85,20 @@ describe('what a write may name as its requester', () => {
     expect(requesterRuling(true, { ...ada, delegate: true }, 0)).toEqual(OPEN);
     expect(requesterRuling(true, ada, 0)).toEqual({ kind: 'register', principal: ada.principal });
     expect(requesterRuling(true, ada, 5)).toEqual({ kind: 'own', principal: ada.principal });
+  });
+
+  it('with binding on, refuses a write for delegates (a merge) to anyone but a delegate, 403 before anything', () => {
+    const delegate = { ...ada, delegate: true };
+    expect(requesterRuling(true, delegate, 5, 'delegates')).toEqual(OPEN);
+    // Alice writing as her own person, or as another: either way not hers to make.
+    expect(() => requesterRuling(true, ada, 5, 'delegates')).toThrow(DelegateRequired);
+    expect(() => requesterRuling(true, ada, 0, 'delegates')).toThrow(DelegateRequired);
+    // No caller at all is still 401, not 403.
+    expect(() => requesterRuling(true, { principal: null, delegate: false }, 5, 'delegates')).toThrow(
+      Unauthorized,
+    );
+    // With binding off it is any person's write, as before.
+    expect(requesterRuling(false, ada, 5, 'delegates')).toEqual(OPEN);
+    expect(requesterRuling(false, { principal: null, delegate: false }, 5, 'delegates')).toEqual(OPEN);
   });
 });

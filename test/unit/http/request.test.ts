@@ -139,8 +139,8 @@ describe('requesterOf', () => {
     expect(requesterOf(withRequester('0'), 'create')).toBe(0);
   });
 
-  it('refuses 0 on update as invalid-requester', () => {
-    expect(problemTypeOf(() => requesterOf(withRequester('0'), 'update'))).toBe('invalid-requester');
+  it.each(['update', 'delegate'] as const)('refuses 0 on %s as invalid-requester', (rule) => {
+    expect(problemTypeOf(() => requesterOf(withRequester('0'), rule))).toBe('invalid-requester');
   });
 
   it('reads a person id, surrounding blanks trimmed', () => {
