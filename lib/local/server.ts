@@ -23,11 +23,11 @@ import type {
 import cors from 'cors';
 import { PROBLEM_TYPES, type ProblemType } from '../api/problems';
 import { FALLBACK_HANDLER, ROUTES, type Route } from '../api/routes';
-import type { AuthorizerContext } from '../domain/principal';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../http/cors';
 import { problemBody, problemOf } from '../http/problems';
 import { matchPath, matchRoute } from '../http/routes';
 import { toApiGatewayEvent, writeResult } from './http-events';
+import { bearerChallenge, type TokenCheck } from './jwt-authorizer';
 import { lambdaContext } from './lambda-context';
 
 export type HttpFunction = (
@@ -207,10 +207,18 @@ export interface LocalServerOptions {
   corsOrigins?: readonly string[];
   /**
    * API Gateway's JWT authorizer (jwt-authorizer.ts), with requester binding on: a request to a route
-   * that is neither public nor of the Reconciliation API without a valid token is 401, and a valid
-   * one's claims reach the handler in `requestContext.authorizer`. None: no route needs a token.
+   * that is neither public nor of the Reconciliation API without a valid token is 401 (with RFC 6750's
+   * challenge, `invalid_token` and why when a token was sent), and a valid one's claims reach the
+   * handler in `requestContext.authorizer`. None: no route needs a token.
    */
-  authorize?: (authorization: string | undefined) => Promise<AuthorizerContext | undefined>;
+  authorize?: (authorization: string | undefined) => Promise<TokenCheck>;
+  /** Told why a token was refused (a log line): the reason only, never the token. */
+  onTokenRefused?: (refusal: { reason: string; method: string; path: string }) => void;
+  /**
+   * JSON documents served at paths of their own, before the route table (the local development
+   * issuer's OpenID configuration and JWKS, dev-issuer.ts): the body for a GET of `path`, or undefined.
+   */
+  documents?: (path: string) => object | undefined;
 }
 
 export const createLocalServer = ({
@@ -220,6 +228,9 @@ export const createLocalServer = ({
   onError = (error) => console.error(error),
   corsOrigins = [],
   authorize,
+  onTokenRefused = ({ reason, method, path }) =>
+    console.error(`token refused: ${reason} (${method} ${path})`),
+  documents,
 }: LocalServerOptions = {}): Server => {
   const withCors = corsLayer(corsOrigins, routes);
   return createServer(async (request, response) => {
@@ -238,6 +249,13 @@ export const createLocalServer = ({
         return;
       }
       const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+      const document = request.method === 'GET' ? documents?.(path) : undefined;
+      if (document) {
+        response
+          .writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' })
+          .end(JSON.stringify(document));
+        return;
+      }
       const match = matchRoute(request.method ?? 'GET', path, routes);
       const [name, route] =
         match.kind === 'found'
@@ -245,10 +263,20 @@ export const createLocalServer = ({
           : [FALLBACK_HANDLER, { routeKey: '$default' }];
       const open =
         match.kind !== 'found' || match.route.public === true || match.route.reconciliation === true;
-      const authorizer = authorize ? await authorize(request.headers.authorization) : undefined;
-      if (authorize && !open && !authorizer) {
-        response.setHeader('WWW-Authenticate', 'Bearer');
-        refuse(response, 'unauthorized', 'A valid bearer token is required', instance);
+      const check = authorize ? await authorize(request.headers.authorization) : undefined;
+      const authorizer = check?.token === 'valid' ? check.context : undefined;
+      if (check && !open && !authorizer) {
+        if (check.token === 'invalid')
+          onTokenRefused({ reason: check.reason, method: request.method ?? 'GET', path });
+        response.setHeader('WWW-Authenticate', bearerChallenge(check));
+        refuse(
+          response,
+          'unauthorized',
+          check.token === 'invalid'
+            ? `The bearer token was refused: ${check.reason}`
+            : 'A valid bearer token is required',
+          instance,
+        );
         return;
       }
       await ready;

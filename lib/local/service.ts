@@ -11,6 +11,7 @@ import { markPostingCountsIfEmpty } from '../db/search/posting-counts';
 import { documentClient } from '../db/table/client';
 import { corsOriginsFrom } from '../http/cors';
 import { FEED_CURSOR_KEY_ENV } from '../secrets';
+import { startDevIssuer } from './dev-issuer';
 import {
   type DynamoLocal,
   ensureTable,
@@ -20,7 +21,13 @@ import {
 } from './dynamo-local';
 import { localFeedCursorKey } from './feed-cursor-key';
 import { FIXTURE_EMAILS, startFixtureProvider } from './fixture-provider';
-import { type JwtSettings, jwtAuthorizer, jwtSettingsFromEnv } from './jwt-authorizer';
+import {
+  type DevIssuerSettings,
+  type JwtSettings,
+  jwtAuthorizer,
+  jwtSettingsFromEnv,
+  type TokenCheck,
+} from './jwt-authorizer';
 import { lambdaContext } from './lambda-context';
 import { createLocalServer, functionLoader } from './server';
 import { type StreamConsumer, startStreamPoller } from './streams';
@@ -41,8 +48,11 @@ export interface LocalServiceOptions {
   log?: (message: string, details?: unknown) => void;
   /** Origins that may call the API from a browser; by default those `CORS_ORIGINS` lists (API.md 2.1). */
   corsOrigins?: readonly string[];
-  /** Requester binding's token checks (API.md 9.1); by default from `REQUESTER_BINDING` and `JWT_*`. */
-  jwt?: JwtSettings;
+  /**
+   * Requester binding's token checks (API.md 9.1), against an issuer or the local development issuer;
+   * by default from `REQUESTER_BINDING` and `JWT_*`.
+   */
+  jwt?: JwtSettings | DevIssuerSettings;
 }
 
 export interface LocalService {
@@ -51,6 +61,8 @@ export interface LocalService {
   tableName: string;
   /** Where enrichment looks people up, or `off`. */
   enrichment: string;
+  /** Requester binding: `off`, or whose tokens are checked (and, with the local issuer, how to get one). */
+  binding: string;
   stop(): Promise<void>;
 }
 
@@ -83,11 +95,22 @@ export const startLocalService = async ({
   try {
     // The port first: a taken port fails at once, before Java starts.
     const load = functionLoader();
+    // The local development issuer's URL is known once the server listens: token checks wait for it.
+    type CheckTokens = (authorization: string | undefined) => Promise<TokenCheck>;
+    let tokenChecksReady: (check: CheckTokens) => void = () => undefined;
+    const tokenChecks = new Promise<CheckTokens>((resolve) => {
+      tokenChecksReady = resolve;
+    });
+    let issuerSays: string | undefined;
+    let issuerDocument: (path: string) => object | undefined = () => undefined;
     const server = createLocalServer({
       ready,
       load,
       corsOrigins,
-      ...(jwt ? { authorize: jwtAuthorizer(jwt) } : {}),
+      ...(jwt ? { authorize: async (authorization) => (await tokenChecks)(authorization) } : {}),
+      // One line naming why (never the token): expired, signature, issuer, audience...
+      onTokenRefused: ({ reason, method, path }) => log(`token refused: ${reason} (${method} ${path})`),
+      documents: (path) => issuerDocument(path),
       onError: (error) => log('handler failed', error),
     });
     await new Promise<void>((resolve, reject) => {
@@ -103,6 +126,25 @@ export const startLocalService = async ({
           server.closeAllConnections();
         }),
     );
+    const { port: actualPort } = server.address() as AddressInfo;
+    if (jwt && 'devIssuer' in jwt) {
+      const issuer = await startDevIssuer({
+        serverUrl: `http://${host}:${actualPort}`,
+        port: actualPort,
+        audience: jwt.audience,
+        ...(dataDir ? { dataDir } : {}),
+      });
+      stops.push(() => issuer.stop());
+      issuerDocument = issuer.document;
+      tokenChecksReady(jwtAuthorizer(issuer.settings));
+      issuerSays =
+        `on, tokens of the local development issuer ${issuer.issuer} (for this machine only; audience ` +
+        `${issuer.audience}; its key in ${issuer.keptIn})\n  A token: ${issuer.tokenCommand}   ` +
+        '(--delegate for a delegate; valid 1 h)';
+    } else if (jwt) {
+      tokenChecksReady(jwtAuthorizer(jwt));
+      issuerSays = `on, tokens of ${jwt.issuer} (audience ${jwt.audience})`;
+    }
 
     const dynamo = await startDynamoLocal(dataDir ? { dataDir } : {});
     stops.push(() => dynamo.stop());
@@ -150,12 +192,12 @@ export const startLocalService = async ({
       stops.push(() => poller.stop());
     }
 
-    const { port: actualPort } = server.address() as AddressInfo;
     return {
       url: `http://${host}:${actualPort}`,
       dynamoEndpoint: dynamo.endpoint,
       tableName,
       enrichment: enrichmentSays,
+      binding: issuerSays ?? 'off',
       stop,
     };
   } catch (error) {

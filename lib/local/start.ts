@@ -23,6 +23,7 @@ try {
     `  DynamoDB Local: ${service.dynamoEndpoint}, table ${service.tableName}, ${dataDir ? `data in ${dataDir}` : 'in memory'}`,
   );
   console.log(`  Enrichment: ${service.enrichment}`);
+  console.log(`  Requester binding: ${service.binding}`);
   console.log('  Ctrl-C stops it.');
   let stopping = false;
   const shutdown = async (signal: string) => {

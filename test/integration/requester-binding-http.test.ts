@@ -37,6 +37,14 @@ const call = (
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 
+/** Whether the server's output holds `line` (waiting a little for its stderr to arrive). */
+const logged = async (line: string) => {
+  for (const deadline = Date.now() + 2_000; Date.now() < deadline; )
+    if (server.output().includes(line)) return true;
+    else await new Promise((wait) => setTimeout(wait, 20));
+  return server.output().includes(line);
+};
+
 beforeAll(async () => {
   issuer = await startIssuer(AUDIENCE);
   ({ url: issuerUrl, signingKey } = issuer);
@@ -50,15 +58,16 @@ afterAll(async () => {
 });
 
 describe('npm start with requester binding on: tokens checked as API Gateway checks them', () => {
-  it('refuses a request without a valid token 401 with WWW-Authenticate, on reads and writes', async () => {
-    const wrong = async (): Promise<[string, string | undefined][]> => [
-      ['none', undefined],
-      ['garbage', 'not.a.token'],
-      ['another key', await token('ada', { key: strangerKey })],
-      ['another issuer', await token('ada', { iss: 'https://elsewhere.example.org' })],
-      ['another audience', await token('ada', { aud: 'another-api' })],
-      ['expired', await token('ada', { expires: '-1m' })],
-      ['no exp', await token('ada', { expires: null })],
+  it('refuses a request without a valid token 401 with RFC 6750’s challenge, on reads and writes, logging why but never the token', async () => {
+    // Each wrong token, and the reason the challenge and the log line give (undefined: no token at all).
+    const wrong = async (): Promise<[string, string | undefined, RegExp | undefined][]> => [
+      ['none', undefined, undefined],
+      ['garbage', 'not.a.token', /malformed/],
+      ['another key', await token('ada', { key: strangerKey }), /signature/],
+      ['another issuer', await token('ada', { iss: 'https://elsewhere.example.org' }), /issuer \(iss\)/],
+      ['another audience', await token('ada', { aud: 'another-api' }), /audience \(aud\)/],
+      ['expired', await token('ada', { expires: '-1m' }), /expired \(exp\)/],
+      ['no exp', await token('ada', { expires: null }), /no expiry \(exp\)/],
       [
         'not yet valid',
         await new SignJWT({})
@@ -69,6 +78,7 @@ describe('npm start with requester binding on: tokens checked as API Gateway che
           .setNotBefore('10m')
           .setExpirationTime('20m')
           .sign(signingKey),
+        /not valid yet \(nbf\)/,
       ],
       [
         'alg none',
@@ -78,6 +88,7 @@ describe('npm start with requester binding on: tokens checked as API Gateway che
           .setSubject('ada')
           .setExpirationTime('5m')
           .encode(),
+        /RS256 or ES256 \(alg\)|malformed/,
       ],
       [
         'HS256',
@@ -88,9 +99,10 @@ describe('npm start with requester binding on: tokens checked as API Gateway che
           .setSubject('ada')
           .setExpirationTime('5m')
           .sign(new TextEncoder().encode('a-shared-secret-of-32-bytes!!!!!')),
+        /RS256 or ES256 \(alg\)/,
       ],
     ];
-    for (const [label, bearer] of await wrong()) {
+    for (const [label, bearer, reason] of await wrong()) {
       for (const [method, path, body] of [
         ['GET', '/Person', undefined],
         ['POST', '/Person', personBody('No', 'Token', uniqueEmail())],
@@ -100,7 +112,18 @@ describe('npm start with requester binding on: tokens checked as API Gateway che
           ...(body ? { body, requester: 0 } : {}),
         });
         expect(answer.status, `${label}: ${method} ${path}`).toBe(401);
-        expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+        const challenge = answer.headers.get('www-authenticate') ?? '';
+        if (!reason || !bearer) expect(challenge).toBe('Bearer');
+        else {
+          // RFC 6750 3.1: the error code, and a description without `"` or `\`.
+          const [, description = ''] =
+            /^Bearer error="invalid_token", error_description="([^"\\]+)"$/.exec(challenge) ?? [];
+          expect(description, `${label}: ${challenge}`).toMatch(reason);
+          expect(await logged(`token refused: ${description} (${method} ${path})`)).toBe(true);
+          // Neither the token nor its signature is in the log.
+          for (const secret of [bearer, bearer.split('.').at(-1) ?? ''].filter((part) => part.length > 16))
+            expect(server.output()).not.toContain(secret);
+        }
         expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         expect(await answer.json()).toMatchObject({ type: '/problems/unauthorized', status: 401 });
       }
