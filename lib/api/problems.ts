@@ -34,7 +34,10 @@ const STATUS_AND_TITLE = {
     title: "The object is not in the state the request's precondition requires",
   },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
-  'unsupported-media-type': { status: 415, title: 'The request body must be JSON' },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'The request body is not in a media type this route takes',
+  },
   'headers-too-large': { status: 431, title: 'The request line and headers are too large' },
   unavailable: { status: 503, title: 'The service is temporarily unavailable' },
   'internal-error': { status: 500, title: 'Internal error' },
@@ -127,8 +130,11 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'The request body is larger than the API takes (256 KiB for a Person or vocabulary entry). Send a ' +
     'smaller body; a person with very many items can be built up over several PATCH requests.',
   'unsupported-media-type':
-    'The body of a POST or PATCH is not sent as JSON. Send it with `Content-Type: application/json` (or ' +
-    '`application/ld+json`); other formats, JSON Patch and JSON Merge Patch included, are not taken.',
+    'The body is not in a media type the route takes; `detail` says which it takes. A POST or PATCH of ' +
+    'an object takes JSON: send it with `Content-Type: application/json` (or `application/ld+json`); ' +
+    'other formats, JSON Patch and JSON Merge Patch included, are not taken. `POST /reconcile` takes ' +
+    'its parameters form-encoded (`Content-Type: application/x-www-form-urlencoded`, as OpenRefine ' +
+    'sends them), not JSON.',
   'headers-too-large':
     'The request line and headers together are larger than the server reads. Send fewer or shorter ' +
     'headers, or a shorter query string.',

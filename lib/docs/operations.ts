@@ -22,6 +22,7 @@ import {
   PageQuery,
   vocabularyListQuery,
 } from '../domain/listing';
+import { RECONCILE_LIMITS } from '../domain/reconcile';
 import { LIMITS } from '../domain/schemas';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
 import { DOCS_ASSET_NAMES } from './docs-page';
@@ -366,6 +367,13 @@ const RECONCILE_USE =
   '`type`) are ignored, never refused; `callback` (a function name) answers JSONP. Anyone may read it ' +
   'from a browser page (CORS for any origin, no credentials).';
 
+/** What a batch of `queries` may hold (API.md 12, the 0.2 query schema), said by both of its operations. */
+const RECONCILE_BATCH =
+  `A batch holds at most ${RECONCILE_LIMITS.maxQueries} queries; each has \`query\` (a string) or at least ` +
+  'one property in `properties`, and only the members the 0.2 query schema defines (`query`, `type`, ' +
+  '`limit`, `properties`, `type_strict`). A batch past the limit, or a query the schema refuses, is 400 ' +
+  'validation-error naming the limit or the offending member.';
+
 const RECONCILE_OPERATIONS = {
   reconcile: {
     tag: 'Matching',
@@ -377,7 +385,7 @@ const RECONCILE_OPERATIONS = {
       'score (0 to 100) is the trigram similarity of the folded name (an exact email: 100); `match` is ' +
       'true for one candidate only when certain (its email, or a unique exact name with no close ' +
       'second). With `extend` ({"ids": [...], "properties": [{"id": ...}]}): the values of those ' +
-      `properties, rows keyed by the ids as sent. ${RECONCILE_USE}`,
+      `properties, rows keyed by the ids as sent. ${RECONCILE_BATCH} ${RECONCILE_USE}`,
     success: reconcileJson('The manifest, the candidates of each query, or the extension rows'),
     problems: RECONCILE_PROBLEMS,
   },
@@ -386,7 +394,8 @@ const RECONCILE_OPERATIONS = {
     summary: 'Reconciliation queries or data extension, form-encoded',
     description:
       'The same as `GET /reconcile`, with `queries` or `extend` in a form-encoded body ' +
-      '(`application/x-www-form-urlencoded`), as OpenRefine sends them.',
+      '(`application/x-www-form-urlencoded`), as OpenRefine sends them; a body of another media type ' +
+      `(JSON included) is 415. ${RECONCILE_BATCH}`,
     success: reconcileJson('The candidates of each query, or the extension rows'),
     problems: RECONCILE_PROBLEMS,
   },

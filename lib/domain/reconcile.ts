@@ -114,33 +114,57 @@ export const publicPropertiesFrom = (
 // --- Queries ------------------------------------------------------------------------------------
 
 /** A property value as the spec allows it: text, a number, a boolean, an entity `{id}`, or a list. */
+const EntityValue = z.looseObject({ id: z.string(), name: z.string().optional() });
 const PropertyValue = z.union([
   z.string(),
   z.number(),
   z.boolean(),
-  z.looseObject({ id: z.string() }),
-  z.array(z.union([z.string(), z.number(), z.boolean(), z.looseObject({ id: z.string() })])),
+  EntityValue,
+  z.array(z.union([z.string(), z.number(), z.boolean(), EntityValue])),
 ]);
 
+/** What a query without `query` or `properties` is told (the 0.2 schema's `anyOf`). */
+export const QUERY_TEXT_REQUIRED =
+  'A query needs its text in query (a string), or at least one property in properties, as in {"query": "Ada Lovelace"}';
+
 /**
- * One reconciliation query (spec 0.2 "Reconciliation queries"). Unknown members are ignored, not
- * refused: clients send their own (`type_strict`), and a batch must not fail for them.
+ * One reconciliation query, as the 0.2 JSON Schema (reconciliation-api/specs,
+ * 0.2/schemas/reconciliation-query-batch.json) has it: the members `query`, `type`, `limit`,
+ * `properties` (each with `pid` and `v`) and `type_strict`, and no others; `query`, or at least one
+ * property, required. A `limit` is any number there: one under 1 means the default, a fraction is
+ * rounded down.
  */
-export const ReconcileQuery = z.looseObject({
-  query: z.string().optional(),
-  type: z.union([z.string(), z.array(z.string())]).optional(),
-  limit: z.number().int().min(0).optional(),
-  properties: z
-    .array(z.looseObject({ pid: z.string().optional(), p: z.string().optional(), v: PropertyValue }))
-    .optional(),
-});
+export const ReconcileQuery = z
+  .strictObject({
+    query: z.string().optional(),
+    type: z.union([z.string(), z.array(z.string())]).optional(),
+    limit: z
+      .number()
+      .transform((limit) => Math.max(0, Math.floor(limit)))
+      .optional(),
+    properties: z.array(z.looseObject({ pid: z.string(), v: PropertyValue })).optional(),
+    type_strict: z.enum(['any', 'should', 'all']).optional(),
+  })
+  .refine((query) => query.query !== undefined || (query.properties ?? []).length > 0, {
+    message: QUERY_TEXT_REQUIRED,
+    path: ['query'],
+  });
 export type ReconcileQuery = z.output<typeof ReconcileQuery>;
 
+/**
+ * A batch: an object of queries keyed as the client likes (`q0`, `q1`, ...), at most
+ * `RECONCILE_LIMITS.maxQueries` of them (counted before the queries are read, so that an over-long
+ * batch is told so whatever its queries hold).
+ */
 export const ReconcileQueryBatch = z
-  .record(z.string(), ReconcileQuery)
+  .record(z.string(), z.unknown(), {
+    error: 'A batch is a JSON object of queries keyed as you like, as in {"q0": {"query": "Ada Lovelace"}}',
+  })
   .refine((batch) => Object.keys(batch).length <= RECONCILE_LIMITS.maxQueries, {
-    message: `A batch holds at most ${RECONCILE_LIMITS.maxQueries} queries`,
-  });
+    error: (issue) =>
+      `A batch holds at most ${RECONCILE_LIMITS.maxQueries} queries, not ${Object.keys(issue.input as object).length}: send them in batches of ${RECONCILE_LIMITS.maxQueries} or fewer`,
+  })
+  .pipe(z.record(z.string(), ReconcileQuery));
 
 /** A data extension query (spec 0.2 "Data extension"): ids as the queries returned them. */
 export const ExtendQuery = z.looseObject({

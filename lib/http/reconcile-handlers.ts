@@ -73,7 +73,10 @@ export const parametersOf = (event: Event): Map<string, string> => {
   if (event.body === undefined || event.body === '') return parameters;
   const mediaType = headerOf(event, 'content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== undefined && mediaType !== FORM_TYPE)
-    throw new HttpProblem('unsupported-media-type', `Send the parameters form-encoded (${FORM_TYPE})`);
+    throw new HttpProblem(
+      'unsupported-media-type',
+      `This route takes its parameters form-encoded (Content-Type: ${FORM_TYPE}), not as ${mediaType}: send queries=<the JSON batch> (or extend=...) as a form`,
+    );
   const bytes = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   if (bytes.byteLength > LIMITS.bodyBytes)
     throw new HttpProblem('payload-too-large', `The body may be at most ${LIMITS.bodyBytes} bytes`);
@@ -90,13 +93,18 @@ const jsonParameter = <S extends z.ZodType>(name: string, text: string, schema: 
     throw new HttpProblem('validation-error', `The parameter ${name} is not valid JSON`);
   }
   const parsed = schema.safeParse(json, { error: wireErrors });
-  if (!parsed.success)
-    throw new HttpProblem(
-      'validation-error',
-      `The parameter ${name} does not have the shape the Reconciliation API 0.2 gives it`,
-      fieldErrors(parsed.error.issues).map((error) => ({ ...error, path: `/${name}${error.path}` })),
-    );
-  return parsed.data;
+  if (parsed.success) return parsed.data;
+  const errors = fieldErrors(parsed.error.issues).map((error) => ({
+    ...error,
+    path: `/${name}${error.path}`,
+  }));
+  const [first] = errors;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more in errors)` : '';
+  throw new HttpProblem(
+    'validation-error',
+    `The parameter ${name} does not have the shape the Reconciliation API 0.2 gives it: ${first?.path}: ${first?.message}${more}`,
+    errors,
+  );
 };
 
 /** `callback`, when sent, must name a function: anything else could inject script. */

@@ -4,10 +4,19 @@
  * on: form-encoded batches of 10 with duplicates, `limit`, `match: true` only when certain, JSONP,
  * CORS for any origin, extra parameters ignored, bad input 400 problem+json (never 500).
  */
+import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PROBLEM_TYPES } from '../../lib/api/problems';
 import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
-import { ALL_VISIBLE, matchRequestOf, type Visibility } from '../../lib/domain/reconcile';
+import { openApiDocument } from '../../lib/docs/openapi';
+import {
+  ALL_VISIBLE,
+  matchRequestOf,
+  QUERY_TEXT_REQUIRED,
+  RECONCILE_LIMITS,
+  type Visibility,
+} from '../../lib/domain/reconcile';
 import { previewHandler, reconcileHandler, suggestHandler } from '../../lib/http/reconcile-handlers';
 import { personBody } from '../support/api';
 import { type EventSpec, httpEvent, lambdaContext } from '../support/events';
@@ -219,9 +228,79 @@ describe('refusals', () => {
     expect(result.headers['access-control-allow-origin']).toBe('*');
   });
 
-  it('refuses a body that is not form-encoded with 415', async () => {
+  it('refuses a body that is not form-encoded with 415, title and detail saying one thing', async () => {
     const result = await call(reconcileHandler, '/reconcile', { method: 'POST', body: { queries: {} } });
     expect(result.statusCode).toBe(415);
+    const problem = json(result);
+    expect(problem).toMatchObject({
+      type: '/problems/unsupported-media-type',
+      title: PROBLEM_TYPES['unsupported-media-type'].title,
+    });
+    // The title claims no media type (the route takes a form, another route JSON); the detail names
+    // the one this route takes, and the one sent.
+    expect(problem.title).not.toMatch(/json|form/i);
+    expect(problem.detail).toMatch(
+      /form-encoded \(Content-Type: application\/x-www-form-urlencoded\), not as application\/json/,
+    );
+    expect(result.headers['access-control-allow-origin']).toBe('*');
+  });
+
+  const refusal = async (queries: string) => {
+    const result = await call(reconcileHandler, '/reconcile', form({ queries }));
+    expect(result.statusCode).toBe(400);
+    expect(result.headers['content-type']).toBe('application/problem+json');
+    const problem = json(result);
+    expect(problem).toMatchObject({ type: '/problems/validation-error', status: 400 });
+    return problem as { detail: string; errors: { path: string; message: string }[] };
+  };
+
+  it.each([
+    ['a query without query', { q0: { quer: 'x' } }, '/queries/q0/quer', /Unknown property/],
+    ['a query whose query is not a string', { q0: { query: ['Ada'] } }, '/queries/q0/query', /string/],
+    ['a query that is not an object', { q1: 'Ada Lovelace' }, '/queries/q1', /object/],
+    ['a batch that is not an object of queries', 'Ada Lovelace', '/queries', /JSON object of queries/],
+    [
+      'a property without pid',
+      { q0: { query: 'x', properties: [{ v: 'x' }] } },
+      '/queries/q0/properties/0/pid',
+      /string/,
+    ],
+  ])('refuses %s with 400, saying what is wrong and where', async (_, queries, path, message) => {
+    const problem = await refusal(JSON.stringify(queries));
+    expect(problem.errors[0]).toEqual({ path, message: expect.stringMatching(message) });
+    expect(problem.detail).toContain(`${path}: `);
+  });
+
+  it('refuses a query without query whatever else it holds, and answers one with properties alone', async () => {
+    const problem = await refusal(JSON.stringify({ q0: { type: 'Person', limit: 3 } }));
+    expect(problem.errors).toEqual([{ path: '/queries/q0/query', message: QUERY_TEXT_REQUIRED }]);
+
+    const batch = await reconcile({ q0: { properties: [{ pid: 'email', v: 'grace@example.org' }] } });
+    expect(batch.q0?.result[0]).toMatchObject({ id: ids.grace, match: true });
+  });
+
+  it(`refuses a batch of more than ${RECONCILE_LIMITS.maxQueries} queries, the detail naming the limit`, async () => {
+    const batchOf = (count: number) =>
+      Object.fromEntries(
+        Array.from({ length: count }, (_, index) => [`q${index}`, { query: 'Ada Lovelace' }]),
+      );
+    expect(Object.keys(await reconcile(batchOf(RECONCILE_LIMITS.maxQueries)))).toHaveLength(
+      RECONCILE_LIMITS.maxQueries,
+    );
+    const problem = await refusal(JSON.stringify(batchOf(RECONCILE_LIMITS.maxQueries + 1)));
+    expect(problem.detail).toContain(
+      `at most ${RECONCILE_LIMITS.maxQueries} queries, not ${RECONCILE_LIMITS.maxQueries + 1}`,
+    );
+  });
+
+  it('publishes the batch limit in /openapi.json and docs/matching.md', async () => {
+    const { paths } = openApiDocument();
+    const limit = `at most ${RECONCILE_LIMITS.maxQueries} queries`;
+    expect(paths['/reconcile']?.get?.description).toContain(limit);
+    expect(paths['/reconcile']?.post?.description).toContain(limit);
+    expect(await readFile(new URL('../../docs/matching.md', import.meta.url), 'utf8')).toMatch(
+      new RegExp(`at most\\s+${RECONCILE_LIMITS.maxQueries}\\s+queries`),
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the Reconciliation API 0.2 answers, written from the specification's text
+ * JSON Schemas of the Reconciliation API 0.2 answers (and of the query batch a client sends), written from the specification's text
  * (reconciliation-api/specs, 0.2/index.html: "Service manifest", "Reconciliation queries",
  * "Suggest services", "Data extension") and checked against the published schemas' reading, not
  * copied from them. Where OpenRefine 3.6 needs more than the spec says (issue #37), the schema asks
@@ -99,6 +99,55 @@ export const RESULT_BATCH = {
     type: 'object',
     required: ['result'],
     properties: { result: { type: 'array', items: CANDIDATE } },
+  },
+};
+
+/** A property value of a query: text, a number, a boolean, or an entity by its id. */
+const PROPERTY_VALUE = {
+  oneOf: [
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    {
+      type: 'object',
+      required: ['id'],
+      properties: { id: { type: 'string' }, name: { type: 'string' } },
+    },
+  ],
+};
+
+/**
+ * A batch of queries, what a client sends (the spec's "Reconciliation queries" and its
+ * reconciliation-query-batch.json): an object of query objects, each with `query` or a non-empty
+ * `properties` (each `pid` and `v`), and no members but the five the spec defines.
+ */
+export const QUERY_BATCH = {
+  $id: 'urn:reconcile:query-batch',
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    properties: {
+      query: { type: 'string' },
+      type: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+      limit: { type: 'number' },
+      properties: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['pid', 'v'],
+          properties: {
+            pid: { type: 'string' },
+            v: { oneOf: [PROPERTY_VALUE, { type: 'array', items: PROPERTY_VALUE }] },
+          },
+        },
+      },
+      type_strict: { enum: ['any', 'should', 'all'] },
+    },
+    anyOf: [
+      { required: ['query'], properties: { query: { type: 'string' } } },
+      { required: ['properties'], properties: { properties: { type: 'array', minItems: 1 } } },
+    ],
+    additionalProperties: false,
   },
 };
 
@@ -205,10 +254,23 @@ export const EXTEND_RESPONSE = {
 };
 
 const ajv = schemaValidator({ strict: true, strictTypes: false, allErrors: true });
-for (const schema of [MANIFEST, RESULT_BATCH, SUGGEST_RESPONSE, PROPOSE_PROPERTIES, EXTEND_RESPONSE])
+for (const schema of [
+  MANIFEST,
+  QUERY_BATCH,
+  RESULT_BATCH,
+  SUGGEST_RESPONSE,
+  PROPOSE_PROPERTIES,
+  EXTEND_RESPONSE,
+])
   ajv.addSchema(schema);
 
-export type ReconcileSchema = 'manifest' | 'result-batch' | 'suggest' | 'propose-properties' | 'extend';
+export type ReconcileSchema =
+  | 'manifest'
+  | 'query-batch'
+  | 'result-batch'
+  | 'suggest'
+  | 'propose-properties'
+  | 'extend';
 
 /** The schema's errors for the value (none: it is valid). */
 export const reconcileErrors = (schema: ReconcileSchema, value: unknown) => {
