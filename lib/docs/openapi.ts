@@ -227,6 +227,9 @@ const queryParameters = (key: string, { query, parameters }: OperationDoc) =>
 /** The conditional headers of reads and of writes, with what each means there (API.md 2.1). */
 const CONDITIONAL_HEADERS = {
   read: {
+    'If-Match':
+      'Answer only if this is `*` or lists the current ETag, compared strongly (a weak tag never matches), ' +
+      'else 412; evaluated before If-None-Match, and not on a 404 or a 301',
     'If-None-Match':
       'Answer 304 without a body when this names the current ETag (`*`: any); `W/"3"` names "3"',
   },

@@ -245,7 +245,7 @@ const vocabularyOperations = (kind: VocabularyKind) => {
       { status: 200, description: `The ${kind}`, json: kind, headers: ['ETag'] },
       { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
     ],
-    problems: ['not-found', ...STORAGE_PROBLEMS],
+    problems: ['not-found', 'precondition-failed', ...STORAGE_PROBLEMS],
   } satisfies OperationDoc;
   return {
     list: {
@@ -333,7 +333,7 @@ const vocabularyOperations = (kind: VocabularyKind) => {
         { status: 200, description: `The ${view}`, json: view, headers: ['ETag'] },
         { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
       ],
-      problems: ['not-found', ...STORAGE_PROBLEMS],
+      problems: ['not-found', 'precondition-failed', ...STORAGE_PROBLEMS],
     },
   } satisfies Record<string, OperationDoc>;
 };
@@ -538,7 +538,7 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       },
       { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
     ],
-    problems: ['not-found', ...STORAGE_PROBLEMS],
+    problems: ['not-found', 'precondition-failed', ...STORAGE_PROBLEMS],
   },
   getOwnPerson: {
     tag: 'Person',

@@ -75,7 +75,7 @@ export const refusalOf = (
 /** A tag as the client sent it, cut short: a header may be kilobytes long. */
 const shown = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
 
-const STRONG_ONLY = 'which never matches a write (If-Match compares strongly, RFC 9110 13.1.1)';
+const STRONG_ONLY = 'which never matches a write or a read: If-Match compares strongly (RFC 9110 13.1.1)';
 const TAG_FORM = 'an ETag of this service is the version in double quotes';
 
 /** What one If-Match tag that does not match says, in short (several tags) or in full (one). */

@@ -16,7 +16,6 @@ import {
   personListRequest,
   toStub,
 } from '../domain/listing';
-import { namesVersion } from '../domain/preconditions';
 import { callerOf, principalName, principalOfBody } from '../domain/principal';
 import { auditEntryOut, etagOf, mergedPersonOut, personUrl, toPersonOut } from '../domain/representation';
 import { CreatePersonBody, MergePersonBody, PatchPersonBody, PrincipalBody } from '../domain/schemas';
@@ -25,7 +24,7 @@ import type { HttpConfig } from './config';
 import { delegateHandler, readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
-import { ifNoneMatchOf, preconditionsOf } from './preconditions';
+import { notModifiedRead, preconditionsOf } from './preconditions';
 import { authorizerOf, personIdOf, queryOf, routePath } from './request';
 import { movedPermanently, noContent, notModified, ok, personCreated, personOk, seeOther } from './responses';
 import { withoutTrailingSlash } from './routes';
@@ -58,17 +57,17 @@ export const exportPersonsHandler = ({ personExport }: { personExport: PersonExp
   });
 
 /**
- * GET /Person/{id}: 304 when If-None-Match names the current version; 301 to the survivor of a merged
- * person (API.md 13), the live end of its chain.
+ * GET /Person/{id}: 412 when If-Match does not name the current version, 304 when If-None-Match does;
+ * 301 to the survivor of a merged person (API.md 13), the live end of its chain, whatever the
+ * conditions say (RFC 9110 13.2.1: they apply to the answer a 2xx would be).
  */
 export const getPersonHandler = ({ persons }: { persons: PersonRepository }) =>
   readHandler().handler(async ({ event, links }) => {
-    const ifNoneMatch = ifNoneMatchOf(event);
     const found = await persons.find(personIdOf(event));
     if ('merged' in found)
       return movedPermanently(personUrl(links.baseUrl, found.liveEnd), mergedPersonOut(found.merged, links));
     const { person } = found;
-    return namesVersion(ifNoneMatch, person.CoreMetaData.version)
+    return notModifiedRead(event, person.CoreMetaData.version, 'person')
       ? notModified(etagOf(person))
       : personOk({ person, tombstones: {} }, links);
   });

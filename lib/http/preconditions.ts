@@ -5,7 +5,14 @@
  * is kept as malformed, so the refusal can say so.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { EntityTag, Preconditions, TagList } from '../domain/preconditions';
+import { PreconditionFailed } from '../domain/errors';
+import {
+  type EntityTag,
+  namesVersion,
+  type Preconditions,
+  refusalOf,
+  type TagList,
+} from '../domain/preconditions';
 import { headerOf } from './request';
 
 /** `entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE`, at a position (sticky). */
@@ -67,4 +74,18 @@ export const preconditionsOf = (event: APIGatewayProxyEventV2): Preconditions =>
     ...(ifMatch === undefined ? {} : { ifMatch }),
     ...(ifNoneMatch === undefined ? {} : { ifNoneMatch }),
   };
+};
+
+/**
+ * The conditions of a read (GET, and HEAD with it) of an object at `version` (named `object` in a
+ * refusal), in RFC 9110 13.2.2's order: If-Match first, by the write's rule (strong comparison, `*`
+ * any version; a weak or malformed tag never matches), a 412 that says why when it does not hold;
+ * then If-None-Match, true when it names the version: the answer is 304. Called only once the object
+ * is found: a 404 or a merged person's 301 ignores the conditions (RFC 9110 13.2.1).
+ */
+export const notModifiedRead = (event: APIGatewayProxyEventV2, version: number, object: string): boolean => {
+  const { ifMatch, ifNoneMatch } = preconditionsOf(event);
+  const refusal = ifMatch === undefined ? undefined : refusalOf({ ifMatch }, version);
+  if (refusal) throw new PreconditionFailed(version, refusal, object);
+  return namesVersion(ifNoneMatch, version);
 };

@@ -5,7 +5,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { VocabularyRepository } from '../db/vocabulary/vocabulary-repository';
 import { listRequest, vocabularyListQuery } from '../domain/listing';
-import { namesVersion } from '../domain/preconditions';
 import { etagOf, referenceOut, resourceUrl, vocabularyOut } from '../domain/representation';
 import {
   selectEntries,
@@ -19,7 +18,7 @@ import type { HttpConfig } from './config';
 import { readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
-import { ifNoneMatchOf, preconditionsOf } from './preconditions';
+import { notModifiedRead, preconditionsOf } from './preconditions';
 import { pathIdOf, queryOf } from './request';
 import { type ApiResponse, created, notModified, ok } from './responses';
 
@@ -29,13 +28,17 @@ const tagged = (response: ApiResponse, entry: VocabularyEntry): ApiResponse => (
   headers: { ...response.headers, ETag: etagOf(entry) },
 });
 
-/** GET of an entry, or of its view: 304 when If-None-Match names the entry's current version. */
+/**
+ * GET of an entry, or of its view: 412 when If-Match does not name the entry's current version, 304
+ * when If-None-Match does.
+ */
 const entryOrNotModified = (
   event: APIGatewayProxyEventV2,
+  kind: VocabularyKind,
   entry: VocabularyEntry,
   body: unknown,
 ): ApiResponse =>
-  namesVersion(ifNoneMatchOf(event), entry.CoreMetaData.version)
+  notModifiedRead(event, entry.CoreMetaData.version, kind)
     ? notModified(etagOf(entry))
     : tagged(ok(body), entry);
 
@@ -65,7 +68,7 @@ export const vocabularyListHandler = (kind: VocabularyKind, vocabulary: Vocabula
 export const vocabularyItemHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
   readHandler().handler(async ({ event, links }) => {
     const entry = await vocabulary.get(kind, pathIdOf(event, kind));
-    return entryOrNotModified(event, entry, vocabularyOut(kind, entry, links));
+    return entryOrNotModified(event, kind, entry, vocabularyOut(kind, entry, links));
   });
 
 /**
@@ -124,5 +127,5 @@ export const referenceListHandler = (kind: VocabularyKind, vocabulary: Vocabular
 export const referenceItemHandler = (kind: VocabularyKind, vocabulary: VocabularyRepository) =>
   readHandler().handler(async ({ event, links }) => {
     const entry = await vocabulary.get(kind, pathIdOf(event, VOCABULARIES[kind].view));
-    return entryOrNotModified(event, entry, referenceOut(kind, entry, links));
+    return entryOrNotModified(event, kind, entry, referenceOut(kind, entry, links));
   });

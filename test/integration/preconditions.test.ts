@@ -1,6 +1,7 @@
 /**
  * Conditional requests on every object with a version (API.md 2.1): Person, NamePrefix and NameSuffix
- * answer their ETag, GET answers 304 to a current If-None-Match, and a PATCH whose If-Match or
+ * answer their ETag, GET answers 304 to a current If-None-Match and 412 to an If-Match that does not
+ * hold (HEAD alike), and a PATCH whose If-Match or
  * If-None-Match does not hold is 412 with the current ETag, says why, and changes nothing.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -9,6 +10,7 @@ import { buildHandler as buildCreateNamePrefix } from '../../functions/create-na
 import { buildHandler as buildCreateNameSuffix } from '../../functions/create-name-suffix';
 import { buildHandler as buildGetNamePrefix } from '../../functions/get-name-prefix';
 import { buildHandler as buildGetNameSuffix } from '../../functions/get-name-suffix';
+import { buildHandler as buildGetPerson } from '../../functions/get-person';
 import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
 import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
@@ -116,6 +118,11 @@ describe.each(VOCABULARIES)('$kind: ETag, 304 and conditional PATCH (API.md 2.1)
       vocabulary.get({ vocabulary: repository() }),
       httpEvent({ method: 'GET', route: `/${kind}/{id}`, ...item(id), headers }),
     );
+  const head = (id: number, headers: Record<string, string> = {}) =>
+    invoke<Json>(
+      vocabulary.get({ vocabulary: repository() }),
+      httpEvent({ method: 'HEAD', route: `/${kind}/{id}`, ...item(id), headers }),
+    );
   const getView = (id: number, headers: Record<string, string> = {}) =>
     invoke<Json>(
       vocabulary.getView({ vocabulary: repository() }),
@@ -175,6 +182,41 @@ describe.each(VOCABULARIES)('$kind: ETag, 304 and conditional PATCH (API.md 2.1)
     }
     expect(stale.status).toBe(200);
     expect(stale.headers.etag).toBe('"2"');
+  });
+
+  it('GET and HEAD, of the entry and of its view, honour If-Match: the current tag or * answers', async () => {
+    const id = await entryAt(2);
+
+    for (const ifMatch of ['"2"', '*', '"1", "2"']) {
+      const read = await get(id, { 'if-match': ifMatch });
+      expect(read.status).toBe(200);
+      expect(read.body).toMatchObject({ CoreMetaData: { version: 2 } });
+      expect((await getView(id, { 'if-match': ifMatch })).status).toBe(200);
+    }
+    expect((await head(id, { 'if-match': '"2"' })).status).toBe(200);
+  });
+
+  it('GET and HEAD with an If-Match that does not match are 412 saying why, before If-None-Match', async () => {
+    const id = await entryAt(2);
+
+    expect(expect412(await get(id, { 'if-match': '"1"' }), '"2"')).toMatch(new RegExp(`${kind} has changed`));
+    expect(expect412(await getView(id, { 'if-match': '"1"' }), '"2"')).toMatch(/version 2/);
+    expect(expect412(await get(id, { 'if-match': 'W/"2"' }), '"2"')).toMatch(
+      /weak tag.*send the strong tag "2"/,
+    );
+    expect(expect412(await get(id, { 'if-match': '2' }), '"2"')).toMatch(/2 is not an entity tag/);
+    // RFC 9110 13.2.2: If-Match is evaluated first, so a current If-None-Match does not make it a 304.
+    expect412(await get(id, { 'if-match': '"1"', 'if-none-match': '"2"' }), '"2"');
+    const headed = await head(id, { 'if-match': '"1"' });
+    expect(headed.status).toBe(412);
+    expect(headed.headers.etag).toBe('"2"');
+    expect(headed.body).toBeUndefined();
+  });
+
+  it('GET with If-Match of an id that names no entry is 404, not 412', async () => {
+    const response = await get(999_999_999, { 'if-match': '*' });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ type: '/problems/not-found' });
   });
 
   it('PATCH with the current If-Match (or *) is 200 with the new ETag', async () => {
@@ -249,6 +291,72 @@ describe.each(VOCABULARIES)('$kind: ETag, 304 and conditional PATCH (API.md 2.1)
     const stored = await get(id);
     expect(stored.headers.etag).toBe('"2"');
     expect(stored.body).toMatchObject({ local_reference_id: 'racer' });
+  });
+});
+
+describe('GET and HEAD /Person/{id}: If-Match (API.md 2.1, RFC 9110 13.1.1)', () => {
+  const read = (method: 'GET' | 'HEAD', id: number, headers: Record<string, string>) =>
+    invoke<Json>(
+      buildGetPerson({ persons: testRepository(suite.table) }),
+      httpEvent({
+        method,
+        route: '/Person/{id}',
+        path: `/Person/${id}`,
+        pathParameters: { id: String(id) },
+        headers,
+      }),
+    );
+  const personAt = async (version: number) => {
+    const { body } = await suite.api.post(personBody('Read', uniqueTag('Cond'), uniqueEmail()));
+    for (let next = 2; next <= version; next += 1)
+      expect((await suite.api.patch(body.id, { local_reference_id: `v${next}` })).status).toBe(200);
+    return body.id as number;
+  };
+
+  it('answers when If-Match is * or lists the current ETag', async () => {
+    const id = await personAt(2);
+    for (const method of ['GET', 'HEAD'] as const)
+      for (const ifMatch of ['*', '"2"', 'W/"2", "2"']) {
+        const response = await read(method, id, { 'if-match': ifMatch });
+        expect(response.status).toBe(200);
+        expect(response.headers.etag).toBe('"2"');
+      }
+  });
+
+  it('is 412 with the current ETag, saying why, for another version, a weak tag or a malformed one', async () => {
+    const id = await personAt(2);
+    for (const method of ['GET', 'HEAD'] as const) {
+      const stale = await read(method, id, { 'if-match': '"1"' });
+      const weak = await read(method, id, { 'if-match': 'W/"2"' });
+      const malformed = await read(method, id, { 'if-match': '2' });
+      for (const response of [stale, weak, malformed]) {
+        expect(response.status).toBe(412);
+        expect(response.headers.etag).toBe('"2"');
+      }
+      if (method === 'HEAD') {
+        expect(stale.body).toBeUndefined();
+        continue;
+      }
+      expect(expect412(stale, '"2"')).toMatch(/person has changed since ETag "1": it is at version 2/);
+      expect(expect412(weak, '"2"')).toMatch(/weak tag, which never matches a write or a read/);
+      expect(expect412(malformed, '"2"')).toMatch(/2 is not an entity tag/);
+    }
+    // If-Match before If-None-Match (RFC 9110 13.2.2): not a 304.
+    expect412(await read('GET', id, { 'if-match': '"1"', 'if-none-match': '"2"' }), '"2"');
+  });
+
+  it('leaves a 404 a 404 and a merged person a 301: the conditions apply only to a 2xx (RFC 9110 13.2.1)', async () => {
+    expect((await read('GET', 999_999_999, { 'if-match': '*' })).status).toBe(404);
+    expect((await read('HEAD', 999_999_999, { 'if-match': '"1"' })).status).toBe(404);
+
+    const survivor = await personAt(1);
+    const source = await personAt(1);
+    expect((await suite.api.merge(survivor, { source })).status).toBe(200);
+    for (const ifMatch of ['*', '"1"', '"7"']) {
+      const moved = await read('GET', source, { 'if-match': ifMatch });
+      expect(moved.status).toBe(301);
+      expect(moved.headers.location).toMatch(new RegExp(`/Person/${survivor}$`));
+    }
   });
 });
 
