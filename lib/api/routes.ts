@@ -114,6 +114,7 @@ const ROUTE_TABLE = [
   { method: 'GET', path: '/context.jsonld', handler: 'get-context', operation: 'getContext', public: true },
   { method: 'GET', path: '/docs', handler: 'get-docs', operation: 'getDocs', public: true },
   { method: 'GET', path: '/docs/{asset}', handler: 'get-docs', operation: 'getDocsAsset', public: true },
+  { method: 'GET', path: '/problems', handler: 'get-problem', operation: 'listProblems', public: true },
   { method: 'GET', path: '/problems/{name}', handler: 'get-problem', operation: 'getProblem', public: true },
 ] as const satisfies readonly Route[];
 

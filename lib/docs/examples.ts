@@ -58,7 +58,7 @@ import {
   vocabularyBody,
 } from '../domain/vocabulary';
 import { OPERATIONS } from './operations';
-import { problemTypePage } from './problem-page';
+import { problemIndex, problemTypePage } from './problem-page';
 import type { ResponseSchemaName } from './response-schemas';
 
 /** An OpenAPI Example Object. */
@@ -459,6 +459,12 @@ const BY_MEDIA_TYPE: Partial<Record<OperationId, Record<string, Example>>> = {
     'application/json': {
       summary: 'GET /reconcile/properties?type=Person',
       value: proposedProperties(ALL_VISIBLE),
+    },
+  },
+  listProblems: {
+    'application/json': {
+      summary: 'GET /problems with Accept: application/json',
+      value: problemIndex(),
     },
   },
   getProblem: {

@@ -818,6 +818,35 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
     ],
     problems: ['not-found', 'internal-error'],
   },
+  listProblems: {
+    tag: 'Self-description',
+    summary: 'Every problem type',
+    description:
+      "The index of the problem types this API answers: each one's `type` URL (its page), `title` and " +
+      '`status`. HTML, or JSON when `Accept` prefers `application/json` or `application/problem+json`.',
+    success: [
+      {
+        status: 200,
+        description: 'The problem types',
+        content: {
+          'text/html': { type: 'string' },
+          'application/json': {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['type', 'title', 'status'],
+              properties: {
+                type: { type: 'string', enum: PROBLEM_TYPE_NAMES.map(problemTypeUri) },
+                title: { type: 'string' },
+                status: { type: 'integer', minimum: 400, maximum: 599 },
+              },
+            },
+          },
+        },
+      },
+    ],
+    problems: ['internal-error'],
+  },
   getProblem: {
     tag: 'Self-description',
     summary: 'A problem type',

@@ -3,7 +3,7 @@
  * means and what a client should do, from the one catalogue in lib/api/problems.ts: its JSON, and its
  * HTML for people following the link (lib/http/document-responses.ts answers either).
  */
-import { PROBLEM_TYPES, type ProblemType, problemTypeUri } from '../api/problems';
+import { PROBLEM_TYPE_NAMES, PROBLEM_TYPES, type ProblemType, problemTypeUri } from '../api/problems';
 import { NotFound } from '../domain/errors';
 
 /** What `GET /problems/{name}` answers in JSON. */
@@ -62,6 +62,42 @@ export const problemTypeHtml = (page: ProblemTypePage, baseUrl: string) => `<!do
 <p>Errors are <a href="https://www.rfc-editor.org/rfc/rfc9457">RFC 9457</a> problem details:
 <code>detail</code> says what went wrong with this request, <code>instance</code> where.
 See the <a href="${escapeHtml(`${baseUrl}/docs`)}">API reference</a>.</p>
+</body>
+</html>
+`;
+
+/** One entry of `GET /problems`: a problem type's URL, title and status. */
+export type ProblemIndexEntry = Omit<ProblemTypePage, 'description'>;
+
+/** `GET /problems`: every problem type of the catalogue, in its order. */
+export const problemIndex = (): ProblemIndexEntry[] =>
+  PROBLEM_TYPE_NAMES.map((name) => {
+    const { type, title, status } = problemTypePage(name);
+    return { type, title, status };
+  });
+
+/** The HTML index of the problem types, each linked to its page. */
+export const problemIndexHtml = (entries: readonly ProblemIndexEntry[], baseUrl: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Problem types</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<p>Problem types of the Authority Person Service</p>
+<h1>Problem types</h1>
+<dl>
+${entries
+  .map(
+    ({ type, title, status }) =>
+      `<dt><a href="${escapeHtml(`${baseUrl}${type}`)}"><code>${escapeHtml(type)}</code></a></dt><dd>${status} ${escapeHtml(title)}</dd>`,
+  )
+  .join('\n')}
+</dl>
+<p>Errors are <a href="https://www.rfc-editor.org/rfc/rfc9457">RFC 9457</a> problem details. See the
+<a href="${escapeHtml(`${baseUrl}/docs`)}">API reference</a>.</p>
 </body>
 </html>
 `;

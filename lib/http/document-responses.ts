@@ -15,7 +15,7 @@ import {
   isSwaggerUiFile,
   SWAGGER_UI_FILES,
 } from '../docs/docs-page';
-import { problemTypeHtml, problemTypePage } from '../docs/problem-page';
+import { problemIndex, problemIndexHtml, problemTypeHtml, problemTypePage } from '../docs/problem-page';
 import { NotFound } from '../domain/errors';
 import { type ApiResponse, rawOk } from './responses';
 
@@ -86,18 +86,23 @@ const JSON_TYPES = ['application/json', 'application/problem+json'];
 
 /** JSON when `Accept` prefers `application/json` or `application/problem+json` to HTML, else HTML. */
 export const problemPageResponse = (
-  name: string,
+  name: string | undefined,
   accept: string | undefined,
   baseUrl: string,
 ): ApiResponse => {
-  const page = problemTypePage(name);
+  // Without a name: the index of every problem type (GET /problems).
+  const json = name === undefined ? problemIndex() : problemTypePage(name);
   const preferred = accept
     ? new Negotiator({ headers: { accept } }).mediaType(['text/html', ...JSON_TYPES])
     : undefined;
-  return preferred && JSON_TYPES.includes(preferred)
-    ? rawOk({ contentType: 'application/json; charset=utf-8', content: JSON.stringify(page) }, PAGE_HEADERS)
-    : rawOk(
-        { contentType: 'text/html; charset=utf-8', content: problemTypeHtml(page, baseUrl) },
-        HTML_HEADERS,
-      );
+  if (preferred && JSON_TYPES.includes(preferred))
+    return rawOk(
+      { contentType: 'application/json; charset=utf-8', content: JSON.stringify(json) },
+      PAGE_HEADERS,
+    );
+  const html =
+    name === undefined
+      ? problemIndexHtml(problemIndex(), baseUrl)
+      : problemTypeHtml(problemTypePage(name), baseUrl);
+  return rawOk({ contentType: 'text/html; charset=utf-8', content: html }, HTML_HEADERS);
 };

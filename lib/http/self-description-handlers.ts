@@ -44,8 +44,11 @@ export const getDocsHandler = ({ assets }: { assets: AssetSource }) =>
       : docsAssetResponse(asset, assets);
   });
 
-/** GET /problems/{name}: what a problem type means and what to do, as HTML or (when preferred) JSON. */
+/**
+ * GET /problems/{name}: what a problem type means and what to do; GET /problems: every problem type's
+ * URL, title and status. HTML, or (when preferred) JSON.
+ */
 export const getProblemHandler = () =>
   readHandler().handler(async ({ event, links }) =>
-    problemPageResponse(event.pathParameters?.name ?? '', headerOf(event, 'accept'), links.baseUrl),
+    problemPageResponse(event.pathParameters?.name, headerOf(event, 'accept'), links.baseUrl),
   );

@@ -226,6 +226,17 @@ describe('the HTTP API', () => {
     ).toEqual([...ROUTE_KEYS.map(({ key }) => key), '$default'].sort());
   });
 
+  it('serves GET and HEAD /problems (the index, issue #53 step 3) as /problems/{name} is: same function, same authorization', () => {
+    const byKey = (key: string) => routes().find((route) => route.Properties.RouteKey === key) as Resource;
+    const page = byKey('GET /problems/{name}');
+    for (const key of ['GET /problems', 'HEAD /problems']) {
+      const index = byKey(key);
+      expect(index, key).toBeDefined();
+      expect(index.Properties.Target).toEqual(page.Properties.Target);
+      expect(index.Properties.AuthorizationType).toEqual(page.Properties.AuthorizationType);
+    }
+  });
+
   it('has a HEAD route for every GET route, and for nothing else', () => {
     const keys = new Set(routes().map((route) => route.Properties.RouteKey as string));
     const gets = ROUTES.filter((route) => route.method === 'GET').map((route) => route.path);

@@ -787,6 +787,15 @@ describe('real responses match the schemas the document declares', () => {
     for (const reply of replies) expectDeclared('GET', route, reply);
   });
 
+  it('the index of the problem types: HTML and JSON', async () => {
+    const route = '/problems';
+    const index = (accept: string) => call(getProblem, get(route, route, { headers: { accept } }));
+    const replies = [await index('text/html'), await index('application/json')];
+
+    expect(replies.map(({ status }) => status)).toEqual([200, 200]);
+    for (const reply of replies) expectDeclared('GET', route, reply);
+  });
+
   it('the Reconciliation API: manifest, queries, JSONP, suggest, properties, preview, and their refusals', async () => {
     const deps = { reader: reconcileReader(suite.table), visibility: ALL_VISIBLE };
     const reconcile = buildReconcile(deps);

@@ -129,3 +129,49 @@ describe('the HTML page', () => {
     expect(html).toContain('href="https://api.example.test/&quot;&gt;&lt;script&gt;/docs"');
   });
 });
+
+describe('GET /problems: the index of every problem type (issue #53 step 3)', () => {
+  const index = async (accept?: string, method = 'GET') => {
+    const event = httpEvent({ method, route: '/problems', path: '/problems' });
+    if (accept === undefined) delete event.headers.accept;
+    else event.headers.accept = accept;
+    const result = await handler(event, lambdaContext());
+    const headers = Object.fromEntries(
+      Object.entries(result.headers ?? {}).map(([key, value]) => [key.toLowerCase(), String(value)]),
+    );
+    return { status: result.statusCode, headers, body: result.body ?? '' };
+  };
+
+  it('answers JSON on Accept: application/json, every type of the catalogue with its URL, title and status', async () => {
+    const page = await index('application/json');
+
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(page.body)).toEqual(
+      NAMES.map((name) => ({
+        type: `/problems/${name}`,
+        title: PROBLEM_TYPES[name].title,
+        status: PROBLEM_TYPES[name].status,
+      })),
+    );
+  });
+
+  it('answers HTML by default, each type linked to its page with its status and title', async () => {
+    const page = await index();
+
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    for (const name of NAMES) {
+      const { title, status } = PROBLEM_TYPES[name];
+      expect(page.body).toContain(`/problems/${name}"><code>/problems/${name}</code></a>`);
+      expect(page.body).toContain(`<dd>${status} ${escapeHtml(title)}</dd>`);
+    }
+  });
+
+  it('answers HEAD with the same status and headers, no body', async () => {
+    const [got, headed] = [await index('application/json'), await index('application/json', 'HEAD')];
+    expect(headed.status).toBe(200);
+    expect(headed.headers['content-type']).toBe(got.headers['content-type']);
+    expect(headed.body).toBe('');
+  });
+});
