@@ -3,12 +3,12 @@
  * docs/import-export.md has the options; exit status 0 when every person was
  * written, 2 when the export could not start or stopped.
  */
-import { createWriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { API_OPTIONS, apiOf, checkApi, clientFromFlags } from './api-options';
 import { runCommand, UsageError } from './command';
 import { ExportFailed, exportPersons } from './exporter';
+import { openWritable } from './files';
 import { progressReporter } from './progress';
 
 const USAGE = `usage: npm run export -- [--out FILE] [--api URL] [--token JWT | --sigv4 [--region R]] [--limit N]`;
@@ -28,7 +28,7 @@ const main = async (argv: string[]): Promise<number> => {
   const { text } = await client.send({ method: 'GET', path: '/Person?limit=0' });
   const total = (JSON.parse(text) as { Pagination: { count: number } }).Pagination.count;
 
-  const out = values.out ? createWriteStream(values.out) : process.stdout;
+  const out = values.out ? await openWritable(values.out, 'w') : process.stdout;
   const progress = progressReporter(total, { label: 'export' });
   const started = performance.now();
   try {

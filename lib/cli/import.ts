@@ -76,8 +76,8 @@ const main = async (argv: string[]): Promise<number> => {
       onOutcome: async (outcome) => {
         await log.record(outcome);
         done++;
-        if (outcome.outcome === 'refused') refused++;
-        else created++;
+        if (outcome.outcome === 'created' || outcome.outcome === 'replayed') created++;
+        else refused++;
         progress.update(done, `stored ${created}, refused ${refused}`);
       },
     });

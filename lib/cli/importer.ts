@@ -12,7 +12,9 @@ import { idempotencyKeyOf, type PersonFile, type PersonRecord } from './person-f
 
 export type RecordOutcome =
   | { line: number; outcome: 'created' | 'replayed'; id: number; local_reference_id: string | null }
-  | { line: number; outcome: 'refused'; status: number; type: string; input: unknown; problem: unknown };
+  | { line: number; outcome: 'refused'; status: number; type: string; input: unknown; problem: unknown }
+  /** A line that could not be sent as written (person-file.ts), refused by the importer itself. */
+  | { line: number; outcome: 'unreadable'; type: string; detail: string; bytes: Buffer };
 
 export interface ImportSummary {
   total: number;
@@ -47,15 +49,24 @@ const typeName = (problem: unknown, status: number) => {
   return typeof type === 'string' && type !== '' ? (type.split('/').pop() ?? type) : `http-${status}`;
 };
 
+/**
+ * A body as JSON to write in the rejects, or its text as it is when that cannot be: not JSON, or JSON
+ * nested too deep to be written again (`[` x 100 000 parses, but JSON.stringify runs out of stack).
+ */
 const parsedOrRaw = (text: string): unknown => {
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    JSON.stringify(value);
+    return value;
   } catch {
     return text;
   }
 };
 
-const outcomeOf = (record: PersonRecord, answer: ApiAnswer): RecordOutcome => {
+const outcomeOf = (
+  record: PersonRecord,
+  answer: ApiAnswer,
+): Exclude<RecordOutcome, { outcome: 'unreadable' }> => {
   const body = parsedOrRaw(answer.text);
   if (answer.status === 201) {
     const person = body as { id: number; local_reference_id?: string | null };
@@ -125,6 +136,12 @@ export const importPersons = async ({
       const record = next.value;
       if (settled.has(record.line)) {
         summary.skipped++;
+        continue;
+      }
+      if (!('body' in record)) {
+        const { line, type, detail, bytes } = record;
+        summary.refused[type] = (summary.refused[type] ?? 0) + 1;
+        await onOutcome?.({ line, outcome: 'unreadable', type, detail, bytes });
         continue;
       }
       try {

@@ -5,9 +5,10 @@
  * lines they settled, and appends to them.
  */
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, existsSync, type WriteStream } from 'node:fs';
+import { createReadStream, existsSync, type WriteStream } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { openWritable } from './files';
 import type { RecordOutcome } from './importer';
 
 export interface OutcomePaths {
@@ -53,10 +54,11 @@ export interface OutcomeLog {
 }
 
 export const openOutcomeLog = async (paths: OutcomePaths, resume: boolean): Promise<OutcomeLog> => {
-  const settled = resume ? await settledLines([paths.map, paths.rejects]) : new Set<number>();
+  // Opened first: a path that cannot be written (a folder, no such folder) is a message, before anything.
   const flags = resume ? 'a' : 'w';
-  const map = createWriteStream(paths.map, { flags });
-  const rejects = createWriteStream(paths.rejects, { flags });
+  const map = await openWritable(paths.map, flags);
+  const rejects = await openWritable(paths.rejects, flags);
+  const settled = resume ? await settledLines([paths.map, paths.rejects]) : new Set<number>();
   return {
     settled,
     record: (outcome) =>
@@ -68,12 +70,20 @@ export const openOutcomeLog = async (paths: OutcomePaths, resume: boolean): Prom
             input: outcome.input,
             problem: outcome.problem,
           })
-        : write(map, {
-            line: outcome.line,
-            id: outcome.id,
-            local_reference_id: outcome.local_reference_id,
-            ...(outcome.outcome === 'replayed' ? { replayed: true } : {}),
-          }),
+        : outcome.outcome === 'unreadable'
+          ? // No answer of the API: the importer's own reason, and the line's bytes as they are.
+            write(rejects, {
+              line: outcome.line,
+              type: outcome.type,
+              detail: outcome.detail,
+              input_base64: outcome.bytes.toString('base64'),
+            })
+          : write(map, {
+              line: outcome.line,
+              id: outcome.id,
+              local_reference_id: outcome.local_reference_id,
+              ...(outcome.outcome === 'replayed' ? { replayed: true } : {}),
+            }),
     close: async () => {
       await Promise.all([map, rejects].map((stream) => new Promise((done) => stream.end(done))));
     },

@@ -1,11 +1,13 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CommandError } from '../../../lib/cli/command';
 import {
+  type FileRecord,
+  firstInvalidByte,
   idempotencyKeyOf,
   openPersonFile,
-  type PersonRecord,
   UnreadableFile,
 } from '../../../lib/cli/person-file';
 
@@ -21,7 +23,7 @@ const fileWith = async (name: string, text: string) => {
 };
 
 const recordsOf = async (path: string) => {
-  const records: PersonRecord[] = [];
+  const records: FileRecord[] = [];
   for await (const record of (await openPersonFile(path)).records()) records.push(record);
   return records;
 };
@@ -41,17 +43,110 @@ describe('a file of persons to import', () => {
     ]);
   });
 
-  it('reads a JSON array as records numbered from 1, whatever its layout', async () => {
-    const path = await fileWith('b.json', ' \n[\n  {"a": 1},\n  {"b": [2, 3]}\n]\n');
+  it('reads a JSON array as records numbered from 1, each element as written, whatever its layout', async () => {
+    const path = await fileWith(
+      'b.json',
+      ' \n[\n  {"a": 1},\n  {"b": [2, 3], "c": "],{\\"["}\n, [] ,{"id": 12345678901234567890, "x": 1.0}]\n',
+    );
 
     const file = await openPersonFile(path);
 
     expect(file.format).toBe('json-array');
-    expect(file.total).toBe(2);
+    expect(file.total).toBe(4);
+    // Not parsed and written again: a big integer, 1.0 and the spacing reach the API as they are.
+    expect(await recordsOf(path)).toEqual([
+      { line: 1, body: '{"a": 1}' },
+      { line: 2, body: '{"b": [2, 3], "c": "],{\\"["}' },
+      { line: 3, body: '[]' },
+      { line: 4, body: '{"id": 12345678901234567890, "x": 1.0}' },
+    ]);
+  });
+
+  it('reads an element nested 100 000 deep as written, where writing it again would run out of stack', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const path = await fileWith('deep.json', `[{"a":1},${deep}]`);
+
     expect(await recordsOf(path)).toEqual([
       { line: 1, body: '{"a":1}' },
-      { line: 2, body: '{"b":[2,3]}' },
+      { line: 2, body: deep },
     ]);
+  });
+
+  it('refuses an array that is not UTF-8, saying where, rather than send U+FFFD for its bytes', async () => {
+    const path = join(folder, 'latin1.json');
+    await writeFile(
+      path,
+      Buffer.concat([Buffer.from('[\n{"a":1},\n{"b":"Jos'), Buffer.from([0xe9]), Buffer.from('"}]')]),
+    );
+
+    await expect(openPersonFile(path)).rejects.toThrow(
+      /latin1\.json is not UTF-8: byte 0xE9 at byte 10 of line 3;/,
+    );
+  });
+
+  it('gives a line that is not UTF-8 as unreadable, with its line and bytes, and reads the others', async () => {
+    const latin1 = Buffer.concat([Buffer.from('{"first_name":"Jos'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const path = join(folder, 'latin1.ndjson');
+    await writeFile(path, Buffer.concat([Buffer.from('{"a":"é"}\n\n'), latin1, Buffer.from('\n{"b":2}\n')]));
+
+    const file = await openPersonFile(path);
+
+    expect(file.total).toBe(3);
+    expect(await recordsOf(path)).toEqual([
+      { line: 1, body: '{"a":"é"}' },
+      {
+        line: 3,
+        type: 'not-utf-8',
+        detail: expect.stringMatching(/^line 3 is not UTF-8: byte 0xE9 at byte 19 of the line, not sent/),
+        bytes: latin1,
+      },
+      { line: 4, body: '{"b":2}' },
+    ]);
+  });
+
+  it('splits lines on bytes: a character or a \\r\\n across two reads of the file is whole', async () => {
+    // createReadStream reads 64 KiB at a time: put a 2-byte character, then a CRLF, across a boundary.
+    const first = `{"a":"${'x'.repeat(65_529)}é"}`;
+    const second = `{"b":"${'y'.repeat(65_522)}"}`;
+    const text = `${first}\r\n${second}\r\n{"c":"ü"}\r{"d":1}`;
+    const path = await fileWith('long.ndjson', text);
+
+    const bytes = Buffer.from(text);
+    expect(bytes.indexOf('é')).toBe(65_535);
+    expect(bytes.indexOf('\r\n', 65_541)).toBe(131_071);
+    expect(await recordsOf(path)).toEqual([
+      { line: 1, body: first },
+      { line: 2, body: second },
+      { line: 3, body: '{"c":"ü"}' },
+      { line: 4, body: '{"d":1}' },
+    ]);
+  });
+
+  it.each([
+    [
+      'plain ASCII and every length of character',
+      [0x41, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80],
+      -1,
+    ],
+    ['a continuation byte alone', [0x41, 0x80], 1],
+    ['an overlong form', [0x41, 0xc0, 0x80], 1],
+    ['a surrogate', [0xed, 0xa0, 0x80], 0],
+    ['past U+10FFFF', [0x41, 0x41, 0xf4, 0x90, 0x80, 0x80], 2],
+    ['a sequence cut short', [0x41, 0xe2, 0x82], 1],
+  ])('finds the first byte that is not UTF-8: %s', (_, bytes, at) => {
+    expect(firstInvalidByte(Uint8Array.from(bytes))).toBe(at);
+  });
+
+  it.each([
+    ['a folder', 'a-folder.ndjson', /a-folder\.ndjson is a folder, not a file/],
+    ['a missing file', 'missing.ndjson', /missing\.ndjson: no such file/],
+  ])('refuses %s with a message', async (_, name, message) => {
+    await mkdir(join(folder, 'a-folder.ndjson'), { recursive: true });
+
+    const opening = openPersonFile(join(folder, name));
+
+    await expect(opening).rejects.toThrow(CommandError);
+    await expect(opening).rejects.toThrow(message);
   });
 
   it('refuses a file that starts as an array and is not one', async () => {
