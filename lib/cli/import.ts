@@ -6,7 +6,13 @@
 import { parseArgs } from 'node:util';
 import { API_OPTIONS, apiOf, checkApi, clientFromFlags } from './api-options';
 import { runCommand, UsageError } from './command';
-import { ImportInterrupted, type ImportSummary, importPersons, refusedCount } from './importer';
+import {
+  DEFAULT_CONCURRENCY,
+  ImportInterrupted,
+  type ImportSummary,
+  importPersons,
+  refusedCount,
+} from './importer';
 import { openOutcomeLog, outcomePathsFor } from './outcome-log';
 import { openPersonFile } from './person-file';
 import { progressReporter } from './progress';
@@ -35,6 +41,34 @@ const summaryLine = (summary: ImportSummary) => {
   ].join(', ');
 };
 
+/** An argument as a POSIX shell reads it back: as it is when that is safe, else in single quotes. */
+const shellQuoted = (arg: string) =>
+  /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
+
+/**
+ * The command that goes on from where this run stopped: the same arguments and `--resume`. A token is
+ * not printed (the terminal or the CI log may be read by others): `"$TOKEN"` stands for it.
+ */
+const resumeCommand = (argv: readonly string[]) => {
+  const args: string[] = [];
+  for (let at = 0; at < argv.length; at++) {
+    const arg = argv[at] as string;
+    if (arg === '--token' && at + 1 < argv.length) {
+      args.push('--token', '"$TOKEN"');
+      at++;
+    } else if (arg.startsWith('--token=')) args.push('--token="$TOKEN"');
+    else args.push(shellQuoted(arg));
+  }
+  if (!argv.includes('--resume')) args.push('--resume');
+  return `npm run import -- ${args.join(' ')}`;
+};
+
+/**
+ * A Ctrl-C under `npm run` reaches the import twice at once (from the terminal, and forwarded by npm
+ * to its child): a signal this soon after the first is the same Ctrl-C, not a second one.
+ */
+const SAME_SIGNAL_MS = 1_000;
+
 const main = async (argv: string[]): Promise<number> => {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -43,7 +77,7 @@ const main = async (argv: string[]): Promise<number> => {
     options: {
       ...API_OPTIONS,
       requester: { type: 'string', default: '0' },
-      concurrency: { type: 'string', default: '8' },
+      concurrency: { type: 'string', default: String(DEFAULT_CONCURRENCY) },
       resume: { type: 'boolean', default: false },
       'allow-rejects': { type: 'boolean', default: false },
       map: { type: 'string' },
@@ -61,11 +95,37 @@ const main = async (argv: string[]): Promise<number> => {
   const defaults = outcomePathsFor(path);
   const paths = { map: values.map ?? defaults.map, rejects: values.rejects ?? defaults.rejects };
   const log = await openOutcomeLog(paths, values.resume);
-  const progress = progressReporter(file.total);
-  let done = log.settled.size;
+  const before = log.settled.size;
+  const progress = progressReporter(file.total, { start: before });
+  let done = before;
   let created = 0;
   let refused = 0;
-  progress.update(done, '');
+
+  // Ctrl-C (or a SIGTERM): send no more lines, let the ones in flight end and be recorded, put the
+  // terminal back (the bar hid the cursor and turned line wrap off), say how to go on. Again: at once.
+  const stopping = new AbortController();
+  let stoppedBy: NodeJS.Signals | undefined;
+  let stoppedAt = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stoppedBy === undefined) {
+      stoppedBy = signal;
+      stoppedAt = Date.now();
+      stopping.abort();
+      progress.stop();
+      console.error(
+        `import ${path}: ${signal}: sending no more lines, waiting for those in flight (Ctrl-C again to quit now)`,
+      );
+      return;
+    }
+    if (Date.now() - stoppedAt < SAME_SIGNAL_MS) return;
+    progress.stop();
+    console.error(`import ${path}: stopped at once; the lines in flight are sent again, and replayed, by:`);
+    console.error(`  ${resumeCommand(argv)}`);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
   try {
     const summary = await importPersons({
       file,
@@ -73,6 +133,7 @@ const main = async (argv: string[]): Promise<number> => {
       requester,
       concurrency,
       settled: log.settled,
+      signal: stopping.signal,
       onOutcome: async (outcome) => {
         await log.record(outcome);
         done++;
@@ -82,6 +143,17 @@ const main = async (argv: string[]): Promise<number> => {
       },
     });
     progress.stop();
+    if (stoppedBy !== undefined) {
+      const sent = summary.created + summary.replayed + refusedCount(summary);
+      const left = summary.total - summary.skipped - sent;
+      console.error(
+        `import ${path}: stopped (${stoppedBy}) with ${left} of ${summary.total} records left: ` +
+          `sent ${sent} (${summaryLine(summary)})`,
+      );
+      console.error(`  map: ${paths.map}   rejects: ${paths.rejects}`);
+      console.error(`  to go on: ${resumeCommand(argv)}`);
+      return 130;
+    }
     console.log(`import ${path}: ${summaryLine(summary)}`);
     console.log(`  map: ${paths.map}   rejects: ${paths.rejects}`);
     return refusedCount(summary) === 0 || values['allow-rejects'] ? 0 : 1;
@@ -89,9 +161,12 @@ const main = async (argv: string[]): Promise<number> => {
     progress.stop();
     if (!(error instanceof ImportInterrupted)) throw error;
     console.error(`import ${path}: ${error.message}`);
-    console.error(`  so far: ${summaryLine(error.summary)}; --resume goes on from there`);
+    console.error(`  so far: ${summaryLine(error.summary)}; --resume goes on from there:`);
+    console.error(`  ${resumeCommand(argv)}`);
     return 2;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await log.close();
   }
 };

@@ -36,9 +36,41 @@ export interface ImportOptions {
   concurrency: number;
   /** Lines an earlier run settled, skipped by a resumed one. */
   settled?: ReadonlySet<number>;
-  /** Called once per record sent, in the order they end. */
+  /**
+   * Called once per record settled, in line order (whatever order the answers come in), so the map
+   * and the rejects of a run are in line order too.
+   */
   onOutcome?: (outcome: RecordOutcome) => void | Promise<void>;
+  /** Once aborted, no record is sent any more; the requests in flight end, their outcomes given. */
+  signal?: AbortSignal;
 }
+
+/**
+ * Gives outcomes on in the order their records were taken (line order), whatever order they end in: an
+ * outcome waits for those of the records taken before it. A record that ends with no outcome (the run
+ * stopped at it) is `settle(n, undefined)`, so it holds up no other.
+ */
+const inLineOrder = (give: (outcome: RecordOutcome) => void | Promise<void>) => {
+  const ended = new Map<number, RecordOutcome | undefined>();
+  let next = 0;
+  let giving = Promise.resolve();
+  return (taken: number, outcome: RecordOutcome | undefined) => {
+    ended.set(taken, outcome);
+    // One at a time: each outcome given once the one before it has been.
+    giving = giving.then(async () => {
+      while (ended.has(next)) {
+        const ready = ended.get(next);
+        ended.delete(next);
+        next++;
+        if (ready !== undefined) await give(ready);
+      }
+    });
+    return giving;
+  };
+};
+
+/** `--concurrency` when none is given: docs/import-export.md has the measurements behind it. */
+export const DEFAULT_CONCURRENCY = 8;
 
 export const refusedCount = (summary: ImportSummary) =>
   Object.values(summary.refused).reduce((sum, count) => sum + count, 0);
@@ -116,6 +148,7 @@ export const importPersons = async ({
   concurrency,
   settled = new Set(),
   onOutcome,
+  signal,
 }: ImportOptions): Promise<ImportSummary> => {
   const summary: ImportSummary = {
     total: file.total,
@@ -127,10 +160,14 @@ export const importPersons = async ({
   };
   const records = file.records()[Symbol.asyncIterator]();
   let failed: unknown;
+  const settle = inLineOrder(async (outcome) => {
+    await onOutcome?.(outcome);
+  });
+  let taken = 0;
 
   const worker = async () => {
     // Workers share the one iterator: each takes the next record when it is free.
-    while (failed === undefined) {
+    while (failed === undefined && !signal?.aborted) {
       const next = await records.next();
       if (next.done) return;
       const record = next.value;
@@ -138,12 +175,16 @@ export const importPersons = async ({
         summary.skipped++;
         continue;
       }
+      const order = taken++;
       if (!('body' in record)) {
         const { line, type, detail, bytes } = record;
         summary.refused[type] = (summary.refused[type] ?? 0) + 1;
-        await onOutcome?.({ line, outcome: 'unreadable', type, detail, bytes });
+        await settle(order, { line, outcome: 'unreadable', type, detail, bytes }).catch((error: unknown) => {
+          failed ??= error;
+        });
         continue;
       }
+      let outcome: RecordOutcome | undefined;
       try {
         const answer = await client.send({
           method: 'POST',
@@ -154,22 +195,26 @@ export const importPersons = async ({
           },
           body: record.body,
         });
-        const outcome = outcomeOf(record, answer);
-        const refusal = credentialsRefusal(outcome, requester);
+        const answered = outcomeOf(record, answer);
+        const refusal = credentialsRefusal(answered, requester);
         if (refusal !== undefined) {
           // Not recorded: the line is no reject of its own, so `--resume` sends it again.
           failed ??= refusal;
-          return;
+        } else {
+          outcome = answered;
+          if (answered.outcome === 'refused')
+            summary.refused[answered.type] = (summary.refused[answered.type] ?? 0) + 1;
+          else summary[answered.outcome]++;
         }
-        if (outcome.outcome === 'refused')
-          summary.refused[outcome.type] = (summary.refused[outcome.type] ?? 0) + 1;
-        else summary[outcome.outcome]++;
-        await onOutcome?.(outcome);
       } catch (error) {
         // The API cannot be reached (or kept failing past the client's patience): stop sending. What
         // ended is recorded, and `--resume` goes on from there with the same keys.
         failed ??= error;
       }
+      await settle(order, outcome).catch((error: unknown) => {
+        // The map or the rejects could not be written: stop, as when the API goes away.
+        failed ??= error;
+      });
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));

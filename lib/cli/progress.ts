@@ -7,6 +7,7 @@ import { Presets, SingleBar } from 'cli-progress';
 export interface Progress {
   /** `done` records of `total` so far, and a short word on how they ended. */
   update(done: number, detail: string): void;
+  /** Ends the bar: its last state drawn, the cursor shown and line wrap on again. Once; then a no-op. */
   stop(): void;
 }
 
@@ -16,35 +17,52 @@ const duration = (seconds: number) => {
   return whole >= 60 ? `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s` : `${whole}s`;
 };
 
+export interface ProgressOptions {
+  label?: string;
+  stream?: NodeJS.WritableStream & { isTTY?: boolean };
+  intervalMs?: number;
+  /**
+   * Records done before this run (a resumed import's lines settled before): counted in done / total,
+   * not in the rate and the ETA, which are this run's own.
+   */
+  start?: number;
+}
+
 export const progressReporter = (
   total: number,
-  {
-    label = 'import',
-    stream = process.stderr,
-    intervalMs = 10_000,
-  }: { label?: string; stream?: NodeJS.WriteStream; intervalMs?: number } = {},
+  { label = 'import', stream = process.stderr, intervalMs = 10_000, start = 0 }: ProgressOptions = {},
 ): Progress => {
   const started = performance.now();
-  const rate = (done: number) => done / Math.max(0.001, (performance.now() - started) / 1000);
+  const rate = (done: number) => (done - start) / Math.max(0.001, (performance.now() - started) / 1000);
+  let stopped = false;
 
   if (stream.isTTY) {
     const bar = new SingleBar(
       {
-        stream,
+        stream: stream as NodeJS.WriteStream,
         format: `${label} [{bar}] {value}/{total} | {rate}/s | ETA {eta_formatted} | {detail}`,
+        // cli-progress's ETA is from the last values it was given, from `start` on: this run's pace.
         etaBuffer: 200,
         hideCursor: true,
       },
       Presets.shades_classic,
     );
-    bar.start(total, 0, { rate: '0.0', detail: '' });
+    bar.start(total, start, { rate: '0.0', detail: '' });
     return {
-      update: (done, detail) => bar.update(done, { rate: rate(done).toFixed(1), detail }),
-      stop: () => bar.stop(),
+      update: (done, detail) => {
+        if (!stopped) bar.update(done, { rate: rate(done).toFixed(1), detail });
+      },
+      stop: () => {
+        if (stopped) return;
+        stopped = true;
+        bar.stop();
+        // The bar's last line ends here: what is printed next starts a line of its own.
+        stream.write('\n');
+      },
     };
   }
 
-  let last = { done: 0, detail: '' };
+  let last = { done: start, detail: '' };
   const line = () => {
     const { done, detail } = last;
     const perSecond = rate(done);
@@ -60,6 +78,8 @@ export const progressReporter = (
       last = { done, detail };
     },
     stop: () => {
+      if (stopped) return;
+      stopped = true;
       clearInterval(timer);
       line();
     },
