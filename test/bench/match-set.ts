@@ -34,6 +34,14 @@ export const MATCH_CATEGORIES = [
 
 export type MatchCategory = (typeof MATCH_CATEGORIES)[number]['category'];
 
+/** A kind of query of a labelled set: its name, how many, its criterion, what it plants. */
+export interface CategorySpec {
+  category: string;
+  count: number;
+  criterion: Criterion;
+  what: string;
+}
+
 export interface MatchPerson {
   tradition: string;
   first: string;
@@ -45,7 +53,8 @@ export interface MatchPerson {
 }
 
 export interface MatchQuery {
-  category: MatchCategory;
+  /** One of its set's `categories` (this set's: MatchCategory). */
+  category: string;
   query: string;
   /** As OpenRefine sends the columns it is told to match on. */
   properties: { pid: 'email' | 'first_name' | 'last_name'; v: string }[];
@@ -56,6 +65,8 @@ export interface MatchQuery {
 export interface MatchSet {
   population: MatchPerson[];
   queries: MatchQuery[];
+  /** Its kinds of query, in the order of its queries. */
+  categories: readonly CategorySpec[];
 }
 
 /** A tradition's names; `surnames: 2` joins two of its last names (Spanish, Portuguese). */
@@ -177,7 +188,7 @@ if (
 )
   throw new Error('A nickname is a first name of a list: its query could name a stored person exactly');
 
-const DOMAINS = [
+export const DOMAINS = [
   'example.org',
   'example.com',
   'example.net',
@@ -208,18 +219,19 @@ export const mulberry32 = (seed: number) => {
   };
 };
 
-type Random = () => number;
+export type Random = () => number;
 
 /** A random stream of its own per name, so a change to one category leaves the others' queries alone. */
-const streamOf = (seed: number, name: string): Random => {
+export const streamOf = (seed: number, name: string): Random => {
   let hash = seed >>> 0;
   for (const character of name) hash = Math.imul(hash ^ character.charCodeAt(0), 16777619) >>> 0;
   return mulberry32(hash);
 };
 
-const pickOf = <T>(random: Random, list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+export const pickOf = <T>(random: Random, list: readonly T[]): T =>
+  list[Math.floor(random() * list.length)] as T;
 
-const shuffled = <T>(random: Random, list: readonly T[]): T[] => {
+export const shuffled = <T>(random: Random, list: readonly T[]): T[] => {
   const copy = [...list];
   for (let i = copy.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1));
@@ -258,7 +270,7 @@ export const plainOf = (text: string): string =>
     .normalize('NFC');
 
 /** The ASCII local part of an email from a name: "Đorđe" → "dorde", "van der Berg" → "vanderberg". */
-const slugOf = (text: string) => fold(text).replace(/[^a-z0-9]/g, '');
+export const slugOf = (text: string) => fold(text).replace(/[^a-z0-9]/g, '');
 
 /** True when two strings are at most one edit apart (substitution, deletion, insertion, transposition). */
 export const withinOneEdit = (a: string, b: string): boolean => {
@@ -615,7 +627,7 @@ export const matchSet = (seed = MATCH_SEED): MatchSet => {
     }),
     ...absentQueries(store, seed, names),
   ];
-  return { population, queries };
+  return { population, queries, categories: MATCH_CATEGORIES };
 };
 
 export const MATCH_SET = matchSet();

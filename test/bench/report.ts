@@ -6,7 +6,6 @@ import type { ColdSection } from './cold-start';
 import type { FeedSection } from './feed';
 import { IDLE_LAG_LIMIT_MS, PAGE_MODEL } from './feed-model';
 import type { KeyedSection } from './keyed-writes';
-import { MATCH_CATEGORIES } from './match-set';
 import type { MatchingSection, MatchMiss, MatchRow } from './matching';
 import type { MergeRow, MergeSection, Range } from './merge';
 import type { OverheadSection } from './overhead';
@@ -67,6 +66,8 @@ export interface BenchResults {
   coldStart?: ColdSection;
   scale?: ScaleSection;
   matching?: MatchingSection;
+  /** Issue #53 step 7: the held-out set (match-set-holdout.ts), which the scoring was not tuned on. */
+  matchingHeldOut?: MatchingSection;
   merge?: MergeSection;
   feed?: FeedSection;
   checks: Check[];
@@ -254,6 +255,7 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
     });
   }
   checks.push(...matchingChecks(results.matching));
+  checks.push(...heldOutChecks(results.matchingHeldOut));
   checks.push(...mergeChecks(results.merge));
   checks.push(...feedChecks(results.feed));
   checks.push(...modelChecks(results.scale?.model));
@@ -414,6 +416,39 @@ const matchingChecks = (matching: MatchingSection | undefined): Check[] => {
     },
   ];
   return matchChecks;
+};
+
+/**
+ * The bar of issue #53 step 7 on the held-out set, which nothing was tuned on: match:true as right and
+ * as frequent on names the scoring was not shaped by (recall 0.70, precision 0.99, no one absent).
+ */
+const heldOutChecks = (matching: MatchingSection | undefined): Check[] => {
+  if (!matching) return [];
+  const { overall, rows } = matching;
+  const noMatch = rows.filter((row) => row.criterion === 'no-match');
+  const unfounded = noMatch.reduce((sum, row) => sum + row.matches, 0);
+  return [
+    {
+      check: 'matching, held-out set (issue #53): precision of match:true, overall',
+      threshold: `≥ ${THRESHOLDS.matchPrecision}`,
+      worst: `${figure(overall.precision)} (${overall.rightMatches} of ${overall.matches} on the person meant)`,
+      passed: (overall.precision ?? 0) >= THRESHOLDS.matchPrecision,
+    },
+    {
+      check:
+        'matching, held-out set (issue #53): match:true on persons not stored or on namesakes by name alone',
+      threshold: `= ${THRESHOLDS.absentMatches}`,
+      worst: `${unfounded} (of ${noMatch.map((row) => `${row.queries} ${row.category}`).join(', ')} queries)`,
+      passed: unfounded <= THRESHOLDS.absentMatches,
+    },
+    {
+      check:
+        'matching, held-out set (issue #53): recall of match:true, over queries whose person is in the store',
+      threshold: `≥ ${THRESHOLDS.matchRecall}`,
+      worst: `${figure(overall.recall)} (${overall.rightMatches} of ${overall.inStore}; rank 1 ${figure(overall.rankOne)})`,
+      passed: (overall.recall ?? 0) >= THRESHOLDS.matchRecall,
+    },
+  ];
 };
 
 /** A Markdown table; columns of numbers are right-aligned. */
@@ -902,33 +937,35 @@ export const markdown = (results: BenchResults): string => {
     );
   }
 
+  const matchRow = (entry: MatchRow) => [
+    entry.category,
+    CRITERIA[entry.criterion],
+    entry.queries,
+    `${entry.met} (${entry.criterionShare})`,
+    entry.matches,
+    figure(entry.precision),
+    figure(entry.recall),
+    figure(entry.rankOne),
+    figure(entry.topThree),
+  ];
+  const matchTable = (section: MatchingSection) =>
+    table(
+      ['category', 'criterion', 'queries', 'met', 'match:true', 'precision', 'recall', 'rank 1', 'top 3'],
+      [...section.rows.map(matchRow), matchRow(section.overall)],
+    );
   const matching = results.matching;
   if (matching) {
-    const row = (entry: MatchRow) => [
-      entry.category,
-      CRITERIA[entry.criterion],
-      entry.queries,
-      `${entry.met} (${entry.criterionShare})`,
-      entry.matches,
-      figure(entry.precision),
-      figure(entry.recall),
-      figure(entry.rankOne),
-      figure(entry.topThree),
-    ];
     parts.push(
       '## 8. Matching quality (issue #38)',
-      `A labelled set of its own making (test/bench/match-set.ts, the same every run): ${persons(matching.persons)} persons ` +
+      `The tuning set (test/bench/match-set.ts, the same every run; the scoring is tuned on it): ${persons(matching.persons)} persons ` +
         `of many naming traditions (${matching.namesakeGroups} groups of namesakes, told apart only by email) seeded as ` +
         `creates write them (person, postings and counts, email claims) in ${matching.seedSeconds} s, and ` +
         `${persons(matching.overall.queries)} queries sent through the reconciliation handler as OpenRefine sends them ` +
         `(batches of 10, \`type: Person\`, no limit) in ${matching.querySeconds} s. Each category is judged on its own ` +
         'criterion (met: queries and share); match:true counts the certain answers, precision those on the person ' +
         'meant, recall those over the queries whose person is in the store, rank 1 and top 3 where the person meant stands.',
-      table(
-        ['category', 'criterion', 'queries', 'met', 'match:true', 'precision', 'recall', 'rank 1', 'top 3'],
-        [...matching.rows.map(row), row(matching.overall)],
-      ),
-      MATCH_CATEGORIES.map(({ category, what }) => `- **${category}**: ${what}.`).join('\n'),
+      matchTable(matching),
+      matching.categories.map(({ category, what }) => `- **${category}**: ${what}.`).join('\n'),
       'Worked examples (the first query of these categories): the query, the person meant, the first candidates ' +
         'answered with their score and features.',
       shown(matching.examples),
@@ -937,6 +974,22 @@ export const markdown = (results: BenchResults): string => {
             'Misses (the first of each category whose criterion failed): the query, the person meant, the first candidates answered.',
             shown(matching.misses),
           ]
+        : []),
+    );
+  }
+  const heldOut = results.matchingHeldOut;
+  if (heldOut) {
+    parts.push(
+      '### Held-out set (issue #53 step 7)',
+      `A second labelled set, built differently and never tuned on (test/bench/match-set-holdout.ts: another seed, ` +
+        'other name pools and traditions, variants of its own: hyphens, family name first, short names): ' +
+        `${persons(heldOut.persons)} persons (${heldOut.namesakeGroups} groups of namesakes), ` +
+        `${persons(heldOut.overall.queries)} queries in ${heldOut.querySeconds} s. Its bar: recall of match:true ≥ ` +
+        `${THRESHOLDS.matchRecall}, precision ≥ ${THRESHOLDS.matchPrecision}.`,
+      matchTable(heldOut),
+      heldOut.categories.map(({ category, what }) => `- **${category}**: ${what}.`).join('\n'),
+      ...(heldOut.misses.length > 0
+        ? ['Misses (the first of each category whose criterion failed).', shown(heldOut.misses)]
         : []),
     );
   }
