@@ -10,7 +10,11 @@
  *   similarity of the whole names (Jaccard, each padded with a space at both ends so that short names
  *   have grams), and the words' similarity times 0.95 (`wordsSimilarity`: word against word in any
  *   order, an initial or a nickname 0.9, a misspelt word by its edit distance). A query "Last, First"
- *   is compared as written and as "First Last". Only a name equal to the query, folded, scores 1;
+ *   is compared as written and as "First Last"; a hyphen is a space ("Okonjo Iweala" is
+ *   "Okonjo-Iweala", `comparableName`); a query that is a candidate's name in another order of its
+ *   words that keeps them in turn ("Park Jun Ho" of "Jun Ho Park", "Okonjo-Iweala Ngozi": a rotation,
+ *   `reorderedNames`) is compared with that name too, as "Last, First" is with "First Last" (issue
+ *   #53). Only a name equal to the query, folded, in one of these forms, scores 1;
  * - each `first_name` / `last_name` property sent that one of the candidate's Names holds (folded) adds
  *   5, one it does not hold takes 10 off; an `email` sent that a candidate with emails does not hold
  *   takes 10 off (one without any is not held to it: a spreadsheet may know an address it lacks), unless
@@ -23,7 +27,8 @@
  *   says (an email is held by one person only);
  * clamped to 0..100 and rounded to one decimal.
  * `match: true` goes to one candidate only, and only when it is certain: it holds the email sent, or
- * its folded name is the query's exactly (or "First Last" of a query "Last, First"), no other
+ * its folded name is the query's exactly (or "First Last" of a query "Last, First", or the query's
+ * words in another order that keeps them in turn, hyphens as spaces), no other
  * candidate's is, no other candidate comes within `CLOSE_SECOND` of it by the trigram measure alone
  * (a near name that the words' measure lifts, "Mario Garcia" beside "Maria Garcia", does not make
  * the exact one uncertain; "John Smith Jr" beside "John Smith" does), and nothing sent speaks against
@@ -284,25 +289,69 @@ export const nameVariantsOf = (name: string): string[] => {
  */
 export const MIN_FRAGMENT = 3;
 
-/** The words of a folded name: what separates them (spaces, `.`, `,`, `-`) dropped. */
-export const wordsOf = (name: string): string[] => name.split(/[\s.,-]+/u).filter(Boolean);
+/** The words of a folded name: what separates them (spaces, `.`, `,`, hyphens) dropped. */
+export const wordsOf = (name: string): string[] => name.split(/[\s.,\-\u2010\u2011]+/u).filter(Boolean);
+
+/** A hyphen: ASCII's, Unicode's hyphen and its non-breaking one (NFKD folds the latter into the former). */
+const HYPHEN = /[-\u2010\u2011]/u;
+const HYPHENS = /\s*[-\u2010\u2011]+\s*/gu;
+
+/**
+ * A folded name as names are compared: a hyphen is a space ("ngozi okonjo-iweala" is "ngozi okonjo
+ * iweala", "jun-ho park" is "jun ho park"), since people write compound names both ways.
+ */
+export const comparableName = (name: string): string =>
+  HYPHEN.test(name) ? name.replace(HYPHENS, ' ').replace(/\s+/gu, ' ').trim() : name;
+
+/**
+ * A folded name in every other order of its words that keeps them in turn (its rotations): "park
+ * jun ho" → "jun ho park", "ho park jun". A name written family name first ("Okonjo-Iweala Ngozi",
+ * "Park Jun Ho", "Nagy László") is one of the rotations of its "first last" form, as "Last, First" is;
+ * other orders ("José María" for "María José") are other names. Hyphens are spaces (`comparableName`).
+ */
+export const rotationsOf = (name: string): string[] => {
+  const words = wordsOf(comparableName(name));
+  return words.length < 2
+    ? []
+    : words.slice(1).map((_, index) => [...words.slice(index + 1), ...words.slice(0, index + 1)].join(' '));
+};
+
+/**
+ * Which of a candidate's (folded) names are one of the query's forms in another word order (a rotation:
+ * "jun ho park" for "Park Jun Ho"), hyphens as spaces: the forms a query written family name first
+ * without a comma is compared with as well, as "Last, First" is with "First Last" (`rankCandidates`).
+ */
+export const reorderedNames = (variants: readonly string[], names: readonly string[]): string[] => {
+  const rotations = new Set(variants.flatMap(rotationsOf));
+  return rotations.size === 0 ? [] : names.map(comparableName).filter((name) => rotations.has(name));
+};
+
+/** Whether a (folded) name is one of the query's forms, hyphens as spaces, in its order or another. */
+export const isQueryName = (variants: readonly string[], name: string): boolean =>
+  variants.some((variant) => comparableName(variant) === comparableName(name)) ||
+  reorderedNames(variants, [name]).length > 0;
 
 /**
  * The text fragments whose postings may hold a request's candidates: `whole`, each form of the folded
  * name (every person whose names hold it); `words`, the name's words of 3 or more code points (the
- * ones that can be misspelt around), at most `maxWords`, longest first.
+ * ones that can be misspelt around), at most `maxWords`, longest first; `short`, when the name has no
+ * such word ("yu na", "x. ma", "t ly"), its words of 2 code points, found by the values they end
+ * (`wordEndPlan` of lib/domain/search.ts).
  */
 export const candidateFragments = (
   variants: readonly string[],
   maxWords = 3,
-): { whole: string[]; words: string[] } => {
+): { whole: string[]; words: string[]; short: string[] } => {
   const long = (text: string) => Array.from(text).length >= MIN_FRAGMENT;
   const whole = variants.filter(long);
-  const words = [...new Set(variants.flatMap(wordsOf))]
+  const all = [...new Set(variants.flatMap(wordsOf))];
+  const words = all
     .filter((word) => long(word) && !whole.includes(word))
     .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
     .slice(0, maxWords);
-  return { whole, words };
+  const short =
+    all.some(long) || words.length > 0 ? [] : all.filter((word) => Array.from(word).length === 2).sort();
+  return { whole, words, short };
 };
 
 /**
@@ -407,15 +456,21 @@ export const wordsSimilarity = (query: string, candidate: string): number => {
  */
 export const nameScore = (variants: readonly string[], names: readonly string[]): number => {
   let best = 0;
-  for (const variant of variants)
-    for (const name of names)
+  const forms = names.map(comparableName);
+  for (const variant of variants.map(comparableName))
+    for (const name of forms)
       best = Math.max(best, nameSimilarity(variant, name), WORDS_WEIGHT * wordsSimilarity(variant, name));
   return best;
 };
 
 /** The trigram similarity alone, for the best pair of forms and names: how close a second is. */
 const closenessOf = (variants: readonly string[], names: readonly string[]): number =>
-  Math.max(0, ...variants.flatMap((variant) => names.map((name) => nameSimilarity(variant, name))));
+  Math.max(
+    0,
+    ...variants.flatMap((variant) =>
+      names.map((name) => nameSimilarity(comparableName(variant), comparableName(name))),
+    ),
+  );
 
 /** What a candidate is scored on: its display name, its folded names, its normalised emails. */
 export interface CandidateFacts {
@@ -539,9 +594,15 @@ const byScore = (a: ScoredCandidate, b: ScoredCandidate) =>
  * makes an exact name uncertain.
  */
 export const rankCandidates = (request: MatchRequest, found: readonly CandidateFacts[]): Candidate[] => {
-  const scored = [...new Map(found.map((facts) => [facts.id, facts])).values()]
-    .map((facts) => scoreCandidate(request, facts))
-    .sort(byScore);
+  const distinct = [...new Map(found.map((facts) => [facts.id, facts])).values()];
+  // A query written family name first without a comma ("Park Jun Ho") is also compared with the
+  // candidates' names it is a word order of ("jun ho park"), as "Last, First" is with "First Last":
+  // that name is then exact, and certain only when no other candidate's is the query's (in any of
+  // these orders) and none comes close to it.
+  const reordered = [...new Set(distinct.flatMap((facts) => reorderedNames(request.variants, facts.names)))];
+  const asked =
+    reordered.length === 0 ? request : { ...request, variants: [...request.variants, ...reordered] };
+  const scored = distinct.map((facts) => scoreCandidate(asked, facts)).sort(byScore);
   const byEmail = scored.filter((candidate) => candidate.email === true);
   const exact = scored.filter((candidate) => candidate.exactName);
   let certain: ScoredCandidate | undefined;

@@ -289,6 +289,34 @@ export const chooseProbe = (
     })),
   );
 
+/**
+ * How reconciliation finds a name whose words are all under 3 code points (issue #53: "Yu Na", "X. Ma",
+ * "T Lý"), which has no gram of its own to look up: a word of 2 code points that ends one of a
+ * person's values (a Name's first or last name, the fullname) is in the gram of those 2 code points
+ * and the end mark (`ma` + END_MARK), whose postings are the persons with a value ending in them, not
+ * every person whose values hold `ma` somewhere (the prefix probe of a 2-code-point list filter reads
+ * mar, mat, may, ...). One filter per word, each on its end gram: every word must end a value (AND),
+ * answered as any list of several fragments is (`searchPostings`: the rarest gram read whole, the
+ * others checked on its candidates), so the read is in proportion to the rarest word's persons.
+ * Words of other lengths are left out (a letter ends too many values; 3 or more have grams).
+ */
+export const wordEndPlan = (words: readonly string[]): QueryPlan => {
+  const filters = [...new Set(words)]
+    .filter((word) => Array.from(word).length === 2)
+    .map(
+      (word): FilterPlan => ({
+        filter: 'search',
+        fragment: word,
+        fields: FIELDS_OF_FILTER.search,
+        lookup: { kind: 'grams', grams: [`${word}${END_MARK}`] },
+      }),
+    );
+  return {
+    filters,
+    probes: filters.map((filter): Probe => ({ kind: 'gram', gram: `${filter.fragment}${END_MARK}`, filter })),
+  };
+};
+
 /** The gram whose posting decides a filter for one candidate, or null (fragments under 3 code points). */
 export const checkGram = (plan: FilterPlan): string | null =>
   plan.lookup.kind === 'grams' ? (plan.lookup.grams[0] as string) : null;

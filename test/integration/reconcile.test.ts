@@ -42,6 +42,12 @@ beforeAll(async () => {
   await create('smith2', personBody('John', 'Smith', 'js2@example.org'));
   await create('grace', personBody('Grace', 'Hopper', 'grace@example.org'));
   await create('alan', personBody('Alan', '<Turing>'));
+  // Names as people write them (issue #53): hyphenated, family name first, words under 3 code points.
+  await create('ngozi', personBody('Ngozi', 'Okonjo-Iweala'));
+  await create('xiaoming', personBody('Xiaoming', 'Ma'));
+  await create('yuma', personBody('Yu', 'Ma'));
+  await create('fatima', personBody('Fatima', 'Sharma'));
+  await create('thanh', personBody('Thanh', 'Lý'));
   // Others, so that a query reading every person would show in its cost.
   await Promise.all(
     Array.from({ length: OTHERS }, (_, n) =>
@@ -205,9 +211,48 @@ describe('queries', () => {
     expect(cost.itemsRead).toBeLessThan(OTHERS);
   });
 
-  it('does not look up a name under 3 code points: its postings would be most of the table', async () => {
-    const { candidates, cost } = await reader.candidates(matchRequestOf({ query: 'Al' }));
-    expect({ candidates, calls: cost.calls }).toEqual({ candidates: [], calls: 0 });
+  it('looks a name of 2 code points up by the values it ends, never by every gram it starts', async () => {
+    // `al` starts Alan's grams, but no value ends in it: nothing found, nothing but its end gram read.
+    const { candidates, cost, detail } = await reader.candidates(matchRequestOf({ query: 'Al' }));
+    expect(candidates).toEqual([]);
+    expect(detail.searched).toBe('al\n');
+    expect(cost.itemsRead).toBe(0);
+  });
+
+  it('finds a name whose words are all under 3 code points, reading only what ends in them (issue #53)', async () => {
+    const { candidates, cost, detail } = await reader.candidates(matchRequestOf({ query: 'X. Ma' }));
+    expect(detail.searched).toBe('x. ma|ma\n');
+    // Every person with a value ending in "ma" (Sharma's too), no one else.
+    expect(candidates.map(({ id }) => String(id)).sort()).toEqual(
+      [ids.xiaoming, ids.yuma, ids.fatima].sort(),
+    );
+    expect(cost.itemsRead).toBeLessThan(10);
+
+    const batch = await reconcile({ q0: { query: 'X. Ma' }, q1: { query: 'Ma Yu' }, q2: { query: 'T Lý' } });
+    expect(batch.q0?.result[0]).toMatchObject({ id: ids.xiaoming, match: false });
+    // Family name first, words of 2: her name in another order, and no one else's: certain.
+    expect(batch.q1?.result[0]).toMatchObject({ id: ids.yuma, match: true, score: 100 });
+    expect(batch.q1?.result.slice(1).every(({ match }) => !match)).toBe(true);
+    expect(batch.q2?.result[0]).toMatchObject({ id: ids.thanh, match: false });
+  });
+
+  it('reads a hyphen as a space and a unique name family name first as certain (issue #53)', async () => {
+    const batch = await reconcile({
+      q0: { query: 'Ngozi Okonjo Iweala' },
+      q1: { query: 'Okonjo-Iweala Ngozi' },
+      q2: { query: 'Okonjo Iweala Ngozi' },
+      // Namesakes in another order are no more certain than in theirs.
+      q3: { query: 'Smith John' },
+    });
+    for (const key of ['q0', 'q1', 'q2'])
+      expect(batch[key]?.result[0], key).toMatchObject({ id: ids.ngozi, match: true, score: 100 });
+    expect(
+      batch.q3?.result
+        .slice(0, 2)
+        .map(({ id }) => id)
+        .sort(),
+    ).toEqual([ids.smith1, ids.smith2].sort());
+    expect(batch.q3?.result.every(({ match }) => !match)).toBe(true);
   });
 });
 

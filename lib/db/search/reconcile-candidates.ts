@@ -13,6 +13,9 @@
  *    finds John Smith, "A. Lovelace" every Lovelace and "Bill Gates" every Gates;
  * 3. only for a word of round 2 that found no one: the postings of its two halves (3 code points or
  *    more), one of which a typo leaves whole ("lovelase": `love` finds Lovelace);
+ *    a name with no word of 3 code points ("Yu Na", "X. Ma", "T Lý"; issue #53) instead reads, in round
+ *    2, the persons each of whose words of 2 code points ends one of their values (`wordEndPlan`: the
+ *    rarest word's end gram, the others checked on its candidates);
  * 4. one BatchGetItem of the persons kept (the best `MAX_READ` by their fullname's score, every
  *    namesake of the exact name among them), to score them on all their names and emails.
  */
@@ -24,12 +27,13 @@ import {
   candidateFragments,
   factsOf,
   halvesOf,
+  isQueryName,
   type MatchRequest,
   MIN_FRAGMENT,
   nameScore,
   RECONCILE_LIMITS,
 } from '../../domain/reconcile';
-import { planQuery } from '../../domain/search';
+import { planQuery, type QueryPlan, wordEndPlan } from '../../domain/search';
 import { fold } from '../../domain/text';
 import { costRecorder, type ListCost } from '../person/list-reads';
 import { fromPersonItem, isLivePersonItem } from '../person/person-items';
@@ -37,7 +41,7 @@ import { batchGet, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
 import { claimKey, personKey } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
-import { searchPostings } from './posting-search';
+import { probeText, searchPostings } from './posting-search';
 
 /** Persons read whole for one query at most: the limit's largest, and the namesakes with it. */
 export const MAX_READ = 4 * RECONCILE_LIMITS.maxLimit;
@@ -89,9 +93,8 @@ const readPersons = async (
 export const reconcileReader = (storage: Storage): ReconcileReader => {
   const { client, tableName } = storage;
 
-  /** The stubs of every person a fragment's postings hold; what the read cost joins `total`. */
-  const search = async (fragment: string, total: ListCost) => {
-    const plan = planQuery({ search: fragment });
+  /** The stubs of every person a plan's postings hold; what the read cost joins `total`. */
+  const searchPlan = async (plan: QueryPlan, total: ListCost) => {
     if (plan.probes.length === 0) return [];
     const { persons, cost } = await searchPostings(storage, plan, { descending: false, window: ALL });
     total.calls += cost.calls;
@@ -99,6 +102,8 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
     total.capacityUnits += cost.capacityUnits;
     return persons;
   };
+  /** The stubs of every person a fragment's postings hold. */
+  const search = (fragment: string, total: ListCost) => searchPlan(planQuery({ search: fragment }), total);
 
   const holderOf = async (email: string, record: (items: number, units: number) => void) => {
     const { Item, ConsumedCapacity } = await storageCall(() =>
@@ -118,7 +123,7 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
     async candidates(request): Promise<CandidateRead> {
       const { cost, record } = costRecorder();
       if (!request.wantsPersons) return { candidates: [], cost, detail: { fragments: 0, searched: '' } };
-      const { whole, words } = candidateFragments(request.variants);
+      const { whole, words, short } = candidateFragments(request.variants);
       const found = new Map<number, string>();
       const keep = (persons: readonly { id: number; fullname: string }[]) => {
         for (const { id, fullname } of persons) found.set(id, fullname);
@@ -146,6 +151,12 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
         if (halves.length > 0) {
           (await searchAll(halves)).forEach(keep);
         }
+      } else if (!exactHit && short.length > 0) {
+        // A name whose words are all under 3 code points ("Yu Na", "X. Ma"): the persons each of whose
+        // words of 2 ends one of their values, through those words' end grams (wordEndPlan).
+        const plan = wordEndPlan(short);
+        searched.push(...plan.probes.map(probeText));
+        keep(await searchPlan(plan, cost));
       }
       // The best by their fullname alone, every exact namesake and email holder kept.
       const ranked = [...found]
@@ -153,7 +164,8 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
           const folded = fold(fullname);
           return {
             id,
-            exact: request.variants.includes(folded),
+            // The query's name, hyphens as spaces, as written or in another order of its words.
+            exact: isQueryName(request.variants, folded),
             similarity: nameScore(request.variants, [folded]),
           };
         })

@@ -123,6 +123,11 @@
  *    words of 3 or more code points, at most 3 (`Jon Smith` reads `smith`'s postings: every Smith);
  * 3. only for a word of round 2 that found no one (misspelt): the same for its two halves of 3 code
  *    points or more, at most 6 fragments (`lovelase`: `love` and `lase`);
+ *    a name without a word of 3 code points (`Yu Na`, `X. Ma`, issue #53) has no round 2 or 3 but
+ *    one in their place: its words of 2 code points, each by the gram of the word and the end mark
+ *    (`ma` + end: the persons with a value ending in `ma`), read as a filtered list of one filter per
+ *    word (the rarest of those grams whole, the others checked on its candidates, one BatchGetItem
+ *    per 100);
  * 4. one BatchGetItem, eventually consistent, of the persons scored: the best 25 by their name's score,
  *    every exact namesake and email holder with them, 100 at most (half a read unit per 4 KB of each).
  * So a query reads, per fragment searched (1 or 2 for a name someone holds exactly, at most 11 for a
@@ -132,8 +137,8 @@
  * every person, but not a constant either. The bench (`npm run bench -- --only scale`, a batch of 10
  * as OpenRefine sends it, test/bench/scale.ts) counts this model for each query from the data it
  * seeded and checks that no query reads more (figures in docs/performance.md).
- * A name or word under 3 code points (`li`) is not looked up: its postings would be every gram it
- * starts. Suggest (`/reconcile/suggest/entity`) reads the postings of the prefix typed (3 code points
+ * A word of 1 code point is not looked up, nor one of 2 in a name that has a longer word: the
+ * longer word finds its persons. Suggest (`/reconcile/suggest/entity`) reads the postings of the prefix typed (3 code points
  * or more) as one fragment, the preview and data extension one BatchGetItem of the ids asked (at
  * most 100), nothing else.
  * What the export costs (`GET /Person/export`, lib/db/person/person-export.ts), page size L, N persons:

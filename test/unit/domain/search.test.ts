@@ -22,6 +22,7 @@ import {
   searchTerms,
   unionOfTerms,
   valuesMatch,
+  wordEndPlan,
 } from '../../../lib/domain/search';
 import { fold } from '../../../lib/domain/text';
 import { createdPerson } from '../../support/fixtures';
@@ -84,6 +85,38 @@ describe('the postings of a person', () => {
       first_name: ['ann', 'anna'],
       email: ['a@x.example', 'b@x.example'],
     });
+  });
+});
+
+describe('a name of short words, found by the values its words end (issue #53)', () => {
+  it('has one filter per word of 2 code points, each probed by its gram with the end mark', () => {
+    const plan = wordEndPlan(['yu', 'na', 'x', 'yu', 'wei']);
+    expect(plan.filters.map(({ fragment, lookup }) => [fragment, lookup])).toEqual([
+      ['yu', { kind: 'grams', grams: [`yu${END_MARK}`] }],
+      ['na', { kind: 'grams', grams: [`na${END_MARK}`] }],
+    ]);
+    expect(plan.probes.map((probe) => (probe.kind === 'gram' ? probe.gram : null))).toEqual([
+      `yu${END_MARK}`,
+      `na${END_MARK}`,
+    ]);
+    expect(plan.probes.every((probe, index) => probe.filter === plan.filters[index])).toBe(true);
+    expect(wordEndPlan(['x', 'wei']).probes).toEqual([]);
+  });
+
+  it('finds a person whose first or last name is the word, and only through values ending in it', () => {
+    const [ma] = wordEndPlan(['ma']).filters as [FilterPlan];
+    const person = postingsOf({
+      ...NO_TERMS,
+      first_name: ['xiaoming'],
+      last_name: ['ma'],
+      rest: ['xiaoming ma'],
+    });
+    const posting = person.find(({ gram }) => gram === `ma${END_MARK}`);
+    expect(posting?.values).toEqual({ last_name: ['ma'], rest: ['xiaoming ma'] });
+    expect(valuesMatch(ma, posting?.values ?? {})).toBe(true);
+    // "mark" holds "ma" but ends in no "ma": it has no posting of the end gram at all.
+    const mark = postingsOf({ ...NO_TERMS, first_name: ['mark'], rest: ['mark li'] });
+    expect(mark.map(({ gram }) => gram)).not.toContain(`ma${END_MARK}`);
   });
 });
 
