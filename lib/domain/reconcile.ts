@@ -326,10 +326,14 @@ export const reorderedNames = (variants: readonly string[], names: readonly stri
   return rotations.size === 0 ? [] : names.map(comparableName).filter((name) => rotations.has(name));
 };
 
-/** Whether a (folded) name is one of the query's forms, hyphens as spaces, in its order or another. */
-export const isQueryName = (variants: readonly string[], name: string): boolean =>
-  variants.some((variant) => comparableName(variant) === comparableName(name)) ||
-  reorderedNames(variants, [name]).length > 0;
+/**
+ * Whether a (folded) name is one of the query's forms, hyphens as spaces, in its order or another: a
+ * test built once per query, since the candidate search runs it on every stub its postings found.
+ */
+export const queryNameTest = (variants: readonly string[]): ((name: string) => boolean) => {
+  const forms = new Set([...variants.map(comparableName), ...variants.flatMap(rotationsOf)]);
+  return (name) => forms.has(comparableName(name));
+};
 
 /**
  * The text fragments whose postings may hold a request's candidates: `whole`, each form of the folded

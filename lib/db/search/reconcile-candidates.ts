@@ -27,10 +27,10 @@ import {
   candidateFragments,
   factsOf,
   halvesOf,
-  isQueryName,
   type MatchRequest,
   MIN_FRAGMENT,
   nameScore,
+  queryNameTest,
   RECONCILE_LIMITS,
 } from '../../domain/reconcile';
 import { planQuery, type QueryPlan, wordEndPlan } from '../../domain/search';
@@ -159,13 +159,14 @@ export const reconcileReader = (storage: Storage): ReconcileReader => {
         keep(await searchPlan(plan, cost));
       }
       // The best by their fullname alone, every exact namesake and email holder kept.
+      const isQueryName = queryNameTest(request.variants);
       const ranked = [...found]
         .map(([id, fullname]) => {
           const folded = fold(fullname);
           return {
             id,
             // The query's name, hyphens as spaces, as written or in another order of its words.
-            exact: isQueryName(request.variants, folded),
+            exact: isQueryName(folded),
             similarity: nameScore(request.variants, [folded]),
           };
         })

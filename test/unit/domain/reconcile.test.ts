@@ -19,6 +19,7 @@ import {
   previewHtml,
   proposedProperties,
   publicPropertiesFrom,
+  queryNameTest,
   RECONCILE_LIMITS,
   rankCandidates,
   resultOf,
@@ -340,6 +341,12 @@ describe('the score', () => {
       none('Park Jun Ho', [facts(1, 'Jun Ho Park'), facts(2, 'Jun-Ho Park')]);
       // Another order that is no rotation is another name: José María is not María José.
       none('José María García', [facts(1, 'María José García')]);
+    });
+
+    it('keeps every stored name that is the query in some form when it picks the persons to read', () => {
+      const isQueryName = queryNameTest(nameVariantsOf('park jun-ho'));
+      expect(['park jun ho', 'jun-ho park', 'ho park jun', 'park jun-ho'].every(isQueryName)).toBe(true);
+      expect(['jun park ho', 'park jun', 'jun ho parks'].some(isQueryName)).toBe(false);
     });
 
     it('looks a name whose words are all under 3 code points up by its words of 2', () => {
