@@ -362,8 +362,8 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
 
 /**
  * What requester binding (the `requesterBinding` option) adds to a write function's grants: the
- * caller's binding read with the write's own reads (a PATCH, a merge) and checked in its transaction;
- * a self-registration puts it; a merge moves a bound source's to its survivor. Without the option none
+ * caller's binding read with the write's own reads (a PATCH) and checked in its transaction; a
+ * self-registration puts it; a merge, a delegate's, moves a bound source's to its survivor. Without the option none
  * of these partitions is touched, and none is granted.
  */
 export const BINDING_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> = {
@@ -375,10 +375,8 @@ export const BINDING_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>
     { actions: ['BatchGetItem'], partitions: [PERSONS, BINDINGS] },
     { actions: ['ConditionCheckItem'], partitions: [BINDINGS], transactional: true },
   ],
-  'merge-person': [
-    { actions: ['BatchGetItem'], partitions: [PERSONS, BINDINGS] },
-    { actions: ['PutItem', 'ConditionCheckItem'], partitions: [BINDINGS], transactional: true },
-  ],
+  // A merge is a delegate's (API.md 9.1): no caller's binding to read or check, only the source's to move.
+  'merge-person': [{ actions: ['PutItem'], partitions: [BINDINGS], transactional: true }],
   ...Object.fromEntries(
     ['create-name-prefix', 'update-name-prefix', 'create-name-suffix', 'update-name-suffix'].map(
       (handler) => [

@@ -317,11 +317,8 @@ describe('requesterBinding and delegates (API.md 9.1)', () => {
       'dynamodb:BatchGetItem',
       'dynamodb:ConditionCheckItem',
     ]);
-    expect(bindingGrants(bound, 'merge-person')).toEqual([
-      'dynamodb:BatchGetItem',
-      'dynamodb:ConditionCheckItem',
-      'dynamodb:PutItem',
-    ]);
+    // A merge is a delegate's: only the source's binding, moved to the survivor.
+    expect(bindingGrants(bound, 'merge-person')).toEqual(['dynamodb:PutItem']);
     expect(bindingGrants(bound, 'create-name-suffix')).toEqual(['dynamodb:ConditionCheckItem']);
     expect(bindingGrants(bound, 'get-person')).toEqual([]);
     for (const handler of ['create-person', 'update-person', 'merge-person'])

@@ -806,11 +806,12 @@ beforeAll(async () => {
 
   // Requester binding on (the requesterBinding option): the person and vocabulary writes as its
   // functions make them, each recorded under `binding:<handler>` and held to that function's rules
-  // with BINDING_ACCESS. A self-registration binds; a bound caller patches, merges (a bound source's
-  // binding moving to the survivor) and writes a vocabulary entry as its own person.
+  // with BINDING_ACCESS. A self-registration binds; a bound caller patches and writes a vocabulary
+  // entry as its own person; a delegate merges (a bound source's binding moving to the survivor).
   const bound = { requesterBinding: true };
   const persons = personRepository(storage);
   const jwt = (subject: string) => ({ jwt: { claims: { iss: 'https://issuer.example.org', sub: subject } } });
+  const delegate = { jwt: { claims: { ...jwt('admin').jwt.claims, scope: 'persons/delegate' } } };
   const bindingCall = (handler: string, build: (deps: Body) => unknown, spec: EventSpec, expected: number) =>
     as(`binding:${handler}`, async () => {
       const run = build({ persons, vocabulary: vocabularyRepository(storage), config: bound }) as (
@@ -834,13 +835,8 @@ beforeAll(async () => {
       },
       201,
     );
-  const bindingMerge = (
-    survivor: number,
-    source: number,
-    requester: number,
-    subject: string,
-    status: number,
-  ) =>
+  /** A merge under binding is a delegate's (API.md 9.1), naming `requester` as the one it acts for. */
+  const bindingMerge = (survivor: number, source: number, requester: number, status: number) =>
     bindingCall(
       'merge-person',
       (deps) => mergePersonHandler(deps as never),
@@ -848,7 +844,7 @@ beforeAll(async () => {
         method: 'POST',
         ...person(survivor, '/merge'),
         requester,
-        authorizer: jwt(subject),
+        authorizer: delegate,
         body: { source },
       },
       status,
@@ -869,15 +865,14 @@ beforeAll(async () => {
     200,
   );
   // The keeper survives the leaver, who gives it no binding (the keeper has one): refused; then an
-  // unbound survivor takes the leaver's (the leaver naming itself: the move's condition checks it);
-  // then the keeper survives an unbound person (its own binding checked in the transaction).
-  await bindingMerge(self.id, boundSource.id, self.id, 'keeper', 409);
-  await bindingMerge(ada.id, boundSource.id, boundSource.id, 'leaver', 200);
-  await bindingMerge(self.id, grace.id, self.id, 'keeper', 200);
+  // unbound survivor takes the leaver's (the move's condition checks the leaver's binding); then the
+  // keeper survives an unbound person (its own binding checked in the transaction).
+  await bindingMerge(self.id, boundSource.id, self.id, 409);
+  await bindingMerge(ada.id, boundSource.id, boundSource.id, 200);
+  await bindingMerge(self.id, grace.id, self.id, 200);
   await invoke('get-own-person', { method: 'GET', route: '/Person/me', authorizer: jwt('keeper') }, 303);
   // A delegate unbinds the survivor that took the leaver's binding, then binds another principal to
   // it (API.md 9.1): deployed with or without binding on.
-  const delegate = { jwt: { claims: { ...jwt('admin').jwt.claims, scope: 'persons/delegate' } } };
   await invoke(
     'unbind-principal',
     { method: 'DELETE', ...person(ada.id, '/principal'), authorizer: delegate },
