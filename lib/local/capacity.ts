@@ -1,18 +1,18 @@
 /**
  * `npm run capacity [-- --persons N --mix FILE --json]`: what a population and a traffic mix cost a
- * month and which limit they meet first, from the capacity model (lib/db/capacity/). Without `--mix`,
+ * month and which limit they meet first, from the capacity model (lib/capacity/). Without `--mix`,
  * the default profile (DEFAULT_PROFILE), named in the answer. Bad arguments exit 2 with what was wrong.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DEFAULT_THROTTLE } from '../../infra/config';
-import { Mix } from '../db/capacity/mix';
-import { capacity } from '../db/capacity/model';
-import { renderAnswer } from '../db/capacity/report';
+import { Mix } from '../capacity/mix';
+import { capacity } from '../capacity/model';
+import { renderAnswer } from '../capacity/report';
 
 /** The profile `npm run capacity` answers without `--mix`: the smallest of the three, on the stack's defaults. */
-export const DEFAULT_PROFILE = 'lib/db/capacity/profiles/institution-1m.json';
+export const DEFAULT_PROFILE = 'lib/capacity/profiles/institution-1m.json';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -67,7 +67,7 @@ if (!Number.isSafeInteger(persons) || (persons as number) < 1)
 const answer = capacity(mix, { persons: persons as number, defaultThrottleRate: DEFAULT_THROTTLE.rateLimit });
 const named = args.mix
   ? ''
-  : `Profile: ${DEFAULT_PROFILE}, the default (--mix FILE for another; profiles in lib/db/capacity/profiles/).\n\n`;
+  : `Profile: ${DEFAULT_PROFILE}, the default (--mix FILE for another; profiles in lib/capacity/profiles/).\n\n`;
 process.stdout.write(
   args.json ? `${JSON.stringify({ profile, ...answer }, null, 2)}\n` : `${named}${renderAnswer(answer)}`,
 );

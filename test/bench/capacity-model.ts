@@ -1,5 +1,5 @@
 /**
- * The capacity model (lib/db/capacity/, issue #43) against what the bench counts in the same run: for
+ * The capacity model (lib/capacity/, issue #43) against what the bench counts in the same run: for
  * each operation the model prices and the scale section measures, at each size it seeds, the model's
  * read and write units given what was seeded (the person sent, the index entries' and the postings'
  * measured sizes, the postings of the gram a filter reads), beside the units counted from the calls
@@ -10,7 +10,7 @@ import {
   type FilteredList,
   type OperationCost,
   type PersonShape,
-} from '../../lib/db/capacity/operations';
+} from '../../lib/capacity/operations';
 import { readUnits } from '../../lib/db/table/item-size';
 import { idCounterKey } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';

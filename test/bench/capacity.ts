@@ -3,7 +3,7 @@
  * sizes, because DynamoDB Local under-reports what transactions consume.
  *
  * The rules (DynamoDB developer guide; the sizes and units in lib/db/table/item-size.ts, which the
- * capacity model, lib/db/capacity/, predicts with):
+ * capacity model, lib/capacity/, predicts with):
  * - a write costs 1 WCU per started KB of the item (the larger of old and new for a replacing Put),
  *   doubled in a transaction;
  * - a read costs 1 RCU per started 4 KB strongly consistent, 0.5 eventually consistent, per item for

@@ -2,7 +2,7 @@
  * The change feed section's settings and keys.ts's model of a page (feed.ts measures, report.ts
  * checks): pure, so the report imports no handler.
  */
-import { feedPageRcu } from '../../lib/db/capacity/operations';
+import { feedPageRcu } from '../../lib/capacity/operations';
 import { FEED_EVENT_BYTES } from '../../lib/db/table/keys';
 import { FEED_SHARDS } from '../../lib/domain/feed';
 

@@ -723,7 +723,7 @@ export const markdown = (results: BenchResults): string => {
     parts.push(...reconcileParts(scale));
     if (scale.model.length > 0)
       parts.push(
-        "The capacity model (issue #43, lib/db/capacity/) against this run's counts: each operation the model prices, " +
+        "The capacity model (issue #43, lib/capacity/) against this run's counts: each operation the model prices, " +
           'at each size, the units counted from its recorded calls (as above) beside what `npm run capacity` computes for it, ' +
           "given what the bench seeded or sent: the person the write was about, the index entries' average size, the postings " +
           "of the filter's rarest gram and their average size. The writes are a few creates, GETs and PATCHes (one more email) " +

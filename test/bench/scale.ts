@@ -14,7 +14,7 @@ import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
-import type { PersonShape } from '../../lib/db/capacity/operations';
+import type { PersonShape } from '../../lib/capacity/operations';
 import type { ListCost } from '../../lib/db/person/list-reads';
 import { personList } from '../../lib/db/person/person-list';
 import { personRepository } from '../../lib/db/person/person-repository';

@@ -386,6 +386,6 @@ describe('npm run bench -- --quick', () => {
     }
     const modelCheck = results.checks.find((check) => check.check.startsWith('capacity model (issue #43)'));
     expect(modelCheck).toMatchObject({ threshold: '≤ 5%', passed: true });
-    expect(stdout).toContain("The capacity model (issue #43, lib/db/capacity/) against this run's counts");
+    expect(stdout).toContain("The capacity model (issue #43, lib/capacity/) against this run's counts");
   }, 240_000);
 });

@@ -8,15 +8,15 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_THROTTLE } from '../../infra/config';
-import { Mix } from '../../lib/db/capacity/mix';
-import { type CapacityAnswer, capacity, firstLimit } from '../../lib/db/capacity/model';
+import { Mix } from '../../lib/capacity/mix';
+import { type CapacityAnswer, capacity, firstLimit } from '../../lib/capacity/model';
 import {
   HOURS_PER_MONTH,
   PRICES,
   PROVISIONED_TARGET_UTILISATION,
   SECONDS_PER_MONTH,
-} from '../../lib/db/capacity/prices';
-import { renderAnswer } from '../../lib/db/capacity/report';
+} from '../../lib/capacity/prices';
+import { renderAnswer } from '../../lib/capacity/report';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const page = readFileSync(join(ROOT, 'docs/capacity.md'), 'utf8');
@@ -48,7 +48,7 @@ const PROFILES = [
 ];
 
 const answerOf = (file: string): CapacityAnswer => {
-  const mix = Mix.parse(JSON.parse(readFileSync(join(ROOT, 'lib/db/capacity/profiles', file), 'utf8')));
+  const mix = Mix.parse(JSON.parse(readFileSync(join(ROOT, 'lib/capacity/profiles', file), 'utf8')));
   return capacity(mix, { persons: mix.persons ?? 0, defaultThrottleRate: DEFAULT_THROTTLE.rateLimit });
 };
 

@@ -1,6 +1,6 @@
 /**
  * DynamoDB's size and capacity rules, in one place for the bench that counts what calls cost
- * (test/bench/capacity.ts) and the capacity model that predicts it (lib/db/capacity/): what one counts
+ * (test/bench/capacity.ts) and the capacity model that predicts it (lib/capacity/): what one counts
  * the other predicts with the same arithmetic.
  *
  * The rules (DynamoDB developer guide, "Item sizes and formats" and "Read/write capacity mode"):

@@ -413,7 +413,7 @@ export const claimPartitionPrefixes = (field: ClaimField): string[] => {
 export const idCounterKey: Key = { pk: 'COUNTER#ids', sk: 'COUNTER' };
 
 /**
- * Sizes the cost models above take for items the capacity model (lib/db/capacity/) does not build to
+ * Sizes the cost models above take for items the capacity model (lib/capacity/) does not build to
  * size: a counter (its keys and `value`), a posting count (its keys and `postings`), a feed event at
  * most (181 bytes measured). The bench's feed check reads the last one too (test/bench/feed-model.ts).
  */

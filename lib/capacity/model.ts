@@ -4,7 +4,7 @@
  * reached on top. Pure: operations.ts prices each request from the code's plans, prices.ts holds every
  * price and limit.
  */
-import { STREAM_SUBSCRIPTIONS } from '../../api/stream-subscriptions';
+import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
 import type { Mix } from './mix';
 import {
   BENCH_PERSON,

@@ -10,22 +10,17 @@
  * of the indexes (which the bench does not count: it sees only calls), bytes stored, the largest
  * transaction, and the load on the busiest partition of each kind the request touches.
  */
-import { STREAM_SUBSCRIPTIONS } from '../../api/stream-subscriptions';
-import { changeEntry, NO_ORIGIN } from '../../domain/change-history';
-import { FEED_SHARDS, feedEventOf, pageShares } from '../../domain/feed';
-import { NO_ABBREVIATIONS, PERSON_TYPE, type Person } from '../../domain/person';
-import { CreatePersonBody, PatchPersonBody } from '../../domain/schemas';
-import { MAX_PROBES_PER_FILTER } from '../../domain/search';
-import { APPEND_CHUNK, appendActions } from '../feed/feed-log';
-import { historyActions } from '../history/history-actions';
-import { MAX_QUERY_LIMIT } from '../person/list-reads';
-import { personPut, toPersonItem } from '../person/person-items';
-import { listChunk } from '../person/person-list';
-import { planMerge } from '../person/person-merge';
-import { CREATE, composeWrite, idsToReserve, personWrite, planPersonWrite } from '../person/person-write';
-import { postingItemsOf } from '../search/postings';
-import { BATCH_GET_LIMIT } from '../table/batch-get';
-import { itemSize, READ_UNIT_BYTES, readUnits } from '../table/item-size';
+import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
+import { APPEND_CHUNK, appendActions } from '../db/feed/feed-log';
+import { historyActions } from '../db/history/history-actions';
+import { MAX_QUERY_LIMIT } from '../db/person/list-reads';
+import { personPut, toPersonItem } from '../db/person/person-items';
+import { listChunk } from '../db/person/person-list';
+import { planMerge } from '../db/person/person-merge';
+import { CREATE, composeWrite, idsToReserve, personWrite, planPersonWrite } from '../db/person/person-write';
+import { postingItemsOf } from '../db/search/postings';
+import { BATCH_GET_LIMIT } from '../db/table/batch-get';
+import { itemSize, READ_UNIT_BYTES, readUnits } from '../db/table/item-size';
 import {
   PERSON_LIST_INDEX as BY_NAME,
   CHANGE_LIST_INDEX,
@@ -49,9 +44,14 @@ import {
   postingCountKey,
   postingPartition,
   postingsPendingKey,
-} from '../table/keys';
-import type { Action } from '../write/actions';
-import { ID_BLOCK_SIZE } from '../write/ids';
+} from '../db/table/keys';
+import type { Action } from '../db/write/actions';
+import { ID_BLOCK_SIZE } from '../db/write/ids';
+import { changeEntry, NO_ORIGIN } from '../domain/change-history';
+import { FEED_SHARDS, feedEventOf, pageShares } from '../domain/feed';
+import { NO_ABBREVIATIONS, PERSON_TYPE, type Person } from '../domain/person';
+import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
+import { MAX_PROBES_PER_FILTER } from '../domain/search';
 import {
   INDEXES,
   type Item,

@@ -3,8 +3,8 @@ import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const ROOT = resolve(import.meta.dirname, '../../../..');
-const PROFILES = join(ROOT, 'lib/db/capacity/profiles');
+const ROOT = resolve(import.meta.dirname, '../../..');
+const PROFILES = join(ROOT, 'lib/capacity/profiles');
 const run = (...args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', 'lib/local/capacity.ts', ...args], {
     cwd: ROOT,
@@ -44,12 +44,12 @@ describe('npm run capacity', () => {
     expect({ status, stderr }).toEqual({ status: 0, stderr: '' });
     const [named, ...rest] = stdout.split('\n');
     expect(named).toBe(
-      'Profile: lib/db/capacity/profiles/institution-1m.json, the default (--mix FILE for another; profiles in lib/db/capacity/profiles/).',
+      'Profile: lib/capacity/profiles/institution-1m.json, the default (--mix FILE for another; profiles in lib/capacity/profiles/).',
     );
     expect(rest.join('\n').trimStart()).toBe(run('--mix', join(PROFILES, 'institution-1m.json')).stdout);
     const json = JSON.parse(run('--json', '--persons', '2000').stdout);
     expect({ profile: json.profile, persons: json.persons }).toEqual({
-      profile: 'lib/db/capacity/profiles/institution-1m.json',
+      profile: 'lib/capacity/profiles/institution-1m.json',
       persons: 2_000,
     });
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Mix } from '../../../../lib/db/capacity/mix';
-import { capacity, firstLimit } from '../../../../lib/db/capacity/model';
-import { DESIGN } from '../../../../lib/db/capacity/operations';
-import { HOURS_PER_MONTH, LIMITS, PRICES } from '../../../../lib/db/capacity/prices';
+import { Mix } from '../../../lib/capacity/mix';
+import { capacity, firstLimit } from '../../../lib/capacity/model';
+import { DESIGN } from '../../../lib/capacity/operations';
+import { HOURS_PER_MONTH, LIMITS, PRICES } from '../../../lib/capacity/prices';
 
 const answer = (mix: unknown, persons = 1_000_000) =>
   capacity(Mix.parse(mix), { persons, defaultThrottleRate: 100 });

@@ -5,17 +5,17 @@
  * the table definition. Nothing here knows what a create or a merge holds: person-write.ts and
  * person-merge.ts say that, so a change there changes the answer here.
  */
-import { keyString } from '../table/batch-get';
-import { tableDefinition } from '../table/definition';
+import { keyString } from '../db/table/batch-get';
+import { tableDefinition } from '../db/table/definition';
 import {
   ITEM_STORAGE_OVERHEAD_BYTES,
   itemSize,
   READ_UNIT_BYTES,
   unitsOf,
   writeUnits,
-} from '../table/item-size';
-import type { Key } from '../table/keys';
-import type { Action } from '../write/actions';
+} from '../db/table/item-size';
+import type { Key } from '../db/table/keys';
+import type { Action } from '../db/write/actions';
 
 export type Item = Record<string, unknown>;
 

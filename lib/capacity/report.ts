@@ -51,7 +51,7 @@ export const renderAnswer = (answer: CapacityAnswer): string => {
       ]);
   return [
     `# Capacity: ${answer.name}, ${number(answer.persons)} persons, ${answer.regions} region(s)`,
-    `Prices and limits as of ${AS_OF}, ${REGION}: lib/db/capacity/prices.ts names each source.`,
+    `Prices and limits as of ${AS_OF}, ${REGION}: lib/capacity/prices.ts names each source.`,
     '',
     '## Operations (per request and a second; write units include the index writes)',
     table(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BENCH_PERSON, costModel, DESIGN, feedPageRcu } from '../../../../lib/db/capacity/operations';
-import { PERSON_COUNTER_KEYS } from '../../../../lib/db/table/keys';
+import { BENCH_PERSON, costModel, DESIGN, feedPageRcu } from '../../../lib/capacity/operations';
+import { PERSON_COUNTER_KEYS } from '../../../lib/db/table/keys';
 
 const model = costModel({ persons: 10_000, person: BENCH_PERSON });
 const hot = (cost: { hot: { partition: string; wcu: number; rcu: number }[] }, partition: string) =>

@@ -5,10 +5,10 @@
  * a filtered list's shards are charged each on its own postings, as the bench counts them.
  */
 import { describe, expect, it } from 'vitest';
-import { BENCH_PERSON, costModel, DESIGN, expectedUnits } from '../../../../lib/db/capacity/operations';
-import { CREATE, idsToReserve, personWrite, planPersonWrite } from '../../../../lib/db/person/person-write';
-import { NO_ABBREVIATIONS } from '../../../../lib/domain/person';
-import { CreatePersonBody } from '../../../../lib/domain/schemas';
+import { BENCH_PERSON, costModel, DESIGN, expectedUnits } from '../../../lib/capacity/operations';
+import { CREATE, idsToReserve, personWrite, planPersonWrite } from '../../../lib/db/person/person-write';
+import { NO_ABBREVIATIONS } from '../../../lib/domain/person';
+import { CreatePersonBody } from '../../../lib/domain/schemas';
 
 const persons = 100_000;
 const model = costModel({ persons, person: BENCH_PERSON });
