@@ -45,7 +45,6 @@ import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../lib/api/stream-subscriptions';
-import { SEEDED_VOCABULARY } from '../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
 import {
   CORS_ALLOWED_HEADERS,
@@ -57,6 +56,7 @@ import { FEED_CURSOR_SECRET_ENV } from '../lib/secrets';
 import { entryOf } from './bundling';
 import type { StackConfig } from './config';
 import { ServiceDashboard, type StreamConsumer } from './dashboard';
+import { SEEDED_VOCABULARY } from './handlers/seed/vocabulary-seed';
 import { acknowledge, versionsFinding, WILDCARD_FINDING } from './nag';
 import { executionRole, LOG_RETENTION, ServiceFunction, traceActively } from './service-function';
 import { serviceMetric, serviceNamespaceOf } from './service-metrics';

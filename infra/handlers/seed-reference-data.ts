@@ -1,17 +1,17 @@
 /**
  * The reference-data custom resource (Provider framework `onEvent`): writes the seeded NamePrefix and
- * NameSuffix entries at deploy with the same seed function `npm start` and the tests use, so the
- * deployed table holds exactly what `SEEDED_VOCABULARY` (lib/domain/vocabulary.ts) declares, each entry
- * with its ChangeHistory entry and abbreviation claim. A stack update that changes the seed changes the
- * resource's `DataVersion` and so seeds again (only entries not there yet are written); delete leaves
- * the data with the table. On a table that holds no person yet it also marks the posting counts
- * complete.
+ * NameSuffix entries at deploy with the same seed function `npm start` and the tests use
+ * (`seedVocabulary`, seed/seed-vocabulary.ts), so the deployed table holds exactly what
+ * `SEEDED_VOCABULARY` (seed/vocabulary-seed.ts) declares, each entry with its ChangeHistory entry and
+ * abbreviation claim. A stack update that changes the seed changes the resource's `DataVersion` and
+ * so seeds again (only entries not there yet are written); delete leaves the data with the table. On
+ * a table that holds no person yet it also marks the posting counts complete.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
 import { documentClient } from '../../lib/db/table/client';
-import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
+import { seedVocabulary } from './seed/seed-vocabulary';
 
 export interface SeedResult {
   PhysicalResourceId: string;

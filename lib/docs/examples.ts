@@ -5,6 +5,8 @@
  * an example cannot show a field, a value or a link the service does not answer, and the request and
  * response examples tell one story: the PATCH example changes the Email that GET shows.
  */
+
+import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import type { OperationId } from '../api/routes';
 import { type ChangeEntry, changeEntry, type RequestOrigin, toAuditEntry } from '../domain/change-history';
 import {
@@ -50,7 +52,6 @@ import {
 import { CreatePersonBody, PatchPersonBody, SET_NAMES, setPointer } from '../domain/schemas';
 import {
   applyEntryPatch,
-  SEEDED_VOCABULARY,
   seededEntry,
   VOCABULARIES,
   type VocabularyEntry,

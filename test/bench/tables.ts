@@ -7,9 +7,9 @@
  */
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { seedVocabulary } from '../../infra/handlers/seed/seed-vocabulary';
 import { markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
 import { tableDefinition } from '../../lib/db/table/definition';
-import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
 import { ensureTimeToLive } from '../../lib/local/dynamo-local';
 
 export const createBenchTable = async (

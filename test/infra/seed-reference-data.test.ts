@@ -4,13 +4,14 @@ import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { SEEDED_ID_CEILING, SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import { buildHandler } from '../../infra/handlers/seed-reference-data';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { documentClient } from '../../lib/db/table/client';
 import { tableDefinition } from '../../lib/db/table/definition';
 import { idCounterKey } from '../../lib/db/table/keys';
 import { vocabularyReader } from '../../lib/db/vocabulary/vocabulary-repository';
-import { SEEDED_ID_CEILING, SEEDED_VOCABULARY, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
+import { VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 
 const client = documentClient(localClientConfig(inject('dynamoEndpoint')));

@@ -1,9 +1,9 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import { constructIdOf, FEED_CURSOR_HANDLERS, FRAMEWORK_MEMORY_MB } from '../../infra/person-service-stack';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/api/stream-subscriptions';
-import { SEEDED_VOCABULARY } from '../../lib/domain/vocabulary';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
 import { FEED_CURSOR_KEY_ENV, FEED_CURSOR_SECRET_ENV } from '../../lib/secrets';
 import {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import { seedVocabulary } from '../../infra/handlers/seed/seed-vocabulary';
 import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person/person-repository';
 import { documentClient } from '../../lib/db/table/client';
 import { tableDefinition } from '../../lib/db/table/definition';
-import { seedVocabulary } from '../../lib/db/vocabulary/vocabulary-repository';
 import { ensureTimeToLive, localClientConfig } from '../../lib/local/dynamo-local';
 import { type StreamConsumer, startStreamPoller } from '../../lib/local/streams';
 

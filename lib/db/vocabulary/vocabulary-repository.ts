@@ -3,26 +3,23 @@
  * person write needs, and versioned writes with their ChangeHistory entry, requester check and
  * abbreviation claim, through the same versioned write as persons.
  */
-import { type DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { changeEntry, NO_ORIGIN } from '../../domain/change-history';
 import { NotFound } from '../../domain/errors';
 import type { Abbreviations } from '../../domain/person';
 import { OPEN } from '../../domain/principal';
 import {
   applyEntryPatch,
-  SEEDED_ID_CEILING,
-  SEEDED_VOCABULARY,
-  seededEntry,
   VOCABULARY_KINDS,
   type VocabularyBody,
   type VocabularyEntry,
   type VocabularyKind,
 } from '../../domain/vocabulary';
 import { retryDeadline } from '../../timeouts';
-import { counterStep, historyActions, historyPut } from '../history/history-actions';
+import { historyActions } from '../history/history-actions';
 import { batchGet } from '../table/batch-get';
 import type { Storage } from '../table/client';
-import { idCounterKey, vocabularyKey, vocabularyPartition } from '../table/keys';
+import { vocabularyKey, vocabularyPartition } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
 import { claimActions, objectPut, requesterCheck, rulingActions, transactionOf } from '../write/actions';
 import { type IdAllocator, idAllocator } from '../write/ids';
@@ -40,7 +37,8 @@ import {
 
 const ENTRY_FIELDS = ['id', 'term', 'abbreviation', 'local_reference_id', 'CoreMetaData'] as const;
 
-const toEntryItem = (kind: VocabularyKind, entry: VocabularyEntry) => ({
+/** A vocabulary entry as its item: its key, its kind as `type`, the entry. */
+export const toEntryItem = (kind: VocabularyKind, entry: VocabularyEntry) => ({
   ...vocabularyKey(kind, entry.id),
   type: kind,
   ...entry,
@@ -203,80 +201,4 @@ export const vocabularyRepository = ({
       );
     },
   };
-};
-
-/** Raises the id counter to the seeded ids' ceiling, so allocated ids never repeat a seeded one. */
-const raiseIdFloor = async (client: DynamoDBDocumentClient, tableName: string) => {
-  try {
-    await client.send(
-      new UpdateCommand({
-        TableName: tableName,
-        Key: idCounterKey,
-        UpdateExpression: 'SET #value = :floor',
-        ConditionExpression: 'attribute_not_exists(#value) OR #value < :floor',
-        ExpressionAttributeNames: { '#value': 'value' },
-        ExpressionAttributeValues: { ':floor': SEEDED_ID_CEILING },
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-  }
-};
-
-/** Entries a seed writes in one transaction: 3 actions each and the counter step stay within 100. */
-const SEED_ENTRIES_PER_WRITE = 30;
-
-/**
- * Writes the seeded vocabulary entries that are not there yet, each with its ChangeHistory entry and
- * claim, from the same builders as any other create, thirty entries to a transaction: tests,
- * `npm start` and deploy all call this, and calling it again changes nothing.
- */
-export const seedVocabulary = async (
-  { client, tableName }: Storage,
-  ids: IdAllocator = idAllocator(client, tableName),
-): Promise<void> => {
-  await raiseIdFloor(client, tableName);
-  const now = new Date().toISOString();
-  for (const kind of VOCABULARY_KINDS) {
-    const { Items = [] } = await client.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': vocabularyPartition(kind) },
-        ProjectionExpression: 'id',
-        ConsistentRead: true,
-      }),
-    );
-    const present = new Set(Items.map((item) => item.id as number));
-    const missing = SEEDED_VOCABULARY[kind].filter(({ id }) => !present.has(id));
-    if (missing.length === 0) continue;
-    const reserved = await ids.reserve(missing.length);
-    const changeId = reserved.sequence();
-    // One transaction per chunk: three actions an entry and one step of the vocabulary's one counter,
-    // which concurrent transactions would cancel each other on.
-    for (let start = 0; start < missing.length; start += SEED_ENTRIES_PER_WRITE) {
-      const chunk = missing.slice(start, start + SEED_ENTRIES_PER_WRITE);
-      const actions = chunk.flatMap((seed) => {
-        const { entry, changed, take } = seededEntry(kind, seed, now, changeId());
-        const history = changeEntry(kind, entry, {
-          id: entry.CoreMetaData.created_audit_id as number,
-          action: 'create',
-          requester: null,
-          at: now,
-          changed,
-          origin: { ...NO_ORIGIN, caller: 'seed' },
-        });
-        return [
-          objectPut(tableName, toEntryItem(kind, entry), null),
-          historyPut(tableName, history, entry),
-          ...claimActions(tableName, { type: kind, id: entry.id }, take, []),
-        ];
-      });
-      // A write that meets another seed's (a second container starting) leaves that one standing.
-      await sendWrite(
-        client,
-        transactionOf([...actions, counterStep(tableName, kind, reserved.first, chunk.length)]),
-      );
-    }
-  }
 };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { SEEDED_VOCABULARY } from '../../../infra/handlers/seed/vocabulary-seed';
 import { PROBLEM_TYPES } from '../../../lib/api/problems';
 import { type OperationId, ROUTES } from '../../../lib/api/routes';
 import { type OpenApiDocument, openApiDocument, withServer } from '../../../lib/docs/openapi';
@@ -25,7 +26,6 @@ import {
 } from '../../../lib/domain/representation';
 import { CreatePersonBody, LIMITS, PatchPersonBody } from '../../../lib/domain/schemas';
 import {
-  SEEDED_VOCABULARY,
   seededEntry,
   VOCABULARIES,
   VOCABULARY_KINDS,
