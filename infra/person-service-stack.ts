@@ -44,7 +44,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../lib/api/routes';
-import { STREAM_SUBSCRIPTIONS } from '../lib/api/stream-subscriptions';
+import { STREAM_SUBSCRIPTIONS } from '../lib/db/table/stream-subscriptions';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
 import {
   CORS_ALLOWED_HEADERS,

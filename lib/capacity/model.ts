@@ -4,7 +4,7 @@
  * reached on top. Pure: operations.ts prices each request from the code's plans, prices.ts holds every
  * price and limit.
  */
-import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
+import { STREAM_SUBSCRIPTIONS } from '../db/table/stream-subscriptions';
 import type { Mix } from './mix';
 import {
   BENCH_PERSON,
@@ -391,7 +391,7 @@ const limitsOf = (
     }),
     limit(
       'stream readers',
-      `${STREAM_SUBSCRIPTIONS.length} functions subscribed to the one stream (lib/api/stream-subscriptions.ts), at any load`,
+      `${STREAM_SUBSCRIPTIONS.length} functions subscribed to the one stream (lib/db/table/stream-subscriptions.ts), at any load`,
       STREAM_SUBSCRIPTIONS.length,
       LIMITS.streamReaders,
       true,

@@ -10,7 +10,7 @@
  * of the indexes (which the bench does not count: it sees only calls), bytes stored, the largest
  * transaction, and the load on the busiest partition of each kind the request touches.
  */
-import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
+
 import { APPEND_CHUNK, appendActions } from '../db/feed/feed-log';
 import { historyActions } from '../db/history/history-actions';
 import { MAX_QUERY_LIMIT } from '../db/person/list-reads';
@@ -25,26 +25,32 @@ import {
   PERSON_LIST_INDEX as BY_NAME,
   CHANGE_LIST_INDEX,
   CHANGE_SHARDS,
+  CLAIM_SORT_KEY,
   COUNTER_ITEM_BYTES,
   changeCounterKey,
   changeListPartition,
   enrichmentKey,
   FEED_EVENT_BYTES,
+  FEED_MARK_PREFIX,
   feedHeadKey,
   gramOfPostingKey,
+  HISTORY_SORT_KEY_PREFIX,
   idCounterKey,
   idempotencyKey,
   type Key,
+  LOCAL_REFERENCE_PREFIX,
   PERSON_COUNTER_KEYS,
   PERSON_COUNTER_SHARDS,
   PERSON_LIST_PARTITIONS,
   PERSON_LIST_SHARDS,
+  PERSON_PARTITION_PREFIX,
   POSTING_COUNT_ITEM_BYTES,
   personCounterKey,
   postingCountKey,
   postingPartition,
   postingsPendingKey,
 } from '../db/table/keys';
+import { STREAM_SUBSCRIPTIONS } from '../db/table/stream-subscriptions';
 import type { Action } from '../db/write/actions';
 import { ID_BLOCK_SIZE } from '../db/write/ids';
 import { changeEntry, NO_ORIGIN } from '../domain/change-history';
@@ -161,7 +167,7 @@ const partitionKind = (partition: string, design: Design): { kind: string; sprea
     return { kind: 'byName index partition', spread: design.listShards };
   if (partition.startsWith(STEMS.byChange))
     return { kind: 'byChange index partition', spread: design.changeShards };
-  if (partition === STEMS.idCounter) return { kind: 'id counter (COUNTER#ids)', spread: 1 };
+  if (partition === STEMS.idCounter) return { kind: `id counter (${idCounterKey.pk})`, spread: 1 };
   if (partition.startsWith(STEMS.personCounter))
     return { kind: 'person counter shard', spread: design.personCounterShards };
   if (partition.startsWith(STEMS.changeCounter))
@@ -199,10 +205,11 @@ export const hotWrites = (cost: WriteCost, design: Design, commonShare = 1): Hot
 
 const kindOf = (key: Key): StorageKind => {
   if (gramOfPostingKey(key) || key.sk === postingsPendingKey(0).sk) return 'postings';
-  if (key.sk.startsWith('AUDIT#')) return 'history';
-  if (key.sk === 'CLAIM') return 'claims';
-  if (key.pk.startsWith(STEMS.feed) || key.pk.startsWith('FEEDEVENT#')) return 'feed';
-  if (key.pk.startsWith('PERSON#') || key.pk.startsWith('LOCALREF#')) return 'persons';
+  if (key.sk.startsWith(HISTORY_SORT_KEY_PREFIX)) return 'history';
+  if (key.sk === CLAIM_SORT_KEY) return 'claims';
+  if (key.pk.startsWith(STEMS.feed) || key.pk.startsWith(FEED_MARK_PREFIX)) return 'feed';
+  if (key.pk.startsWith(PERSON_PARTITION_PREFIX) || key.pk.startsWith(LOCAL_REFERENCE_PREFIX))
+    return 'persons';
   return 'other';
 };
 

@@ -6,9 +6,9 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
-import { STREAM_SUBSCRIPTIONS } from '../api/stream-subscriptions';
 import { markPostingCountsIfEmpty } from '../db/search/posting-counts';
 import { documentClient } from '../db/table/client';
+import { STREAM_SUBSCRIPTIONS } from '../db/table/stream-subscriptions';
 import { corsOriginsFrom } from '../http/cors';
 import { FEED_CURSOR_KEY_ENV } from '../secrets';
 import { startDevIssuer } from './dev-issuer';

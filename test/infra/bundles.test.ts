@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FILE, BUNDLE_SETTINGS, entryOf, esbuildOptions } from '../../infra/bundling';
 import { ENTRY_METADATA, PROJECT_ROOT } from '../../infra/service-function';
 import { FALLBACK_HANDLER, ROUTES } from '../../lib/api/routes';
-import { STREAM_SUBSCRIPTIONS } from '../../lib/api/stream-subscriptions';
+import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { SWAGGER_UI_FILES } from '../../lib/docs/docs-page';
 import { serviceFunctions, synthesize } from './support';
 

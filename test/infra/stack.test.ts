@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import { constructIdOf, FEED_CURSOR_HANDLERS, FRAMEWORK_MEMORY_MB } from '../../infra/person-service-stack';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
-import { STREAM_SUBSCRIPTIONS } from '../../lib/api/stream-subscriptions';
+import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
 import { FEED_CURSOR_KEY_ENV, FEED_CURSOR_SECRET_ENV } from '../../lib/secrets';
 import {

@@ -7,9 +7,9 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isChangeHistoryInsert } from '../../lib/api/stream-subscriptions';
 import { appendEvents } from '../../lib/db/feed/feed-appender';
 import { feedLog } from '../../lib/db/feed/feed-log';
+import { isChangeHistoryInsert } from '../../lib/db/table/stream-subscriptions';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { FEED_START, type PlacedEvent } from '../../lib/domain/feed';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';

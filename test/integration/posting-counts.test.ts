@@ -6,10 +6,10 @@
  */
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPostingInsertOrRemove } from '../../lib/api/stream-subscriptions';
 import { personList } from '../../lib/db/person/person-list';
 import { countPostings, markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
 import { gramOfPostingKey, type Key, postingCountsCompleteKey } from '../../lib/db/table/keys';
+import { isPostingInsertOrRemove } from '../../lib/db/table/stream-subscriptions';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { planQuery } from '../../lib/domain/search';
 import { personApi, personBody, uniqueTag } from '../support/api';

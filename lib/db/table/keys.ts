@@ -323,7 +323,10 @@ const pad = (n: number) => String(n).padStart(10, '0');
 /** An id in a sort key: 16 digits, so ids sort as numbers. */
 const idDigits = (id: number) => String(id).padStart(16, '0');
 
-export const personKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'PERSON' });
+/** What a person's partition key starts with: its item, its ChangeHistory, its marks (see above). */
+export const PERSON_PARTITION_PREFIX = 'PERSON#';
+
+export const personKey = (id: number): Key => ({ pk: `${PERSON_PARTITION_PREFIX}${id}`, sk: 'PERSON' });
 
 const HISTORY_PARTITIONS: Record<ResourceType, string> = {
   Person: 'PERSON',
@@ -341,11 +344,14 @@ export const historyKey = (endpoint: ResourceType, objectId: number, version: nu
   sk: historySortKey(version),
 });
 
+/** What the sort key of every ChangeHistory entry starts with. */
+export const HISTORY_SORT_KEY_PREFIX = 'AUDIT#';
+
 /** The sort key of an object's entry of `version`, within its history partition. */
-export const historySortKey = (version: number) => `AUDIT#${pad(version)}`;
+export const historySortKey = (version: number) => `${HISTORY_SORT_KEY_PREFIX}${pad(version)}`;
 
 /** The version a history sort key names. */
-export const versionOfHistoryKey = (sk: string): number => Number(sk.slice('AUDIT#'.length));
+export const versionOfHistoryKey = (sk: string): number => Number(sk.slice(HISTORY_SORT_KEY_PREFIX.length));
 
 export const CHANGE_LIST_INDEX = 'byChange';
 export const CHANGE_ID_INDEX = 'byChangeId';
@@ -374,7 +380,10 @@ export const changeCounterKeyOf = (endpoint: ResourceType, id: number): Key =>
   changeCounterKey(endpoint, shardOf(endpoint, id));
 
 /** Written in the transaction that enriches a person, so a redelivered record never writes twice. */
-export const enrichmentKey = (personId: number): Key => ({ pk: `PERSON#${personId}`, sk: 'ENRICHMENT' });
+export const enrichmentKey = (personId: number): Key => ({
+  pk: `${PERSON_PARTITION_PREFIX}${personId}`,
+  sk: 'ENRICHMENT',
+});
 
 const CLAIM_PARTITIONS: Record<ClaimField, string> = {
   email: 'EMAIL',
@@ -382,6 +391,9 @@ const CLAIM_PARTITIONS: Record<ClaimField, string> = {
   NamePrefix: 'ABBREVIATION#NamePrefix',
   NameSuffix: 'ABBREVIATION#NameSuffix',
 };
+
+/** The sort key of every claim (email, name, abbreviation). */
+export const CLAIM_SORT_KEY = 'CLAIM';
 
 /**
  * A claim's key: `<partition>#<value>`, or for a value over 1024 bytes `HASHED#<partition>#<sha256>`.
@@ -395,7 +407,7 @@ export const claimKey = ({ field, value }: Claim): Key => {
       Buffer.byteLength(value) <= MAX_KEY_VALUE_BYTES
         ? `${partition}#${value}`
         : `HASHED#${partition}#${createHash('sha256').update(value).digest('hex')}`,
-    sk: 'CLAIM',
+    sk: CLAIM_SORT_KEY,
   };
 };
 
@@ -470,8 +482,12 @@ export const PERSON_LIST_PARTITIONS: readonly string[] = [
 /** Keeps a posting partition's first code points, the third the start of its sort key. */
 const POSTING_PREFIX_POINTS = 2;
 
+/** What every search posting's partition key starts with (the stream's filter of count-postings reads it). */
+export const POSTING_PARTITION_PREFIX = 'GRAM#';
+
 /** The partition of the postings whose gram starts with `prefix`, in `shard`. */
-export const postingPartition = (prefix: string, shard: number) => `GRAM#${prefix}#${shard}`;
+export const postingPartition = (prefix: string, shard: number) =>
+  `${POSTING_PARTITION_PREFIX}${prefix}#${shard}`;
 
 /**
  * Where the postings of a gram (3 code points) or of every gram starting with a prefix (2) are, in
@@ -494,7 +510,7 @@ export const postingKey = (gram: string, id: number): Key => {
 /** Where `gram`'s posting is in the keys of a posting item (null for a key that is not a posting's). */
 export const gramOfPostingKey = ({ pk, sk }: Key): string | null => {
   const [kind, ...rest] = pk.split('#');
-  if (kind !== 'GRAM' || rest.length < 2) return null;
+  if (`${kind}#` !== POSTING_PARTITION_PREFIX || rest.length < 2) return null;
   const prefix = rest.slice(0, -1).join('#');
   const [third] = Array.from(sk);
   return third === undefined ? null : `${prefix}${third}`;
@@ -515,8 +531,11 @@ export const postingCountKey = (gram: string): Key => {
 /** Says every posting of the table is counted (see above): the partition of no gram's prefix. */
 export const postingCountsCompleteKey: Key = { pk: postingCountPartition(''), sk: 'COMPLETE' };
 
+/** What the partition key of every local reference item starts with. */
+export const LOCAL_REFERENCE_PREFIX = 'LOCALREF#';
+
 /** The partition of the persons whose root `local_reference_id` is `value` (see above). */
-export const localReferencePartition = (value: string) => `LOCALREF#${value}`;
+export const localReferencePartition = (value: string) => `${LOCAL_REFERENCE_PREFIX}${value}`;
 
 /** Where person `id`'s reference item for its root `local_reference_id` `value` is stored. */
 export const localReferenceKey = (value: string, id: number): Key => ({
@@ -533,8 +552,14 @@ export const feedEventKey = (shard: number, seq: number): Key => ({
   sk: `EVENT#${String(seq).padStart(12, '0')}`,
 });
 
+/** What the partition key of every feed mark starts with. */
+export const FEED_MARK_PREFIX = 'FEEDEVENT#';
+
 /** The mark that the event of ChangeHistory entry `entryId` is in the feed. */
-export const feedMarkKey = (entryId: number): Key => ({ pk: `FEEDEVENT#${entryId}`, sk: 'FEEDEVENT' });
+export const feedMarkKey = (entryId: number): Key => ({
+  pk: `${FEED_MARK_PREFIX}${entryId}`,
+  sk: 'FEEDEVENT',
+});
 
 /**
  * A principal's binding to its person (API.md 9.1): keyed by the SHA-256 of its name (an ARN, or an
@@ -546,10 +571,16 @@ export const principalKey = (principalName: string): Key => ({
 });
 
 /** The other side of a binding: the one principal of person `id`. */
-export const personPrincipalKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'PRINCIPAL' });
+export const personPrincipalKey = (id: number): Key => ({
+  pk: `${PERSON_PARTITION_PREFIX}${id}`,
+  sk: 'PRINCIPAL',
+});
 
 /** A person's postings that a write has not finished yet (see above). */
-export const postingsPendingKey = (id: number): Key => ({ pk: `PERSON#${id}`, sk: 'POSTINGS' });
+export const postingsPendingKey = (id: number): Key => ({
+  pk: `${PERSON_PARTITION_PREFIX}${id}`,
+  sk: 'POSTINGS',
+});
 
 /** Where backfill `run` of the postings (backfill.ts) keeps how far segment `segment` of `segments` came. */
 export const backfillSegmentKey = (run: string, segment: number, segments: number): Key => ({

@@ -5,15 +5,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isPostingInsertOrRemove, POSTING_PARTITION_PREFIX } from '../../../../lib/api/stream-subscriptions';
 import { postingCountChanges } from '../../../../lib/db/search/posting-counts';
 import {
   gramOfPostingKey,
+  POSTING_PARTITION_PREFIX,
   personKey,
   postingCountKey,
   postingKey,
   postingPartition,
 } from '../../../../lib/db/table/keys';
+import { isPostingInsertOrRemove } from '../../../../lib/db/table/stream-subscriptions';
 import { END_MARK, gramsOfValue } from '../../../../lib/domain/search';
 import { streamRecord } from '../../../support/events';
 

@@ -1,12 +1,13 @@
 /**
  * The functions subscribed to the table's stream, and which records each wants. The CDK stack
  * subscribes them with an event filter saying the same; the local runtime feeds them from DynamoDB
- * Local's stream.
+ * Local's stream. Beside the key design, as a filter on keys reads the prefixes keys.ts spells.
  */
 import type { DynamoDBRecord } from 'aws-lambda';
-import { CHANGE_HISTORY_TYPE } from '../domain/change-history';
-import { FEED_EVENT_TYPE } from '../domain/feed';
-import { PERSON_TYPE } from '../domain/person';
+import { CHANGE_HISTORY_TYPE } from '../../domain/change-history';
+import { FEED_EVENT_TYPE } from '../../domain/feed';
+import { PERSON_TYPE } from '../../domain/person';
+import { POSTING_PARTITION_PREFIX } from './keys';
 
 /** Which records enrichment wants: new Person items (the filter pattern below says the same). */
 export const isPersonInsert = (record: DynamoDBRecord): boolean =>
@@ -19,9 +20,6 @@ export const isChangeHistoryInsert = (record: DynamoDBRecord): boolean =>
 /** Which records the event bus wants: the events the change feed took (API.md 14). */
 export const isFeedEventInsert = (record: DynamoDBRecord): boolean =>
   record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === FEED_EVENT_TYPE;
-
-/** What every search posting's partition key starts with (lib/db/table/keys.ts, `postingPartition`). */
-export const POSTING_PARTITION_PREFIX = 'GRAM#';
 
 /** Which records the posting counts want: a posting stored or deleted (a MODIFY changes no count). */
 export const isPostingInsertOrRemove = (record: DynamoDBRecord): boolean =>
