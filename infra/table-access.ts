@@ -319,7 +319,7 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['Query'], index: CHANGE_ID_INDEX },
     { actions: ['BatchGetItem'], partitions: Object.values(HISTORY) },
   ],
-  // The deploy-time backfill of the postings (lib/db/search/backfill.ts): the table scanned for persons, each
+  // The deploy-time backfill of the postings (lib/db/person/write/backfill.ts): the table scanned for persons, each
   // person's postings, reference item and POSTINGS item read, missing postings and reference items
   // put and stale postings deleted in transactions checking the person's version, a person read again
   // when it changed; each segment's position read and kept.

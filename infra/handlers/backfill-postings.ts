@@ -1,7 +1,7 @@
 /**
  * The search postings backfill as a one-off of the stack (custom resource, Provider framework): at
  * the deploy that adds it, the persons already stored get their postings and reference items
- * (lib/db/search/backfill.ts). The
+ * (lib/db/person/write/backfill.ts). The
  * function is both `onEvent` and `isComplete`: each call works until a minute before its timeout,
  * keeps its place in the table and says whether every segment is done, and the Provider calls again
  * until it is (up to its total timeout). A later deploy runs it again only if `BackfillVersion`
@@ -9,7 +9,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent, Context } from 'aws-lambda';
-import { backfillPostings, backfillTotals } from '../../lib/db/search/backfill';
+import { backfillPostings, backfillTotals } from '../../lib/db/person/write/backfill';
 import { documentClient } from '../../lib/db/table/client';
 import { logger } from '../../lib/logger';
 

@@ -9,7 +9,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
+import { markPostingCountsIfEmpty } from '../../lib/db/person/read/posting-counts';
 import { documentClient } from '../../lib/db/table/client';
 import { seedVocabulary } from './seed/seed-vocabulary';
 
@@ -24,7 +24,7 @@ export const buildHandler =
     const tableName = event.ResourceProperties.TableName as string;
     await seedVocabulary({ client, tableName });
     // The stack's count-postings function counts the stream from its start: on a table that holds no
-    // person yet, the counts are complete (lib/db/search/posting-counts.ts).
+    // person yet, the counts are complete (lib/db/person/read/posting-counts.ts).
     await markPostingCountsIfEmpty({ client, tableName }, new Date().toISOString());
     // Stable per table: a new table (a replacement) is a new resource, the old one's delete a no-op.
     return { PhysicalResourceId: `reference-data:${tableName}` };

@@ -13,12 +13,18 @@
 
 import { APPEND_CHUNK, appendActions } from '../db/feed/feed-log';
 import { historyActions } from '../db/history/history-actions';
-import { MAX_QUERY_LIMIT } from '../db/person/list-reads';
 import { personPut, toPersonItem } from '../db/person/person-items';
-import { listChunk } from '../db/person/person-list';
-import { planMerge } from '../db/person/person-merge';
-import { CREATE, composeWrite, idsToReserve, personWrite, planPersonWrite } from '../db/person/person-write';
-import { postingItemsOf } from '../db/search/postings';
+import { MAX_QUERY_LIMIT } from '../db/person/read/list-reads';
+import { listChunk } from '../db/person/read/person-list';
+import { planMerge } from '../db/person/write/person-merge';
+import {
+  CREATE,
+  composeWrite,
+  idsToReserve,
+  personWrite,
+  planPersonWrite,
+} from '../db/person/write/person-write';
+import { postingItemsOf } from '../db/person/write/postings';
 import { BATCH_GET_LIMIT } from '../db/table/batch-get';
 import { itemSize, READ_UNIT_BYTES, readUnits } from '../db/table/item-size';
 import {

@@ -11,12 +11,12 @@ import { feedLog } from './feed/feed-log';
 import { auditLog } from './history/audit-log';
 import { changeHistory } from './history/change-history';
 import { idempotencyStore } from './idempotency/idempotency-store';
-import { personExport } from './person/person-export';
-import { personList } from './person/person-list';
-import { personRepository } from './person/person-repository';
-import { socialAddressWriter } from './person/social-address-writer';
-import { countPostings } from './search/posting-counts';
-import { reconcileReader } from './search/reconcile-candidates';
+import { personExport } from './person/read/person-export';
+import { personList } from './person/read/person-list';
+import { countPostings } from './person/read/posting-counts';
+import { reconcileReader } from './person/read/reconcile-candidates';
+import { personRepository } from './person/write/person-repository';
+import { socialAddressWriter } from './person/write/social-address-writer';
 import { type DynamoClients, dynamoClients, type Storage, storageConfigFromEnv } from './table/client';
 import { vocabularyRepository } from './vocabulary/vocabulary-repository';
 

@@ -199,7 +199,7 @@ const stubs = [changed.person].map((person) => toStub(person, LINKS.baseUrl, LIN
 
 /**
  * The cursor of the example export page: opaque to clients, what the service sends when a page ended
- * with its partition of the index (lib/db/person/person-export.ts writes it; the docs import no
+ * with its partition of the index (lib/db/person/read/person-export.ts writes it; the docs import no
  * storage code, so it is spelled out here).
  */
 const EXAMPLE_CURSOR = Buffer.from(JSON.stringify({ p: 2 })).toString('base64url');

@@ -183,7 +183,7 @@ export const EXPORT_DEFAULTS = { limit: 100, maxLimit: 500, maxCursorLength: 4_0
 /**
  * `GET /Person/export`: `limit` 1..500, and the opaque `cursor` of the previous page's `next` link.
  * Only its form is checked here (base64url, bounded); what it decodes to is storage's to check
- * (lib/db/person/person-export.ts), as a position of its own making.
+ * (lib/db/person/read/person-export.ts), as a position of its own making.
  */
 export const ExportPersonsQuery = z.strictObject(
   {

@@ -2,7 +2,7 @@
  * Merging a duplicate into its survivor (API.md 13, issue #39 step 1): a pure function from the two
  * stored Persons to the survivor's next version, what moved and what was dropped as equal, and the
  * uniqueness claims to re-point and release, and the source as it is stored afterwards (`MergedPerson`).
- * No I/O: db/person/person-merge.ts writes the result, with both ChangeHistory entries and the
+ * No I/O: db/person/write/person-merge.ts writes the result, with both ChangeHistory entries and the
  * postings, in one transaction.
  *
  * What moves: every Email, PhoneNumber, PostalAddress, PersonRole and membership item of the source

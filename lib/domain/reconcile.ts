@@ -2,7 +2,7 @@
  * Matching by the W3C Reconciliation API 0.2 (issue #37, API.md 12): what a reconciliation query,
  * a data extension query and a suggest request mean, how a candidate is scored, when it is certain,
  * and what the manifest, the extension rows and the preview card say. Pure: no I/O, no AWS; the
- * candidates come from lib/db/search/reconcile-candidates.ts, the wire from lib/http/reconcile-handlers.ts.
+ * candidates come from lib/db/person/read/reconcile-candidates.ts, the wire from lib/http/reconcile-handlers.ts.
  *
  * The score (0 to 100, documented in the manifest's `documentation` and in docs/matching.md):
  * - `name`: how alike the folded query and the closest of the candidate's names are (its fullname,

@@ -10,7 +10,7 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { personFromImage } from '../db/person/person-items';
-import type { SocialAddressWriter } from '../db/person/social-address-writer';
+import type { SocialAddressWriter } from '../db/person/write/social-address-writer';
 import { isPersonInsert } from '../db/table/stream-subscriptions';
 import { primaryEmailOf } from '../domain/person';
 import type { logger as defaultLogger } from '../logger';

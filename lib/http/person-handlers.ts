@@ -3,9 +3,9 @@
  * The function files in functions/ give each one its production dependencies.
  */
 import type { AuditLog } from '../db/history/audit-log';
-import type { PersonExport } from '../db/person/person-export';
-import type { PersonList } from '../db/person/person-list';
-import type { PersonRepository } from '../db/person/person-repository';
+import type { PersonExport } from '../db/person/read/person-export';
+import type { PersonList } from '../db/person/read/person-list';
+import type { PersonRepository } from '../db/person/write/person-repository';
 import { NotFound, Unauthorized } from '../domain/errors';
 import {
   ExportPersonsQuery,

@@ -12,7 +12,7 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import type { ReconcileReader } from '../db/search/reconcile-candidates';
+import type { ReconcileReader } from '../db/person/read/reconcile-candidates';
 import { PersonNotFound } from '../domain/errors';
 import {
   ExtendQuery,

@@ -1,12 +1,12 @@
 /**
  * `npm run backfill`: builds the search postings and reference items of a table that already holds
- * persons (lib/db/search/backfill.ts), with a progress line on stderr. Like `npm run invoke`, it works on the
+ * persons (lib/db/person/write/backfill.ts), with a progress line on stderr. Like `npm run invoke`, it works on the
  * DynamoDB Local of a running `npm start` when `DYNAMODB_ENDPOINT` is set, else on one of its own on
  * the folder `--data` (default `.data`); with `--aws` on the table `TABLE_NAME` in the AWS account and
  * region of the environment. Run it again to go on after a stop; `--restart` starts over.
  */
 import { parseArgs } from 'node:util';
-import { backfillPostings, backfillTotals, type SegmentProgress } from '../db/search/backfill';
+import { backfillPostings, backfillTotals, type SegmentProgress } from '../db/person/write/backfill';
 import { documentClient } from '../db/table/client';
 import { ensureTable, localClientConfig, startDynamoLocal } from './dynamo-local';
 

@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
-import { markPostingCountsIfEmpty } from '../db/search/posting-counts';
+import { markPostingCountsIfEmpty } from '../db/person/read/posting-counts';
 import { documentClient } from '../db/table/client';
 import { STREAM_SUBSCRIPTIONS } from '../db/table/stream-subscriptions';
 import { corsOriginsFrom } from '../http/cors';

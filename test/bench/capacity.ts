@@ -145,7 +145,7 @@ export interface Capacity {
   rcu: number;
   /** Computed write capacity units. */
   wcu: number;
-  /** Of `wcu`, what the search postings and their `POSTINGS` item cost (lib/db/search/postings.ts). */
+  /** Of `wcu`, what the search postings and their `POSTINGS` item cost (lib/db/person/write/postings.ts). */
   postingsWcu: number;
   /** Of `wcu`, what the idempotency records of keyed writes cost (lib/db/idempotency/). */
   idempotencyWcu: number;

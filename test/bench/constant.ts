@@ -17,9 +17,14 @@
  */
 import { type AttributeValue, type DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { MAX_QUERY_LIMIT, sortedWindow, sortNameOf, windowBySortKey } from '../../lib/db/person/list-reads';
-import { readPostingCounts } from '../../lib/db/search/posting-counts';
-import { buildProbeQuery, probeText, searchPostings } from '../../lib/db/search/posting-search';
+import {
+  MAX_QUERY_LIMIT,
+  sortedWindow,
+  sortNameOf,
+  windowBySortKey,
+} from '../../lib/db/person/read/list-reads';
+import { readPostingCounts } from '../../lib/db/person/read/posting-counts';
+import { buildProbeQuery, probeText, searchPostings } from '../../lib/db/person/read/posting-search';
 import type { Storage } from '../../lib/db/table/client';
 import { PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import { ListPersonsQuery, type PersonSummary, personListRequest } from '../../lib/domain/listing';

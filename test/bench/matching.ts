@@ -6,8 +6,8 @@
  * answer scored against its label: the rank of the person meant, and who got `match: true`.
  */
 
-import { markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
-import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
+import { markPostingCountsIfEmpty } from '../../lib/db/person/read/posting-counts';
+import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
 import type { Storage } from '../../lib/db/table/client';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { reconcileHandler } from '../../lib/http/reconcile-handlers';

@@ -17,10 +17,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { buildHandler as buildMerge } from '../../functions/merge-person';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
-import { countPersons } from '../../lib/db/person/person-list';
-import { type MergeSide, planMerge } from '../../lib/db/person/person-merge';
-import { personRepository } from '../../lib/db/person/person-repository';
-import { composeWrite, type PersonWrite } from '../../lib/db/person/person-write';
+import { countPersons } from '../../lib/db/person/read/person-list';
+import { type MergeSide, planMerge } from '../../lib/db/person/write/person-merge';
+import { personRepository } from '../../lib/db/person/write/person-repository';
+import { composeWrite, type PersonWrite } from '../../lib/db/person/write/person-write';
 import type { Storage } from '../../lib/db/table/client';
 import { postingsPendingKey } from '../../lib/db/table/keys';
 import { CreatePersonBody } from '../../lib/domain/schemas';
@@ -54,7 +54,7 @@ export interface MergeModel {
   postings: number;
 }
 
-/** The transactions a composed write sends (search/send-with-postings.ts): prelude, write, chain. */
+/** The transactions a composed write sends (write/send-with-postings.ts): prelude, write, chain. */
 export const modelOf = ({ prelude, write, chain }: PersonWrite): MergeModel => {
   const sent = [...(prelude ? [prelude] : []), write, ...chain];
   return {

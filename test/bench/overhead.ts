@@ -11,10 +11,16 @@ import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
-import { MAX_QUERY_LIMIT } from '../../lib/db/person/list-reads';
 import { fromPersonItem } from '../../lib/db/person/person-items';
-import { buildListQuery, countPersons, personList } from '../../lib/db/person/person-list';
-import { personRepository } from '../../lib/db/person/person-repository';
+import { MAX_QUERY_LIMIT } from '../../lib/db/person/read/list-reads';
+import { buildListQuery, countPersons, personList } from '../../lib/db/person/read/person-list';
+import {
+  buildProbeQuery,
+  probeText,
+  SAMPLE_PER_SHARD,
+  searchPostings,
+} from '../../lib/db/person/read/posting-search';
+import { personRepository } from '../../lib/db/person/write/person-repository';
 import {
   CREATE,
   idsToReserve,
@@ -22,13 +28,7 @@ import {
   planIds,
   planPersonWrite,
   type WriteStart,
-} from '../../lib/db/person/person-write';
-import {
-  buildProbeQuery,
-  probeText,
-  SAMPLE_PER_SHARD,
-  searchPostings,
-} from '../../lib/db/search/posting-search';
+} from '../../lib/db/person/write/person-write';
 import type { Storage } from '../../lib/db/table/client';
 import {
   idCounterKey,
@@ -243,7 +243,7 @@ export const runOverhead = async (
   const listQueries = PERSON_LIST_PARTITIONS.map((partition) =>
     buildListQuery(tableName, partition, {}, false),
   );
-  // The filtered list reads postings (lib/db/search/posting-search.ts): a sample of each of its probes
+  // The filtered list reads postings (lib/db/person/read/posting-search.ts): a sample of each of its probes
   // in one shard (when it has more than one), then the one the samples show smallest whole.
   const filteredPlan = planQuery(filteredRequest.filters);
   const { detail } = await searchPostings(storage, filteredPlan, filteredRequest);

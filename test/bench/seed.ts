@@ -9,8 +9,8 @@
  */
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { toPersonItem } from '../../lib/db/person/person-items';
-import { addPostingCounts } from '../../lib/db/search/posting-counts';
-import { postingItemsOf } from '../../lib/db/search/postings';
+import { addPostingCounts } from '../../lib/db/person/read/posting-counts';
+import { postingItemsOf } from '../../lib/db/person/write/postings';
 import type { Storage } from '../../lib/db/table/client';
 import { itemSize } from '../../lib/db/table/item-size';
 import {

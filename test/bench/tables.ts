@@ -8,7 +8,7 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { seedVocabulary } from '../../infra/handlers/seed/seed-vocabulary';
-import { markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
+import { markPostingCountsIfEmpty } from '../../lib/db/person/read/posting-counts';
 import { tableDefinition } from '../../lib/db/table/definition';
 import { ensureTimeToLive } from '../../lib/local/dynamo-local';
 

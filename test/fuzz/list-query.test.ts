@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { buildHandler as buildAudit } from '../../functions/list-person-audit';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import { auditLog } from '../../lib/db/history/audit-log';
-import { personList } from '../../lib/db/person/person-list';
+import { personList } from '../../lib/db/person/read/person-list';
 import { LIST_DEFAULTS, PAGE_DEFAULTS } from '../../lib/domain/listing';
 import { personApi, personBody, uniqueEmail } from '../support/api';
 import { type TestTable, testRepository } from '../support/dynamo';

@@ -50,9 +50,9 @@ import {
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { fromPersonItem } from '../../lib/db/person/person-items';
-import { personRepository } from '../../lib/db/person/person-repository';
-import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
-import { repairPostings } from '../../lib/db/search/backfill';
+import { repairPostings } from '../../lib/db/person/write/backfill';
+import { personRepository } from '../../lib/db/person/write/person-repository';
+import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
 import { documentClient } from '../../lib/db/table/client';
 import { PARTITION_KEY, tableDefinition } from '../../lib/db/table/definition';
 import {

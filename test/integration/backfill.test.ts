@@ -1,5 +1,5 @@
 /**
- * The backfill of the search postings (lib/db/search/backfill.ts, `npm run backfill`): a table that holds
+ * The backfill of the search postings (lib/db/person/write/backfill.ts, `npm run backfill`): a table that holds
  * persons without postings gets exactly the postings writing them through the API gives; a second run
  * writes nothing; a run that stops is continued by the next; unfinished writes are finished. Persons
  * stored before reference items existed (#32) get theirs in the same run.
@@ -9,8 +9,8 @@ import { promisify } from 'node:util';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { fromPersonItem } from '../../lib/db/person/person-items';
-import { personList } from '../../lib/db/person/person-list';
-import { backfillPostings, repairPostings, type SegmentProgress } from '../../lib/db/search/backfill';
+import { personList } from '../../lib/db/person/read/person-list';
+import { backfillPostings, repairPostings, type SegmentProgress } from '../../lib/db/person/write/backfill';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
+import { SAMPLE_PER_SHARD } from '../../lib/db/person/read/posting-search';
 import { PERSON_COUNTER_SHARDS, PERSON_LIST_PARTITIONS, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
 import { MAX_TRANSACTION_ACTIONS } from '../../lib/db/write/actions';
 import { FEED_SHARDS } from '../../lib/domain/feed';

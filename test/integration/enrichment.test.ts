@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
+import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
 import { claimKey, enrichmentKey, historyKey, personKey } from '../../lib/db/table/keys';
 import { clearbitProvider } from '../../lib/enrichment/clearbit';
 import { enrichRecords } from '../../lib/enrichment/enrich-records';

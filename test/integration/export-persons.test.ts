@@ -7,7 +7,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildExport } from '../../functions/export-persons';
-import { personExport } from '../../lib/db/person/person-export';
+import { personExport } from '../../lib/db/person/read/person-export';
 import {
   LEGACY_PERSON_LIST_PARTITION,
   PERSON_LIST_INDEX,

@@ -11,7 +11,7 @@ import { buildHandler as buildCreateNamePrefix } from '../../functions/create-na
 import { buildHandler as buildCreatePerson } from '../../functions/create-person';
 import { buildHandler as buildUpdatePerson } from '../../functions/update-person';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
-import type { PersonRepository } from '../../lib/db/person/person-repository';
+import type { PersonRepository } from '../../lib/db/person/write/person-repository';
 import { documentClient } from '../../lib/db/table/client';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../../lib/db/table/definition';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';

@@ -1,13 +1,13 @@
 /**
  * `GET /Person?local_reference_id=<value>` (API.md 4, #32): the persons whose root
  * `local_reference_id` is exactly the value, alone or with the other filters, counted, sorted and
- * windowed as every list; found through their reference items (lib/db/search/local-references.ts), which
+ * windowed as every list; found through their reference items (lib/db/person/write/local-references.ts), which
  * every write keeps in its own transaction. The invariant checker (after the file) checks that every
  * person with a value has exactly its one reference item and no other is stored.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
-import { personList } from '../../lib/db/person/person-list';
+import { personList } from '../../lib/db/person/read/person-list';
 import type { paginatedList } from '../../lib/domain/listing';
 import { LIMITS } from '../../lib/domain/schemas';
 import { seedPersons } from '../bench/seed';

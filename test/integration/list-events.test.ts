@@ -15,7 +15,7 @@ import { buildHandler as buildListEvents } from '../../functions/list-events';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { changeHistory, type StoredChange } from '../../lib/db/history/change-history';
-import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
+import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { responseExample } from '../../lib/docs/examples';
 import { type ChangeEntry, NO_ORIGIN, type ResourceType } from '../../lib/domain/change-history';

@@ -6,8 +6,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
-import { compareSortKeys } from '../../lib/db/person/list-reads';
-import { personList } from '../../lib/db/person/person-list';
+import { compareSortKeys } from '../../lib/db/person/read/list-reads';
+import { personList } from '../../lib/db/person/read/person-list';
 import {
   type Key,
   LEGACY_PERSON_COUNTER,

@@ -2,9 +2,9 @@ import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { toPersonItem } from '../../lib/db/person/person-items';
-import { personList } from '../../lib/db/person/person-list';
-import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
-import { postingItemsOf } from '../../lib/db/search/postings';
+import { personList } from '../../lib/db/person/read/person-list';
+import { SAMPLE_PER_SHARD } from '../../lib/db/person/read/posting-search';
+import { postingItemsOf } from '../../lib/db/person/write/postings';
 import {
   LEGACY_PERSON_COUNTER,
   PERSON_COUNTER_KEYS,

@@ -11,9 +11,9 @@ import { buildHandler as buildListAudit } from '../../functions/list-person-audi
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { auditLog } from '../../lib/db/history/audit-log';
 import { changeHistory } from '../../lib/db/history/change-history';
-import { personList } from '../../lib/db/person/person-list';
-import { socialAddressWriter } from '../../lib/db/person/social-address-writer';
-import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
+import { personList } from '../../lib/db/person/read/person-list';
+import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
+import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { reconcileHandler } from '../../lib/http/reconcile-handlers';
 import { type Json, personBody, uniqueEmail, uniqueTag } from '../support/api';

@@ -6,8 +6,8 @@
  */
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { personList } from '../../lib/db/person/person-list';
-import { countPostings, markPostingCountsIfEmpty } from '../../lib/db/search/posting-counts';
+import { personList } from '../../lib/db/person/read/person-list';
+import { countPostings, markPostingCountsIfEmpty } from '../../lib/db/person/read/posting-counts';
 import { gramOfPostingKey, type Key, postingCountsCompleteKey } from '../../lib/db/table/keys';
 import { isPostingInsertOrRemove } from '../../lib/db/table/stream-subscriptions';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';

@@ -12,9 +12,9 @@
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareSortKeys } from '../../lib/db/person/list-reads';
-import { personList } from '../../lib/db/person/person-list';
-import { SAMPLE_PER_SHARD } from '../../lib/db/search/posting-search';
+import { compareSortKeys } from '../../lib/db/person/read/list-reads';
+import { personList } from '../../lib/db/person/read/person-list';
+import { SAMPLE_PER_SHARD } from '../../lib/db/person/read/posting-search';
 import { personListKey } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import {

@@ -7,11 +7,11 @@
  */
 import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareSortKeys } from '../../lib/db/person/list-reads';
 import { toPersonItem } from '../../lib/db/person/person-items';
-import { personList } from '../../lib/db/person/person-list';
-import { addPostingCounts } from '../../lib/db/search/posting-counts';
-import { postingItemsOf } from '../../lib/db/search/postings';
+import { compareSortKeys } from '../../lib/db/person/read/list-reads';
+import { personList } from '../../lib/db/person/read/person-list';
+import { addPostingCounts } from '../../lib/db/person/read/posting-counts';
+import { postingItemsOf } from '../../lib/db/person/write/postings';
 import { idCounterKey, personListKey, postingCountsCompleteKey } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { applyPatch } from '../../lib/domain/patch';

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_TYPES } from '../../lib/api/problems';
-import { reconcileReader } from '../../lib/db/search/reconcile-candidates';
+import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
 import { openApiDocument } from '../../lib/docs/openapi';
 import {
   ALL_VISIBLE,

@@ -1,14 +1,14 @@
 /**
- * The search postings (lib/db/search/postings.ts, keys.ts) on every write path: written in the person's own
+ * The search postings (lib/db/person/write/postings.ts, keys.ts) on every write path: written in the person's own
  * transaction, or, when they do not fit, in a chain after it; a chain cut short is finished by the
  * person's next write; a later write takes a chain over. The invariant checker (run after the file)
  * checks that every person's postings are exactly what it implies.
  */
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
-import { personWrite, planPersonWrite } from '../../lib/db/person/person-write';
-import { postingItemsOf } from '../../lib/db/search/postings';
-import { sendChain } from '../../lib/db/search/send-with-postings';
+import { personWrite, planPersonWrite } from '../../lib/db/person/write/person-write';
+import { postingItemsOf } from '../../lib/db/person/write/postings';
+import { sendChain } from '../../lib/db/person/write/send-with-postings';
 import { postingsPendingKey } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { sendWrite } from '../../lib/db/write/send';

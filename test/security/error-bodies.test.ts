@@ -12,7 +12,7 @@ import { buildHandler as buildList } from '../../functions/list-persons';
 import { buildHandler as buildPrefixes } from '../../functions/list-prefixes';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import { auditLog } from '../../lib/db/history/audit-log';
-import { personList } from '../../lib/db/person/person-list';
+import { personList } from '../../lib/db/person/read/person-list';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { call, expectNoLeak, expectProblem, type Handler } from '../fuzz/harness';
 import { personBody, uniqueEmail } from '../support/api';

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
-import { personList } from '../../lib/db/person/person-list';
+import { personList } from '../../lib/db/person/read/person-list';
 import { PersonOut } from '../../lib/domain/schemas';
 import { fold } from '../../lib/domain/text';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';

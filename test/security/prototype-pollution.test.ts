@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildList } from '../../functions/list-persons';
-import { personList } from '../../lib/db/person/person-list';
+import { personList } from '../../lib/db/person/read/person-list';
 import { PersonOut } from '../../lib/domain/schemas';
 import { call, expectProblem, prototypeGuard } from '../fuzz/harness';
 import { personBody, uniqueEmail } from '../support/api';

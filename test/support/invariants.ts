@@ -5,8 +5,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { fromPersonItem } from '../../lib/db/person/person-items';
-import { localReferenceItemOf } from '../../lib/db/search/local-references';
-import { postingItemsOf } from '../../lib/db/search/postings';
+import { localReferenceItemOf } from '../../lib/db/person/write/local-references';
+import { postingItemsOf } from '../../lib/db/person/write/postings';
 import { PERSON_COUNTER_KEYS } from '../../lib/db/table/keys';
 import { claimsOf, type Person } from '../../lib/domain/person';
 import { abbreviationClaim, type VocabularyKind } from '../../lib/domain/vocabulary';
@@ -130,7 +130,7 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
 };
 
 /**
- * The search postings are exactly those the stored persons imply (lib/db/search/postings.ts), content and
+ * The search postings are exactly those the stored persons imply (lib/db/person/write/postings.ts), content and
  * all, and no write has left its postings unfinished.
  */
 export const postingProblems = (items: Item[], persons: ReadonlyMap<number, Person>): string[] => {
@@ -158,7 +158,7 @@ export const postingProblems = (items: Item[], persons: ReadonlyMap<number, Pers
 
 /**
  * Every person with a (non-empty) root `local_reference_id` has exactly its one reference item, stub
- * and all (lib/db/search/local-references.ts), and no other reference item is stored.
+ * and all (lib/db/person/write/local-references.ts), and no other reference item is stored.
  */
 export const localReferenceProblems = (items: Item[], persons: ReadonlyMap<number, Person>): string[] => {
   const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${item.pk} ${item.sk}`;

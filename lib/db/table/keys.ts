@@ -15,11 +15,11 @@
  * | person counters   | `COUNTER#persons#<hash(id) % 16>` | `COUNTER`               | value: persons of that shard (ADD 1 in the create's transaction); the count is their sum with `COUNTER#persons`, the one counter of tables written before the shards, which is read and never written |
  * | change counters   | `COUNTER#changes#<endpoint>#<shard>` | `COUNTER`      | value: entries of that shard (ADD 1 in each change's transaction) |
  * | posting           | `GRAM#<gram's first 2 code points>#<hash(id) % 8>` | `<gram's 3rd code point><id, 16 digits>` | id, fullname, values: per field, the person's folded values that hold the gram |
- * | posting count     | `POSTINGCOUNT#<gram's first 2 code points>` | `<gram's 3rd code point>` | postings: how many postings the gram has, kept by the stream (lib/db/search/posting-counts.ts) |
+ * | posting count     | `POSTINGCOUNT#<gram's first 2 code points>` | `<gram's 3rd code point>` | postings: how many postings the gram has, kept by the stream (lib/db/person/read/posting-counts.ts) |
  * | counts complete   | `POSTINGCOUNT#`             | `COMPLETE`              | at: the counts hold every posting (written while the table held no person) |
  * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
  * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value (below) |
- * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/search/backfill.ts) |
+ * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/person/write/backfill.ts) |
  * | principal binding | `PRINCIPAL#<sha256 of the principal>` | `BINDING` | personId, principal: the one person of a caller (API.md 9.1, requester binding on) |
  * | person's principal | `PERSON#<id>`             | `PRINCIPAL`             | principal: the one caller bound to the person (the other side of the binding) |
  * | feed head         | `FEED#<shard>`              | `HEAD`                  | seq: how many events the shard holds (API.md 14, lib/db/feed/feed-log.ts) |
@@ -47,7 +47,7 @@
  *   bench's seeded persons). Offset O: about O + L + P * (O + L) / 8 entries at most, in P calls and
  *   a refill or two each (one Query returns at most 1 MB, about 5 000 entries). All N when O is past
  *   the end.
- * - a filter of 2 or more code points (lib/db/search/posting-search.ts): the search postings below, never
+ * - a filter of 2 or more code points (lib/db/person/read/posting-search.ts): the search postings below, never
  *   the index, whatever N, O and L are. Any probe of a filter (a gram of a fragment of 3+ code points,
  *   the prefix of one of 2) can supply its candidates; the reader measures them and reads the smallest
  *   (issue #36: letter frequency misled it, `lowski` read `wsk`, ten times `low`). In rounds of calls
@@ -96,13 +96,13 @@
  *   exact count: DynamoDB's reading and the SDK's parsing of R postings. Without complete counts R is
  *   at most 1.5 times the rarest gram's postings plus the sampling when every other gram holds at most
  *   1.5 times the rarest's postings or at least 3 times and 256 more (the property of
- *   test/unit/db/search/probe-choice.test.ts); a gram between is now and then taken for the rarest.
+ *   test/unit/db/person/read/probe-choice.test.ts); a gram between is now and then taken for the rarest.
  *   A 2-code-point fragment reads every posting whose gram starts with it (`ma`: mar, mat, may, ...),
  *   the persons holding those 2 code points before another: up to N for a pair as common as `an`.
  * - every filter of one code point: no posting narrows the list (a letter is in most persons):
  *   every partition of `byName` read whole, its `search_*` attributes matched with `contains`, N
  *   entries. A filter of one code point beside a longer one is checked on the candidates' persons.
- * - `local_reference_id`, alone or with filters (lib/db/search/local-reference-search.ts): the M reference
+ * - `local_reference_id`, alone or with filters (lib/db/person/read/local-reference-search.ts): the M reference
  *   items of the value's partition (below), one strongly consistent Query paged to its end (items of
  *   about 60 bytes: one read unit per 4 KB of them, 1 for up to about 60 matches), never the index or
  *   the postings. Each other filter is checked on the candidates still in, strongly too: one
@@ -111,7 +111,7 @@
  *   value alone, a value no one holds reads nothing more. The cost line's source is `local reference`,
  *   with `references`: M.
  * - `limit=0` without filters: the counters read only.
- * What one reconciliation query costs (`/reconcile`, lib/db/search/reconcile-candidates.ts), whatever N
+ * What one reconciliation query costs (`/reconcile`, lib/db/person/read/reconcile-candidates.ts), whatever N
  * is: never the index, never every person. In rounds of calls sent at once:
  * 1. per `email` property sent (or a query text that is an email address), one GetItem of its email
  *    claim (0.5 read units: the one holder, or none); beside them, the postings of each form of the
@@ -141,7 +141,7 @@
  * longer word finds its persons. Suggest (`/reconcile/suggest/entity`) reads the postings of the prefix typed (3 code points
  * or more) as one fragment, the preview and data extension one BatchGetItem of the ids asked (at
  * most 100), nothing else.
- * What the export costs (`GET /Person/export`, lib/db/person/person-export.ts), page size L, N persons:
+ * What the export costs (`GET /Person/export`, lib/db/person/read/person-export.ts), page size L, N persons:
  * - a page walks the P partitions of `byName` in order: one Query of the partition its cursor names,
  *   L + 1 keys (about 200 bytes each; the one more tells whether the partition goes on, so a page
  *   that ends a partition moves on without an empty Query), and a second Query of the next partition
@@ -209,7 +209,7 @@
  * postings a filtered list reads every index entry (at 100 000 persons some 24 MB, ~2 950 read units
  * a request), so one search costs about what the postings of six creates do.
  *
- * Posting counts (issue #36, lib/db/search/posting-counts.ts): how many postings each gram has, kept
+ * Posting counts (issue #36, lib/db/person/read/posting-counts.ts): how many postings each gram has, kept
  * off the write path by the function `count-postings` on the table's stream (its INSERTs and REMOVEs
  * of postings; a posting put again is a MODIFY and counts nothing). One item per gram,
  * `POSTINGCOUNT#<first 2 code points>` / `<3rd code point>`, `POSTING_COUNT_ITEM_BYTES`, so a prefix's grams are
@@ -243,13 +243,13 @@
  * usually one person's (a partition of one item); one shared by many is as hot as they are written.
  * The sort key is the id, not the name: a read counts every match, so it reads the whole partition
  * anyway, and a rename overwrites the item instead of moving it. Persons stored before the items are
- * given theirs by `npm run backfill` (lib/db/search/backfill.ts), in the same scan as their postings. A
+ * given theirs by `npm run backfill` (lib/db/person/write/backfill.ts), in the same scan as their postings. A
  * stored value "" is never listed (an empty filter is no filter) and has no item.
  *
  * Claims are written in the same transaction as their owner with `attribute_not_exists(pk)`, and
  * released with a condition that they still name that owner, so uniqueness holds under concurrency.
  *
- * A merge (API.md 13, lib/db/person/person-merge.ts). The source's item under `PERSON#<id>` / `PERSON`
+ * A merge (API.md 13, lib/db/person/write/person-merge.ts). The source's item under `PERSON#<id>` / `PERSON`
  * becomes a merged person (`type` `MergedPerson`: id, `superceded_by`, CoreMetaData), which has no
  * `listPk`, so the `byName` index drops it; it keeps its history partition. What a merge costs:
  * - reads: one strongly consistent BatchGetItem of both persons, their `POSTINGS` items and the

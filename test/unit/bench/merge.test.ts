@@ -1,7 +1,7 @@
 /** The merge section's model of a merge's transactions (test/bench/merge.ts), on hand-made pairs. */
 import { describe, expect, it } from 'vitest';
-import { planMerge } from '../../../lib/db/person/person-merge';
-import { composeWrite } from '../../../lib/db/person/person-write';
+import { planMerge } from '../../../lib/db/person/write/person-merge';
+import { composeWrite } from '../../../lib/db/person/write/person-write';
 import { MAX_TRANSACTION_ACTIONS, transactionOf } from '../../../lib/db/write/actions';
 import type { Person } from '../../../lib/domain/person';
 import type { RecordedCall } from '../../bench/capacity';

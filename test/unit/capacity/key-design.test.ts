@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BENCH_PERSON, costModel, DESIGN, expectedUnits } from '../../../lib/capacity/operations';
-import { CREATE, idsToReserve, personWrite, planPersonWrite } from '../../../lib/db/person/person-write';
+import {
+  CREATE,
+  idsToReserve,
+  personWrite,
+  planPersonWrite,
+} from '../../../lib/db/person/write/person-write';
 import { NO_ABBREVIATIONS } from '../../../lib/domain/person';
 import { CreatePersonBody } from '../../../lib/domain/schemas';
 

@@ -2,7 +2,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { historyActions } from '../../../../lib/db/history/history-actions';
 import { decodeSnapshot, encodeSnapshot } from '../../../../lib/db/history/snapshots';
-import { CREATE, planPersonWrite } from '../../../../lib/db/person/person-write';
+import { CREATE, planPersonWrite } from '../../../../lib/db/person/write/person-write';
 import { transactionOf } from '../../../../lib/db/write/actions';
 import { type ChangeEntry, NO_ORIGIN } from '../../../../lib/domain/change-history';
 import type { Person } from '../../../../lib/domain/person';

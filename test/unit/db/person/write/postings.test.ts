@@ -8,14 +8,19 @@ import {
   planPostings,
   postingChanges,
   postingItemsOf,
-} from '../../../../lib/db/search/postings';
-import { type Key, PERSON_LIST_SHARDS, postingKey, postingsPendingKey } from '../../../../lib/db/table/keys';
-import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../lib/db/write/actions';
-import { applyPatch } from '../../../../lib/domain/patch';
-import type { Person } from '../../../../lib/domain/person';
-import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
-import { END_MARK, searchTerms } from '../../../../lib/domain/search';
-import { writeContext } from '../../../support/fixtures';
+} from '../../../../../lib/db/person/write/postings';
+import {
+  type Key,
+  PERSON_LIST_SHARDS,
+  postingKey,
+  postingsPendingKey,
+} from '../../../../../lib/db/table/keys';
+import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../../lib/db/write/actions';
+import { applyPatch } from '../../../../../lib/domain/patch';
+import type { Person } from '../../../../../lib/domain/person';
+import { CreatePersonBody, PatchPersonBody } from '../../../../../lib/domain/schemas';
+import { END_MARK, searchTerms } from '../../../../../lib/domain/search';
+import { writeContext } from '../../../../support/fixtures';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
 const TABLE = 'postings-test';

@@ -3,9 +3,9 @@
  * design and the cost): the item a person's root `local_reference_id` implies, and what a write puts
  * and deletes of it, in the write's own transaction. local-reference-search.ts reads them.
  */
-import { fullnameOfPerson, type Person } from '../../domain/person';
-import { type Key, localReferenceKey } from '../table/keys';
-import type { Action } from '../write/actions';
+import { fullnameOfPerson, type Person } from '../../../domain/person';
+import { type Key, localReferenceKey } from '../../table/keys';
+import type { Action } from '../../write/actions';
 
 export type LocalReferenceItem = Key & { type: 'LocalReference'; id: number; fullname: string };
 

@@ -1,19 +1,19 @@
 /**
- * The reference item of a root `local_reference_id` (lib/db/search/local-references.ts): which one a person
+ * The reference item of a root `local_reference_id` (lib/db/person/write/local-references.ts): which one a person
  * implies, and what each write puts and deletes of it, inside the write's own transaction.
  */
 import { describe, expect, it } from 'vitest';
-import { CREATE, personWrite, planPersonWrite } from '../../../../lib/db/person/person-write';
 import {
   localReferenceActions,
   localReferenceItemOf,
   localReferencePut,
-} from '../../../../lib/db/search/local-references';
-import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../lib/db/write/actions';
-import { applyPatch, type PatchResult } from '../../../../lib/domain/patch';
-import type { Person } from '../../../../lib/domain/person';
-import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
-import { writeContext } from '../../../support/fixtures';
+} from '../../../../../lib/db/person/write/local-references';
+import { CREATE, personWrite, planPersonWrite } from '../../../../../lib/db/person/write/person-write';
+import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../../lib/db/write/actions';
+import { applyPatch, type PatchResult } from '../../../../../lib/domain/patch';
+import type { Person } from '../../../../../lib/domain/person';
+import { CreatePersonBody, PatchPersonBody } from '../../../../../lib/domain/schemas';
+import { writeContext } from '../../../../support/fixtures';
 
 const TABLE = 'references-test';
 

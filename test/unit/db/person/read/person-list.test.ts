@@ -5,9 +5,9 @@ import {
   sortBySortKey,
   sortedWindow,
   windowBySortKey,
-} from '../../../../lib/db/person/list-reads';
-import { listSortKey } from '../../../../lib/db/table/keys';
-import { fold } from '../../../../lib/domain/text';
+} from '../../../../../lib/db/person/read/list-reads';
+import { listSortKey } from '../../../../../lib/db/table/keys';
+import { fold } from '../../../../../lib/domain/text';
 
 const sign = (value: number) => Math.sign(value);
 

@@ -4,18 +4,18 @@
  * PATCH that lands meanwhile is re-read and kept, never lost.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { changeEntry, NO_ORIGIN } from '../../domain/change-history';
-import { fillSocialAddresses, type SocialProfiles } from '../../domain/enrichment';
-import { PERSON_TYPE, type Person } from '../../domain/person';
-import { retryDeadline } from '../../timeouts';
-import { historyActions } from '../history/history-actions';
-import type { Storage } from '../table/client';
-import { enrichmentKey, personKey } from '../table/keys';
-import { storageCall } from '../table/storage-errors';
-import { transactionOf } from '../write/actions';
-import { type IdAllocator, idAllocator } from '../write/ids';
-import { jitteredBackoff, type RetryOptions, retrying, sendWrite } from '../write/send';
-import { fromPersonItem, isLivePersonItem, personPut } from './person-items';
+import { changeEntry, NO_ORIGIN } from '../../../domain/change-history';
+import { fillSocialAddresses, type SocialProfiles } from '../../../domain/enrichment';
+import { PERSON_TYPE, type Person } from '../../../domain/person';
+import { retryDeadline } from '../../../timeouts';
+import { historyActions } from '../../history/history-actions';
+import type { Storage } from '../../table/client';
+import { enrichmentKey, personKey } from '../../table/keys';
+import { storageCall } from '../../table/storage-errors';
+import { transactionOf } from '../../write/actions';
+import { type IdAllocator, idAllocator } from '../../write/ids';
+import { jitteredBackoff, type RetryOptions, retrying, sendWrite } from '../../write/send';
+import { fromPersonItem, isLivePersonItem, personPut } from '../person-items';
 
 export type FillOutcome = 'written' | 'nothing-to-fill' | 'already-enriched' | 'no-such-person';
 

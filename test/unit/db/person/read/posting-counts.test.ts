@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { postingCountChanges } from '../../../../lib/db/search/posting-counts';
+import { postingCountChanges } from '../../../../../lib/db/person/read/posting-counts';
 import {
   gramOfPostingKey,
   POSTING_PARTITION_PREFIX,
@@ -13,10 +13,10 @@ import {
   postingCountKey,
   postingKey,
   postingPartition,
-} from '../../../../lib/db/table/keys';
-import { isPostingInsertOrRemove } from '../../../../lib/db/table/stream-subscriptions';
-import { END_MARK, gramsOfValue } from '../../../../lib/domain/search';
-import { streamRecord } from '../../../support/events';
+} from '../../../../../lib/db/table/keys';
+import { isPostingInsertOrRemove } from '../../../../../lib/db/table/stream-subscriptions';
+import { END_MARK, gramsOfValue } from '../../../../../lib/domain/search';
+import { streamRecord } from '../../../../support/events';
 
 const tableName = 'counts';
 const posting = (gram: string, id: number) => ({ ...postingKey(gram, id), type: 'Posting', id });

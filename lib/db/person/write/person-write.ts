@@ -1,27 +1,25 @@
 /**
  * The plan of a person write, pure: whether it is a create or an update is decided here, once, from
  * where the write starts, and the plan yields the patched person, its ChangeHistory entry and the
- * actions of its transaction. `personWrite` adds the postings (search/postings.ts decides where they
+ * actions of its transaction. `personWrite` adds the postings (write/postings.ts decides where they
  * travel); the repository reads what a plan needs and sends what it yields.
  */
-import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../domain/change-history';
-import { RequesterUnknown } from '../../domain/errors';
+import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../../domain/change-history';
+import { RequesterUnknown } from '../../../domain/errors';
 import {
   applyPatch,
   countNewIds,
   type PatchContext,
   type PatchResult,
   referencedVocabulary,
-} from '../../domain/patch';
-import { PERSON_TYPE, type Person } from '../../domain/person';
-import { OPEN, type RequesterRuling } from '../../domain/principal';
-import type { PersonBody } from '../../domain/schemas';
-import type { SearchTerms } from '../../domain/search';
-import type { VocabularyKind } from '../../domain/vocabulary';
-import { historyActions } from '../history/history-actions';
-import { localReferenceActions } from '../search/local-references';
-import { NOTHING_BEFORE, type PostingsBefore, planPostings, postingChanges } from '../search/postings';
-import { personCounterKey, vocabularyKey } from '../table/keys';
+} from '../../../domain/patch';
+import { PERSON_TYPE, type Person } from '../../../domain/person';
+import { OPEN, type RequesterRuling } from '../../../domain/principal';
+import type { PersonBody } from '../../../domain/schemas';
+import type { SearchTerms } from '../../../domain/search';
+import type { VocabularyKind } from '../../../domain/vocabulary';
+import { historyActions } from '../../history/history-actions';
+import { personCounterKey, vocabularyKey } from '../../table/keys';
 import {
   type Action,
   claimActions,
@@ -33,9 +31,11 @@ import {
   rulingActions,
   transactionOf,
   type WriteTransaction,
-} from '../write/actions';
-import type { ReservedIds } from '../write/ids';
-import { personPut } from './person-items';
+} from '../../write/actions';
+import type { ReservedIds } from '../../write/ids';
+import { personPut } from '../person-items';
+import { localReferenceActions } from './local-references';
+import { NOTHING_BEFORE, type PostingsBefore, planPostings, postingChanges } from './postings';
 
 /**
  * Where a person write starts: nothing, for a create (POST), or the stored person and the terms of the

@@ -17,7 +17,7 @@
  * 4. the other filters checked on the candidates (BatchGetItem, not Queries).
  */
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PersonListRequest } from '../../domain/listing';
+import type { PersonListRequest } from '../../../domain/listing';
 import {
   checkGram,
   chooseProbe,
@@ -31,13 +31,13 @@ import {
   samplingShard,
   searchTerms,
   valuesMatch,
-} from '../../domain/search';
-import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortedWindow } from '../person/list-reads';
-import { fromPersonItem, isLivePersonItem } from '../person/person-items';
-import { type BatchGetOptions, batchGet, keyString } from '../table/batch-get';
-import type { Storage } from '../table/client';
-import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from '../table/keys';
-import { storageCall } from '../table/storage-errors';
+} from '../../../domain/search';
+import { type BatchGetOptions, batchGet, keyString } from '../../table/batch-get';
+import type { Storage } from '../../table/client';
+import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from '../../table/keys';
+import { storageCall } from '../../table/storage-errors';
+import { fromPersonItem, isLivePersonItem } from '../person-items';
+import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortedWindow } from './list-reads';
 import { readPostingCounts } from './posting-counts';
 
 /**

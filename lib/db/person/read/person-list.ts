@@ -7,21 +7,19 @@
  * and benchmarks; the items read are a metric too (ItemsReadPerList).
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PersonFilters, PersonListRequest, PersonSummary } from '../../domain/listing';
-import { planQuery } from '../../domain/search';
-import { logger as defaultLogger } from '../../logger';
-import { addMetric } from '../../metrics';
-import { searchLocalReference } from '../search/local-reference-search';
-import { searchPostings } from '../search/posting-search';
-import { type BatchGetOptions, batchGet } from '../table/batch-get';
-import type { Storage } from '../table/client';
+import type { PersonFilters, PersonListRequest, PersonSummary } from '../../../domain/listing';
+import { planQuery } from '../../../domain/search';
+import { logger as defaultLogger } from '../../../logger';
+import { addMetric } from '../../../metrics';
+import { type BatchGetOptions, batchGet } from '../../table/batch-get';
+import type { Storage } from '../../table/client';
 import {
   PERSON_COUNTER_KEYS,
   PERSON_LIST_INDEX,
   PERSON_LIST_PARTITIONS,
   PERSON_LIST_SHARDS,
-} from '../table/keys';
-import { storageCall } from '../table/storage-errors';
+} from '../../table/keys';
+import { storageCall } from '../../table/storage-errors';
 import {
   compareSortKeys,
   costRecorder,
@@ -29,6 +27,8 @@ import {
   type PersonListResult,
   sortBySortKey,
 } from './list-reads';
+import { searchLocalReference } from './local-reference-search';
+import { searchPostings } from './posting-search';
 
 export interface PersonList {
   list(request: PersonListRequest): Promise<PersonListResult>;
@@ -84,7 +84,7 @@ interface IndexEntry extends PersonSummary {
 
 /**
  * How many entries an unfiltered list asks each partition for at a time, for a window of `wanted`
- * (offset + limit): about its share, and one more (keys.ts's cost model, lib/db/capacity/ prices it).
+ * (offset + limit): about its share, and one more (keys.ts's cost model, lib/capacity/ prices it).
  */
 export const listChunk = (wanted: number) => Math.ceil(wanted / PERSON_LIST_SHARDS) + 1;
 

@@ -7,16 +7,16 @@
  * person given, opaque to the client (base64url JSON) and checked strictly when it comes back.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { type FieldError, ValidationFailed } from '../../domain/errors';
-import type { ExportRequest } from '../../domain/listing';
-import type { Person } from '../../domain/person';
-import { logger as defaultLogger } from '../../logger';
-import { batchGet, keyString } from '../table/batch-get';
-import type { Storage } from '../table/client';
-import { PERSON_LIST_INDEX, PERSON_LIST_PARTITIONS, personKey } from '../table/keys';
-import { storageCall } from '../table/storage-errors';
+import { type FieldError, ValidationFailed } from '../../../domain/errors';
+import type { ExportRequest } from '../../../domain/listing';
+import type { Person } from '../../../domain/person';
+import { logger as defaultLogger } from '../../../logger';
+import { batchGet, keyString } from '../../table/batch-get';
+import type { Storage } from '../../table/client';
+import { PERSON_LIST_INDEX, PERSON_LIST_PARTITIONS, personKey } from '../../table/keys';
+import { storageCall } from '../../table/storage-errors';
+import { fromPersonItem, isLivePersonItem } from '../person-items';
 import { costRecorder, type ListCost } from './list-reads';
-import { fromPersonItem, isLivePersonItem } from './person-items';
 
 /** A person's place in the `byName` index: the table's key and the index's (a Query's start key). */
 export interface IndexKey {

@@ -3,9 +3,9 @@
  * the search postings, local-reference-search.ts the reference items): the result, what it cost, the
  * page size of a Query, the order of sort keys and the window of the matches in that order.
  */
-import type { PersonSummary, Window } from '../../domain/listing';
-import { fold } from '../../domain/text';
-import { listSortName } from '../table/keys';
+import type { PersonSummary, Window } from '../../../domain/listing';
+import { fold } from '../../../domain/text';
+import { listSortName } from '../../table/keys';
 
 export interface ListCost {
   calls: number;

@@ -4,13 +4,13 @@
  * whose part was stale.
  */
 import { describe, expect, it } from 'vitest';
-import { planMerge } from '../../../../lib/db/person/person-merge';
-import { composeWrite } from '../../../../lib/db/person/person-write';
-import { MAX_TRANSACTION_ACTIONS, type WriteTransaction } from '../../../../lib/db/write/actions';
-import { decodeCancellation } from '../../../../lib/db/write/cancellation';
-import { RequesterMerged, RequesterUnknown } from '../../../../lib/domain/errors';
-import type { Person } from '../../../../lib/domain/person';
-import { createdPerson } from '../../../support/fixtures';
+import { planMerge } from '../../../../../lib/db/person/write/person-merge';
+import { composeWrite } from '../../../../../lib/db/person/write/person-write';
+import { MAX_TRANSACTION_ACTIONS, type WriteTransaction } from '../../../../../lib/db/write/actions';
+import { decodeCancellation } from '../../../../../lib/db/write/cancellation';
+import { RequesterMerged, RequesterUnknown } from '../../../../../lib/domain/errors';
+import type { Person } from '../../../../../lib/domain/person';
+import { createdPerson } from '../../../../support/fixtures';
 
 const TABLE = 'people-test';
 const NOW = '2026-11-26T12:00:00.000Z';

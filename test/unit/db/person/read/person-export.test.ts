@@ -10,9 +10,9 @@ import {
   type ExportPosition,
   encodeExportCursor,
   type IndexKey,
-} from '../../../../lib/db/person/person-export';
-import { PERSON_LIST_PARTITIONS, personKey, personListKey } from '../../../../lib/db/table/keys';
-import { ValidationFailed } from '../../../../lib/domain/errors';
+} from '../../../../../lib/db/person/read/person-export';
+import { PERSON_LIST_PARTITIONS, personKey, personListKey } from '../../../../../lib/db/table/keys';
+import { ValidationFailed } from '../../../../../lib/domain/errors';
 
 /** The index key of person `id` named `name`, as the index holds it. */
 const keyOf = (id: number, name: string, listPk?: string): IndexKey => {

@@ -5,12 +5,12 @@
  * list is.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PersonListRequest, PersonSummary } from '../../domain/listing';
-import type { QueryPlan } from '../../domain/search';
-import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortedWindow } from '../person/list-reads';
-import type { Storage } from '../table/client';
-import { localReferencePartition } from '../table/keys';
-import { storageCall } from '../table/storage-errors';
+import type { PersonListRequest, PersonSummary } from '../../../domain/listing';
+import type { QueryPlan } from '../../../domain/search';
+import type { Storage } from '../../table/client';
+import { localReferencePartition } from '../../table/keys';
+import { storageCall } from '../../table/storage-errors';
+import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortedWindow } from './list-reads';
 import { filterChecker } from './posting-search';
 
 /**

@@ -4,7 +4,7 @@
  * else after a `POSTINGS` item that says they are pending, in transactions that follow the write.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { fullnameOfPerson, type Person } from '../../domain/person';
+import { fullnameOfPerson, type Person } from '../../../domain/person';
 import {
   NO_TERMS,
   type Posting,
@@ -12,10 +12,15 @@ import {
   type SearchTerms,
   searchTerms,
   unionOfTerms,
-} from '../../domain/search';
-import { keyString } from '../table/batch-get';
-import { type Key, postingKey, postingsPendingKey } from '../table/keys';
-import { type Action, MAX_TRANSACTION_ACTIONS, transactionOf, type WriteTransaction } from '../write/actions';
+} from '../../../domain/search';
+import { keyString } from '../../table/batch-get';
+import { type Key, postingKey, postingsPendingKey } from '../../table/keys';
+import {
+  type Action,
+  MAX_TRANSACTION_ACTIONS,
+  transactionOf,
+  type WriteTransaction,
+} from '../../write/actions';
 
 /** What a person's postings were before a write. */
 export interface PostingsBefore {

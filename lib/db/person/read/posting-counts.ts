@@ -13,9 +13,9 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { Probe } from '../../domain/search';
-import { batchGet, keyString } from '../table/batch-get';
-import type { Storage } from '../table/client';
+import type { Probe } from '../../../domain/search';
+import { batchGet, keyString } from '../../table/batch-get';
+import type { Storage } from '../../table/client';
 import {
   gramOfPostingKey,
   type Key,
@@ -23,8 +23,8 @@ import {
   postingCountKey,
   postingCountPartition,
   postingCountsCompleteKey,
-} from '../table/keys';
-import { storageCall } from '../table/storage-errors';
+} from '../../table/keys';
+import { storageCall } from '../../table/storage-errors';
 
 /** The gram of a stream record's posting and what it does to its count (null: not a posting's). */
 const changeOf = (record: DynamoDBRecord): { gram: string; by: number } | null => {

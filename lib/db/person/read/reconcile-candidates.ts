@@ -20,8 +20,8 @@
  *    namesake of the exact name among them), to score them on all their names and emails.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PersonSummary } from '../../domain/listing';
-import type { Person } from '../../domain/person';
+import type { PersonSummary } from '../../../domain/listing';
+import type { Person } from '../../../domain/person';
 import {
   type CandidateFacts,
   candidateFragments,
@@ -32,15 +32,15 @@ import {
   nameScore,
   queryNameTest,
   RECONCILE_LIMITS,
-} from '../../domain/reconcile';
-import { planQuery, type QueryPlan, wordEndPlan } from '../../domain/search';
-import { fold } from '../../domain/text';
-import { costRecorder, type ListCost } from '../person/list-reads';
-import { fromPersonItem, isLivePersonItem } from '../person/person-items';
-import { batchGet, keyString } from '../table/batch-get';
-import type { Storage } from '../table/client';
-import { claimKey, personKey } from '../table/keys';
-import { storageCall } from '../table/storage-errors';
+} from '../../../domain/reconcile';
+import { planQuery, type QueryPlan, wordEndPlan } from '../../../domain/search';
+import { fold } from '../../../domain/text';
+import { batchGet, keyString } from '../../table/batch-get';
+import type { Storage } from '../../table/client';
+import { claimKey, personKey } from '../../table/keys';
+import { storageCall } from '../../table/storage-errors';
+import { fromPersonItem, isLivePersonItem } from '../person-items';
+import { costRecorder, type ListCost } from './list-reads';
 import { probeText, searchPostings } from './posting-search';
 
 /** Persons read whole for one query at most: the limit's largest, and the namesakes with it. */

@@ -5,11 +5,11 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { logger as defaultLogger } from '../../logger';
-import type { PersonWrite } from '../person/person-write';
-import { storageCall } from '../table/storage-errors';
-import { transactionOf, type WriteTransaction } from '../write/actions';
-import { type RetryOptions, retrying, sendWrite } from '../write/send';
+import type { logger as defaultLogger } from '../../../logger';
+import { storageCall } from '../../table/storage-errors';
+import { transactionOf, type WriteTransaction } from '../../write/actions';
+import { type RetryOptions, retrying, sendWrite } from '../../write/send';
+import type { PersonWrite } from './person-write';
 import { tokenRelease } from './postings';
 
 /** How a chain of postings ended: all sent, or taken over by a later write of the person. */

@@ -1,20 +1,20 @@
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { decodeSnapshot } from '../../../../lib/db/history/snapshots';
-import { toPersonItem } from '../../../../lib/db/person/person-items';
+import { decodeSnapshot } from '../../../../../lib/db/history/snapshots';
+import { toPersonItem } from '../../../../../lib/db/person/person-items';
 import {
   CREATE,
   type PersonWritePlan,
   planPersonWrite,
   type WriteStart,
-} from '../../../../lib/db/person/person-write';
-import { type ActionRole, transactionOf, type WriteTransaction } from '../../../../lib/db/write/actions';
-import { NO_ORIGIN, type RequestOrigin } from '../../../../lib/domain/change-history';
-import { RequesterUnknown } from '../../../../lib/domain/errors';
-import type { Person } from '../../../../lib/domain/person';
-import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
-import { NO_TERMS } from '../../../../lib/domain/search';
-import { CHANGE_ID, johnSmithListing, SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
+} from '../../../../../lib/db/person/write/person-write';
+import { type ActionRole, transactionOf, type WriteTransaction } from '../../../../../lib/db/write/actions';
+import { NO_ORIGIN, type RequestOrigin } from '../../../../../lib/domain/change-history';
+import { RequesterUnknown } from '../../../../../lib/domain/errors';
+import type { Person } from '../../../../../lib/domain/person';
+import { CreatePersonBody, PatchPersonBody } from '../../../../../lib/domain/schemas';
+import { NO_TERMS } from '../../../../../lib/domain/search';
+import { CHANGE_ID, johnSmithListing, SEEDED_ABBREVIATIONS } from '../../../../support/fixtures';
 
 const TABLE = 'people-test';
 const CREATED_AT = '2026-01-02T03:04:05.000Z';
@@ -71,7 +71,7 @@ const created = (...emails: string[]) =>
 const patched = (stored: Person, body: unknown, asking?: Asking) =>
   planned({ kind: 'update', stored, pending: null }, body, asking);
 
-/** The plan's own transaction, postings aside (search/postings.test.ts has those). */
+/** The plan's own transaction, postings aside (write/postings.test.ts has those). */
 const writeOf = (plan: PersonWritePlan) => transactionOf(plan.actions);
 
 /** What an action is, read from the action itself, in the terms of `ActionRole`. */

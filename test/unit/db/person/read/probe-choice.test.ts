@@ -25,8 +25,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SAMPLE_PER_SHARD } from '../../../../lib/db/search/posting-search';
-import { PERSON_LIST_SHARDS, personShard } from '../../../../lib/db/table/keys';
+import { SAMPLE_PER_SHARD } from '../../../../../lib/db/person/read/posting-search';
+import { PERSON_LIST_SHARDS, personShard } from '../../../../../lib/db/table/keys';
 import {
   chooseProbe,
   gramRarity,
@@ -35,7 +35,7 @@ import {
   planQuery,
   probesToSample,
   samplingShard,
-} from '../../../../lib/domain/search';
+} from '../../../../../lib/domain/search';
 
 /** Runs of the property: pure code (`FUZZ_RUNS` overrides); `FUZZ_SEED` replays another population set. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);

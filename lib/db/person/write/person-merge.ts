@@ -9,16 +9,15 @@
  * a version that moved cancels the whole write, read back to the person it belongs to
  * (cancellation.ts), and the repository reads both again.
  */
-import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../domain/change-history';
-import { PrincipalAlreadyBound } from '../../domain/errors';
-import { holdingNothing, type MergeResult, mergePersons } from '../../domain/merge';
-import { PERSON_TYPE, type Person } from '../../domain/person';
-import { OPEN, type Principal, principalName, type RequesterRuling } from '../../domain/principal';
-import { SET_NAMES, setPointer } from '../../domain/schemas';
-import type { SearchTerms } from '../../domain/search';
-import { historyActions } from '../history/history-actions';
-import { localReferenceActions } from '../search/local-references';
-import { personCounterKey } from '../table/keys';
+import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../../domain/change-history';
+import { PrincipalAlreadyBound } from '../../../domain/errors';
+import { holdingNothing, type MergeResult, mergePersons } from '../../../domain/merge';
+import { PERSON_TYPE, type Person } from '../../../domain/person';
+import { OPEN, type Principal, principalName, type RequesterRuling } from '../../../domain/principal';
+import { SET_NAMES, setPointer } from '../../../domain/schemas';
+import type { SearchTerms } from '../../../domain/search';
+import { historyActions } from '../../history/history-actions';
+import { personCounterKey } from '../../table/keys';
 import {
   bindingMove,
   type ClaimOwner,
@@ -26,8 +25,9 @@ import {
   claimRepoints,
   counterAdd,
   rulingActions,
-} from '../write/actions';
-import { mergedPersonPut, personPut } from './person-items';
+} from '../../write/actions';
+import { mergedPersonPut, personPut } from '../person-items';
+import { localReferenceActions } from './local-references';
 import type { WritePart } from './person-write';
 
 /**

@@ -1,12 +1,12 @@
 /**
  * The Person repository: reads, and writes through one versioned transaction per request (Person,
  * ChangeHistory entry, claims, vocabulary checks). person-write.ts plans what is sent; this file reads
- * what a plan needs, sends it (the postings' prelude and chain through search/send-with-postings.ts)
+ * what a plan needs, sends it (the postings' prelude and chain through write/send-with-postings.ts)
  * and retries.
  */
 import { randomUUID } from 'node:crypto';
 import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { NO_ORIGIN } from '../../domain/change-history';
+import { NO_ORIGIN } from '../../../domain/change-history';
 import {
   PersonMerged,
   PersonNotFound,
@@ -16,26 +16,25 @@ import {
   RequesterUnknown,
   ServiceUnavailable,
   ValidationFailed,
-} from '../../domain/errors';
-import { isMergedPerson, type MergedPerson } from '../../domain/merge';
-import type { Tombstones } from '../../domain/patch';
-import { NO_ABBREVIATIONS, type Person } from '../../domain/person';
-import type { Preconditions } from '../../domain/preconditions';
-import { OPEN, type Principal, principalName, type RequesterRuling } from '../../domain/principal';
-import type { PersonBody } from '../../domain/schemas';
-import type { SearchTerms } from '../../domain/search';
-import type { VocabularyKind } from '../../domain/vocabulary';
-import { logger as defaultLogger } from '../../logger';
-import { addMetric } from '../../metrics';
-import { retryDeadline } from '../../timeouts';
-import { sendWithPostings } from '../search/send-with-postings';
-import { keyString } from '../table/batch-get';
-import type { Storage } from '../table/client';
-import { type Key, personKey, personPrincipalKey, postingsPendingKey, principalKey } from '../table/keys';
-import { storageCall } from '../table/storage-errors';
-import { type VocabularyReader, vocabularyReader } from '../vocabulary/vocabulary-repository';
-import { bindingActions, bindingRemoval, liveCheck, transactionOf } from '../write/actions';
-import { type IdAllocator, idAllocator } from '../write/ids';
+} from '../../../domain/errors';
+import { isMergedPerson, type MergedPerson } from '../../../domain/merge';
+import type { Tombstones } from '../../../domain/patch';
+import { NO_ABBREVIATIONS, type Person } from '../../../domain/person';
+import type { Preconditions } from '../../../domain/preconditions';
+import { OPEN, type Principal, principalName, type RequesterRuling } from '../../../domain/principal';
+import type { PersonBody } from '../../../domain/schemas';
+import type { SearchTerms } from '../../../domain/search';
+import type { VocabularyKind } from '../../../domain/vocabulary';
+import { logger as defaultLogger } from '../../../logger';
+import { addMetric } from '../../../metrics';
+import { retryDeadline } from '../../../timeouts';
+import { keyString } from '../../table/batch-get';
+import type { Storage } from '../../table/client';
+import { type Key, personKey, personPrincipalKey, postingsPendingKey, principalKey } from '../../table/keys';
+import { storageCall } from '../../table/storage-errors';
+import { type VocabularyReader, vocabularyReader } from '../../vocabulary/vocabulary-repository';
+import { bindingActions, bindingRemoval, liveCheck, transactionOf } from '../../write/actions';
+import { type IdAllocator, idAllocator } from '../../write/ids';
 import {
   asRequester,
   checkPreconditions,
@@ -46,8 +45,8 @@ import {
   sendWrite,
   type UpdateOptions,
   type WriteOptions,
-} from '../write/send';
-import { fromStoredPersonItem } from './person-items';
+} from '../../write/send';
+import { fromStoredPersonItem } from '../person-items';
 import { planMerge } from './person-merge';
 import {
   CREATE,
@@ -61,6 +60,7 @@ import {
   vocabularyToRead,
   type WriteStart,
 } from './person-write';
+import { sendWithPostings } from './send-with-postings';
 
 export interface WriteOutcome {
   person: Person;
@@ -216,7 +216,7 @@ export const personRepository = ({
     };
   };
 
-  /** Sends a write with its postings (search/send-with-postings.ts): false when it should be retried. */
+  /** Sends a write with its postings (write/send-with-postings.ts): false when it should be retried. */
   const send = (write: (token: string) => PersonWrite, deadline: number) => {
     const token = randomUUID();
     return sendWithPostings(client, write(token), { tableName, token, retry: { deadline, backoff }, logger });
