@@ -1,9 +1,10 @@
 /**
- * The middy stack every HTTP handler shares: one log line per request, its metrics written when it
- * ends (lib/metrics.ts), problem+json for every error (the refusals an operator counts counted there),
+ * The middy stack every HTTP handler shares: the request's ids on every line it logs, one log line per
+ * request, its metrics written when it ends (lib/metrics.ts), problem+json for every error (the refusals an operator counts counted there),
  * content negotiation, HEAD answered as GET without the body, an operation's own middlewares, and the
  * request read at the boundary (links, requester, body) before the handler's own code runs.
  */
+import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
@@ -12,7 +13,7 @@ import type { RequesterRule } from '../api/requester';
 import type { WriteOptions } from '../db/write/send';
 import type { Principal } from '../domain/principal';
 import type { Links } from '../domain/representation';
-import { logger as defaultLogger } from '../logger';
+import { logger as defaultLogger, logContext } from '../logger';
 import { addDimensionedMetric, addMetric, metricsFlush } from '../metrics';
 import { retryDeadline } from '../timeouts';
 import { type HttpConfig, httpConfigFromEnv } from './config';
@@ -148,7 +149,15 @@ const stack = (
   { config = defaultConfig, logger = defaultLogger, middlewares = [] }: HttpHandlerOptions,
 ) =>
   middy<Event, Result, Error, Context>()
-    // First of all: the X-Ray subsegment times the whole stack and is annotated with the final answer.
+    // First of all: every line logged from here on, by any middleware or module, names the Lambda
+    // request id and API Gateway's (`correlation_id`), the one a client sees in the access log.
+    .use(
+      logContext<Event, Result>({
+        correlationIdOf: (event) => event.requestContext?.requestId,
+        loggers: logger instanceof PowertoolsLogger ? [logger] : [],
+      }),
+    )
+    // Then the X-Ray subsegment: it times the rest of the stack and is annotated with the final answer.
     .use(traceRequests())
     // Then, so that its `after` and `onError` run next to last, on the answer every other step has built.
     .use(headWithoutBody())
