@@ -33,7 +33,9 @@ export const logContext = <E, R>({
   loggers = [],
 }: LogContextOptions<E> = {}): MiddlewareObj<E, R> => {
   const targets = [logger, ...loggers.filter((other) => other !== logger)];
-  const inject = injectLambdaContext(targets, { resetKeys: true });
+  // `logEvent: false` whatever POWERTOOLS_LOGGER_LOG_EVENT says: an event holds a person's names and
+  // emails (a request body, a stream record's images), which no log line carries.
+  const inject = injectLambdaContext(targets, { resetKeys: true, logEvent: false });
   return {
     before: async (request) => {
       for (const target of targets) target.resetKeys();

@@ -50,6 +50,23 @@ describe('the request ids on the shared stack’s log lines', () => {
     ]);
   });
 
+  it('never include the event, even with POWERTOOLS_LOGGER_LOG_EVENT set', async () => {
+    vi.stubEnv('POWERTOOLS_LOGGER_LOG_EVENT', 'true');
+    const logger = new Logger({ serviceName: 'test', logLevel: 'INFO' });
+    vi.unstubAllEnvs();
+    const handler = readHandler({ logger }).handler(async () => ({ status: 201, body: {} }));
+    const request = httpEvent({
+      method: 'POST',
+      route: '/Person',
+      body: { Emails: { '@set': [{ email: 'ada@example.org' }] } },
+    });
+
+    const lines = await linesOf(() => handler(request, contextWithId('lambda-event')));
+
+    expect(lines.map(({ message }) => message)).toEqual(['request']);
+    expect(JSON.stringify(lines)).not.toContain('ada@example.org');
+  });
+
   it('drop what an invocation answered early by a middleware appended, before the next begins', async () => {
     const logger = new Logger({ serviceName: 'test', logLevel: 'INFO' });
     let early = true;
