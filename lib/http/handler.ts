@@ -159,7 +159,8 @@ const stack = (
     )
     // Then the X-Ray subsegment: it times the rest of the stack and is annotated with the final answer.
     .use(traceRequests())
-    // Then, so that its `after` and `onError` run next to last, on the answer every other step has built.
+    // Then, so that its `after` and `onError` run after every step but the two above, on the answer
+    // every other step has built.
     .use(headWithoutBody())
     // Before the problem mapping, so that it writes the metrics after a refusal was counted.
     .use(metricsFlush())
