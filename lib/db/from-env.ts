@@ -15,8 +15,8 @@ import { personExport } from './person/read/person-export';
 import { personList } from './person/read/person-list';
 import { countPostings } from './person/read/posting-counts';
 import { reconcileReader } from './person/read/reconcile-candidates';
-import { personRepository } from './person/write/person-repository';
 import { socialAddressWriter } from './person/write/social-address-writer';
+import { personRepository } from './person-repository';
 import { type DynamoClients, dynamoClients, type Storage, storageConfigFromEnv } from './table/client';
 import { vocabularyRepository } from './vocabulary/vocabulary-repository';
 

@@ -10,7 +10,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import { PROBLEM_TYPES, type ProblemType } from '../api/problems';
 import type { RequesterRule } from '../api/requester';
-import type { WriteOptions } from '../db/write/send';
+import type { WriteOptions } from '../domain/ports/writes';
 import type { Principal } from '../domain/principal';
 import type { Links } from '../domain/representation';
 import { logger as defaultLogger, logContext } from '../logger';

@@ -5,7 +5,6 @@
 import type { AuditLog } from '../db/history/audit-log';
 import type { PersonExport } from '../db/person/read/person-export';
 import type { PersonList } from '../db/person/read/person-list';
-import type { PersonRepository } from '../db/person/write/person-repository';
 import { NotFound, Unauthorized } from '../domain/errors';
 import {
   ExportPersonsQuery,
@@ -16,6 +15,7 @@ import {
   personListRequest,
   toStub,
 } from '../domain/listing';
+import type { PersonRepository } from '../domain/ports/persons';
 import { callerOf, principalName, principalOfBody } from '../domain/principal';
 import { auditEntryOut, etagOf, mergedPersonOut, personUrl, toPersonOut } from '../domain/representation';
 import { CreatePersonBody, MergePersonBody, PatchPersonBody, PrincipalBody } from '../domain/schemas';

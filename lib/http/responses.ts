@@ -1,7 +1,7 @@
 /** Response helpers: every handler answers through these, so media types and headers stay uniform. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import Negotiator from 'negotiator';
-import type { WriteOutcome } from '../db/person/write/person-repository';
+import type { WriteOutcome } from '../domain/ports/persons';
 import { etagOf, type Links, personUrl, toPersonOut } from '../domain/representation';
 import { headerOf } from './request';
 

@@ -23,7 +23,7 @@ import { openPersonFile } from '../../lib/cli/person-file';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
 import { personExport } from '../../lib/db/person/read/person-export';
 import { personList } from '../../lib/db/person/read/person-list';
-import { personRepository } from '../../lib/db/person/write/person-repository';
+import { personRepository } from '../../lib/db/person-repository';
 import type { Storage } from '../../lib/db/table/client';
 import { createLocalServer, type HttpFunction } from '../../lib/local/server';
 import { type Instrument, newTally } from './capacity';

@@ -25,7 +25,7 @@ import { buildHandler as buildUpdate } from '../../functions/update-person';
 import { appendEvents } from '../../lib/db/feed/feed-appender';
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
-import { personRepository } from '../../lib/db/person/write/person-repository';
+import { personRepository } from '../../lib/db/person-repository';
 import { dynamoClients, type Storage } from '../../lib/db/table/client';
 import { itemSize } from '../../lib/db/table/item-size';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';

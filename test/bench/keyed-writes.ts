@@ -17,7 +17,7 @@ import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
 import { countPersons } from '../../lib/db/person/read/person-list';
-import { personRepository } from '../../lib/db/person/write/person-repository';
+import { personRepository } from '../../lib/db/person-repository';
 import type { Storage } from '../../lib/db/table/client';
 import { itemSize } from '../../lib/db/table/item-size';
 import { lambdaContext } from '../../lib/local/lambda-context';

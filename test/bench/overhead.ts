@@ -20,7 +20,6 @@ import {
   SAMPLE_PER_SHARD,
   searchPostings,
 } from '../../lib/db/person/read/posting-search';
-import { personRepository } from '../../lib/db/person/write/person-repository';
 import {
   CREATE,
   idsToReserve,
@@ -29,6 +28,7 @@ import {
   planPersonWrite,
   type WriteStart,
 } from '../../lib/db/person/write/person-write';
+import { personRepository } from '../../lib/db/person-repository';
 import type { Storage } from '../../lib/db/table/client';
 import {
   idCounterKey,

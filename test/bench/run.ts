@@ -126,7 +126,7 @@ try {
   if (only.has('cold')) {
     await ensureTable(client, 'bench-cold');
     // events/ name the first person of a fresh table (ids start above the seeded vocabulary's).
-    const { personRepository } = await import('../../lib/db/person/write/person-repository');
+    const { personRepository } = await import('../../lib/db/person-repository');
     const { CreatePersonBody } = await import('../../lib/domain/schemas');
     const { person } = await personRepository(storage('bench-cold')).create(
       CreatePersonBody.parse({ Names: { '@set': [{ first_name: 'Ada', last_name: 'Lovelace' }] } }),

@@ -51,8 +51,8 @@ import { feedLog } from '../../lib/db/feed/feed-log';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { fromPersonItem } from '../../lib/db/person/person-items';
 import { repairPostings } from '../../lib/db/person/write/backfill';
-import { personRepository } from '../../lib/db/person/write/person-repository';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
+import { personRepository } from '../../lib/db/person-repository';
 import { documentClient } from '../../lib/db/table/client';
 import { PARTITION_KEY, tableDefinition } from '../../lib/db/table/definition';
 import {

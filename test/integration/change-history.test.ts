@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildHandler as buildGetChange } from '../../functions/get-change-history';
 import { buildHandler as buildListChanges } from '../../functions/list-change-history';
 import { changeHistory } from '../../lib/db/history/change-history';
-import { personRepository } from '../../lib/db/person/write/person-repository';
+import { personRepository } from '../../lib/db/person-repository';
 import { vocabularyReader } from '../../lib/db/vocabulary/vocabulary-repository';
 import { LIMITS } from '../../lib/domain/schemas';
 import { type Json, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';

@@ -11,10 +11,10 @@ import { buildHandler as buildCreateNamePrefix } from '../../functions/create-na
 import { buildHandler as buildCreatePerson } from '../../functions/create-person';
 import { buildHandler as buildUpdatePerson } from '../../functions/update-person';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
-import type { PersonRepository } from '../../lib/db/person/write/person-repository';
 import { documentClient } from '../../lib/db/table/client';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../../lib/db/table/definition';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import type { PersonRepository } from '../../lib/domain/ports/persons';
 import type { IdempotencyOptions } from '../../lib/http/idempotency';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';

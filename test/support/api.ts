@@ -6,7 +6,7 @@ import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildMerge } from '../../functions/merge-person';
 import { buildHandler as buildUnbind } from '../../functions/unbind-principal';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
-import type { PersonRepository } from '../../lib/db/person/write/person-repository';
+import type { PersonRepository } from '../../lib/domain/ports/persons';
 import type { PersonOut } from '../../lib/domain/schemas';
 import type { HttpConfig } from '../../lib/http/config';
 import { type EventSpec, httpEvent, invoke } from './events';

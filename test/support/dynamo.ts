@@ -3,7 +3,7 @@ import { CreateTableCommand, type DynamoDBClientConfig } from '@aws-sdk/client-d
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { seedVocabulary } from '../../infra/handlers/seed/seed-vocabulary';
-import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person/write/person-repository';
+import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person-repository';
 import { documentClient } from '../../lib/db/table/client';
 import { tableDefinition } from '../../lib/db/table/definition';
 import { ensureTimeToLive, localClientConfig } from '../../lib/local/dynamo-local';

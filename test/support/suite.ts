@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { PersonRepositoryDeps } from '../../lib/db/person/write/person-repository';
+import type { PersonRepositoryDeps } from '../../lib/db/person-repository';
 import { personApi } from './api';
 import { createTestTable, type TestTable, testRepository } from './dynamo';
 import { checkInvariants } from './invariants';

@@ -7,6 +7,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { changeEntry, NO_ORIGIN } from '../../domain/change-history';
 import { NotFound } from '../../domain/errors';
 import type { Abbreviations } from '../../domain/person';
+import type { UpdateOptions, WriteOptions } from '../../domain/ports/writes';
 import { OPEN } from '../../domain/principal';
 import {
   applyEntryPatch,
@@ -31,8 +32,6 @@ import {
   type RetryOptions,
   retrying,
   sendWrite,
-  type UpdateOptions,
-  type WriteOptions,
 } from '../write/send';
 
 const ENTRY_FIELDS = ['id', 'term', 'abbreviation', 'local_reference_id', 'CoreMetaData'] as const;

@@ -5,7 +5,6 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { RequestOrigin } from '../../domain/change-history';
 import {
   PreconditionFailed,
   RequesterMerged,
@@ -13,7 +12,6 @@ import {
   ValidationFailed,
 } from '../../domain/errors';
 import { type Preconditions, refusalOf } from '../../domain/preconditions';
-import type { RequesterRuling } from '../../domain/principal';
 import { addMetric } from '../../metrics';
 import { storageCall } from '../table/storage-errors';
 import { MAX_TRANSACTION_ACTIONS, type WriteTransaction } from './actions';
@@ -41,22 +39,6 @@ export const sendWrite = async (client: DynamoDBDocumentClient, { input, roles }
 
 /** Full jitter, capped: spreads colliding writers apart without long waits. */
 export const jitteredBackoff = (attempt: number) => Math.random() * Math.min(1_000, 10 * 2 ** attempt);
-
-/** How a write is sent: where the request came from, and until when it may retry. */
-export interface WriteOptions {
-  /** For the ChangeHistory entry. */
-  origin?: RequestOrigin;
-  /** What the caller must prove about the requester (API.md 9.1); open when binding is off. */
-  ruling?: RequesterRuling;
-  /** Epoch ms (`retryDeadline`); the default is the budget of a fresh HTTP invocation. */
-  deadline?: number;
-}
-
-/** How an update of a stored object is sent: with the request's conditions too. */
-export interface UpdateOptions extends WriteOptions {
-  /** If-Match and If-None-Match, as sent (API.md 2.1); none when absent. */
-  conditions?: Preconditions;
-}
 
 /**
  * Refuses a write whose conditions do not hold for the version it would land on (`object` names it in

@@ -1,0 +1,132 @@
+/**
+ * What every person write shares: its context (storage, ids, clock, vocabulary, retries and the
+ * container's queue of one person's writes), the reads before its plan and the sending after it. Each
+ * operation (create-person.ts, update-person.ts, merge-person.ts, bind-principal.ts) reads → plans →
+ * sends on these.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  PersonMerged,
+  PersonNotFound,
+  RequesterMerged,
+  RequesterMismatch,
+  RequesterUnknown,
+} from '../../../domain/errors';
+import { isMergedPerson, type MergedPerson } from '../../../domain/merge';
+import { NO_ABBREVIATIONS, type Person } from '../../../domain/person';
+import type { WriteOutcome } from '../../../domain/ports/persons';
+import { type Principal, principalName, type RequesterRuling } from '../../../domain/principal';
+import type { PersonBody } from '../../../domain/schemas';
+import type { SearchTerms } from '../../../domain/search';
+import type { VocabularyKind } from '../../../domain/vocabulary';
+import type { logger } from '../../../logger';
+import { batchGet, type Item, keyString } from '../../table/batch-get';
+import type { Storage } from '../../table/client';
+import { type Key, personKey, personPrincipalKey, postingsPendingKey, principalKey } from '../../table/keys';
+import type { VocabularyReader } from '../../vocabulary/vocabulary-repository';
+import type { IdAllocator } from '../../write/ids';
+import type { objectQueue } from '../../write/send';
+import { fromStoredPersonItem } from '../person-items';
+import {
+  type PersonWrite,
+  type PersonWritePlan,
+  personWrite,
+  vocabularyToRead,
+  type WriteStart,
+} from './person-write';
+import { sendWithPostings } from './send-with-postings';
+
+export interface WriteContext extends Storage {
+  ids: IdAllocator;
+  clock: () => Date;
+  vocabulary: VocabularyReader;
+  backoff: (attempt: number) => number;
+  logger: Pick<typeof logger, 'warn'>;
+  /** This container's writes of one person, one at a time (send.ts). */
+  queue: ReturnType<typeof objectQueue>;
+  /** The live person at the end of a merged person's chain (read/person-reads.ts, given by the repository). */
+  liveEndOf: (merged: MergedPerson) => Promise<number>;
+}
+
+/** The items a write read, by key. */
+export type ReadItems = (key: Key) => Item | undefined;
+
+/** The items under the keys, read consistently in one BatchGetItem (table/batch-get.ts). */
+export const readItems = async (ctx: WriteContext, keys: Key[]): Promise<ReadItems> => {
+  const items = await batchGet(ctx, keys);
+  return (key) => items.get(keyString(key));
+};
+
+/** The person among items a write read, if stored. */
+export const personIn = (item: ReadItems, id: number) => {
+  const found = item(personKey(id));
+  return found ? fromStoredPersonItem(found) : undefined;
+};
+
+/** The terms of postings an unfinished write of the person left (postings.ts), if any. */
+export const pendingTermsIn = (item: ReadItems, id: number) =>
+  (item(postingsPendingKey(id))?.terms as SearchTerms | undefined) ?? null;
+
+/** The principal the person is bound to among items a write read, if any. */
+export const principalIn = (item: ReadItems, id: number) =>
+  (item(personPrincipalKey(id))?.principal as Principal | undefined) ?? null;
+
+/** A person a write reads: live, else 404, or 409 `merged` naming its chain's live end. */
+export const livePerson = async (
+  ctx: WriteContext,
+  id: number,
+  stored: Person | MergedPerson | undefined,
+): Promise<Person> => {
+  if (!stored) throw new PersonNotFound(id);
+  if (isMergedPerson(stored)) throw new PersonMerged(id, await ctx.liveEndOf(stored));
+  return stored;
+};
+
+/** A requester a write reads: a live person, else 403; a merged one acts as its survivor (asRequester). */
+export const checkRequester = (requester: number, item: Item | undefined) => {
+  if (!item) throw new RequesterUnknown(requester);
+  const stored = fromStoredPersonItem(item);
+  if (isMergedPerson(stored)) throw new RequesterMerged(requester, stored.superceded_by);
+};
+
+/** The binding a write must read to check its caller (API.md 9.1): none unless it is `own`. */
+export const bindingToRead = (ruling: RequesterRuling): Key[] =>
+  ruling.kind === 'own' ? [principalKey(principalName(ruling.principal))] : [];
+
+/**
+ * Refuses a requester that is not the caller's own person before anything is planned (a write that
+ * would change nothing is refused too); the write's `callerCheck` holds it until it lands.
+ */
+export const checkCaller = (ruling: RequesterRuling, requester: number, item: ReadItems) => {
+  if (ruling.kind === 'own' && item(principalKey(principalName(ruling.principal)))?.personId !== requester)
+    throw new RequesterMismatch(requester);
+};
+
+/** The vocabulary entries the write may point at; no call at all when it points at none. */
+export const abbreviationsFor = (ctx: WriteContext, start: WriteStart, body: PersonBody) => {
+  const referenced = vocabularyToRead(start, body);
+  const none = Object.values(referenced).every((list) => list.length === 0);
+  return none
+    ? NO_ABBREVIATIONS
+    : ctx.vocabulary.abbreviations(referenced as Record<VocabularyKind, number[]>);
+};
+
+/** Sends a write with its postings (send-with-postings.ts): false when it should be retried. */
+export const sendPersonWrite = (
+  ctx: WriteContext,
+  write: (token: string) => PersonWrite,
+  deadline: number,
+) => {
+  const token = randomUUID();
+  const { client, tableName, backoff, logger } = ctx;
+  return sendWithPostings(client, write(token), { tableName, token, retry: { deadline, backoff }, logger });
+};
+
+/** Sends a create's or an update's plan. */
+export const sendPlan = (ctx: WriteContext, plan: PersonWritePlan, deadline: number) =>
+  sendPersonWrite(ctx, (token) => personWrite(ctx.tableName, plan, token), deadline);
+
+export const outcomeOf = ({ patched }: PersonWritePlan): WriteOutcome => ({
+  person: patched.person,
+  tombstones: patched.tombstones,
+});
