@@ -154,8 +154,12 @@ export interface RawResponse {
 }
 
 /** Calls a handler and keeps its answer as it is (the body unparsed); counted in the running tally. */
-export const call = async (handler: Handler, event: APIGatewayProxyEventV2): Promise<RawResponse> => {
-  const result = await handler(event, lambdaContext());
+export const call = async (
+  handler: Handler,
+  event: APIGatewayProxyEventV2,
+  context: Context = lambdaContext(),
+): Promise<RawResponse> => {
+  const result = await handler(event, context);
   const status = result.statusCode ?? 200;
   record(status);
   if (process.env.FUZZ_DEBUG) console.log('DBG', status, (result.body ?? '').slice(0, 300));
