@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { EXAMPLE_OBJECTS } from '../support/fixtures';
+import { NO_SOCIAL_ADDRESSES } from '../support/persons';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
 export type Json = Record<string, any>;
@@ -184,13 +185,7 @@ export const fullPerson = (base: string, expected: ExpectedPerson): Json => ({
   email: expected.email,
   local_reference_id: expected.local_reference_id ?? null,
   ...Object.fromEntries(SET_NAMES.map((set) => [set, container(set, expected.sets[set], EXAMPLES[set])])),
-  SocialAddresses: {
-    '@type': 'SocialAddresses',
-    twitter: null,
-    facebook: null,
-    linkedin: null,
-    youtube: null,
-  },
+  SocialAddresses: NO_SOCIAL_ADDRESSES,
   PersonMemberships: {
     '@type': 'PersonMemberships',
     ...Object.fromEntries(

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { PersonOut } from '../../lib/domain/schemas';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { EXAMPLE_OBJECTS } from '../support/fixtures';
 import { snapshot } from '../support/invariants';
+import {
+  answeredEmail,
+  answeredName,
+  JOHN_SMITH,
+  JOHN_SMITH_NAME,
+  NO_SOCIAL_ADDRESSES,
+} from '../support/persons';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
@@ -23,8 +31,8 @@ describe('POST /Person', () => {
   it('returns 201 with the full Person, Location and a strong ETag', async () => {
     const email = uniqueEmail('jsmith');
     const response = await suite.api.post({
-      ...personBody('John', 'Smith', email),
-      local_reference_id: '1808bd7f-c99d-4ed0-8310-87483427041f',
+      ...personBody(JOHN_SMITH.first_name, JOHN_SMITH.last_name, email),
+      local_reference_id: JOHN_SMITH.local_reference_id,
     });
 
     expect(response.status).toBe(201);
@@ -36,69 +44,21 @@ describe('POST /Person', () => {
       '@context': 'https://api.example.test/context.jsonld',
       '@type': 'Person',
       '@id': `https://api.example.test/Person/${person.id}`,
-      fullname: 'John Smith',
+      fullname: JOHN_SMITH.fullname,
       email,
-      local_reference_id: '1808bd7f-c99d-4ed0-8310-87483427041f',
-      SocialAddresses: {
-        '@type': 'SocialAddresses',
-        twitter: null,
-        facebook: null,
-        linkedin: null,
-        youtube: null,
-      },
+      local_reference_id: JOHN_SMITH.local_reference_id,
+      SocialAddresses: NO_SOCIAL_ADDRESSES,
     });
     expect(person.Names['@set']).toEqual([
-      {
-        '@type': 'Name',
-        id: expect.any(Number),
-        first_name: 'John',
-        last_name: 'Smith',
-        middle_initial: null,
-        freeform_name: null,
-        name_prefix_fk: null,
-        name_suffix_fk: null,
-        primary: true,
-        person_fk: person.id,
-        local_reference_id: null,
-      },
+      answeredName(person.id, { ...JOHN_SMITH_NAME, id: expect.any(Number) }),
     ]);
-    expect(person.Emails['@set']).toEqual([
-      {
-        '@type': 'Email',
-        id: expect.any(Number),
-        email,
-        primary: true,
-        person_fk: person.id,
-        organization_fk: null,
-        local_reference_id: null,
-      },
-    ]);
+    expect(person.Emails['@set']).toEqual([answeredEmail(person.id, { id: expect.any(Number), email })]);
   });
 
   it('fills every empty set with exactly one example object', async () => {
     const { body } = await suite.api.post(personBody('Empty', uniqueTag('Sets')));
-    expect(body.Emails['@set']).toEqual([
-      {
-        '@type': 'Email',
-        id: null,
-        email: null,
-        primary: null,
-        person_fk: null,
-        organization_fk: null,
-        local_reference_id: null,
-      },
-    ]);
-    expect(body.PhoneNumbers['@set']).toEqual([
-      {
-        '@type': 'PhoneNumber',
-        id: null,
-        phone_number: null,
-        primary: null,
-        person_fk: null,
-        organization_fk: null,
-        local_reference_id: null,
-      },
-    ]);
+    expect(body.Emails['@set']).toEqual([EXAMPLE_OBJECTS.Emails]);
+    expect(body.PhoneNumbers['@set']).toEqual([EXAMPLE_OBJECTS.PhoneNumbers]);
     expect(body.PersonRoles['@set']).toHaveLength(1);
     expect(body.PostalAddresses['@set']).toHaveLength(1);
     expect(body.email).toBeNull();

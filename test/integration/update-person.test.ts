@@ -2,6 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { PersonOut } from '../../lib/domain/schemas';
 import { type CallOptions, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { EXAMPLE_OBJECTS } from '../support/fixtures';
 import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
@@ -105,15 +106,7 @@ describe('PATCH /Person/{id}: sub-objects', () => {
       PhoneNumbers: { '@set': [{ id: idsOf(person, 'PhoneNumbers')[0], local_reference_id: 'phone-x' }] },
     });
     expect(items(body, 'PhoneNumbers')).toEqual([
-      {
-        '@type': 'PhoneNumber',
-        id: null,
-        phone_number: null,
-        primary: null,
-        person_fk: null,
-        organization_fk: null,
-        local_reference_id: null,
-      },
+      EXAMPLE_OBJECTS.PhoneNumbers,
       { '@type': 'PhoneNumber', id: idsOf(person, 'PhoneNumbers')[0], local_reference_id: 'phone-x' },
     ]);
   });

@@ -6,23 +6,13 @@ import { toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, MEMBERSHIP_SETS, PersonOut } from '../../../lib/domain/schemas';
 import { httpEvent, invoke } from '../../support/events';
 import { schemaValidator } from '../../support/json-schema';
+import { storedName } from '../../support/persons';
 
 /** The Person schema as served, compiled once for the checks below. */
 const validate = schemaValidator().compile(personSchemaAt(personSchemaBody(), 'https://api.example.org'));
 
 /** A primary Name with every part null but those given. */
-const name = (parts: Partial<NameItem>): NameItem => ({
-  id: 4,
-  local_reference_id: null,
-  first_name: null,
-  last_name: null,
-  middle_initial: null,
-  freeform_name: null,
-  name_prefix_fk: null,
-  name_suffix_fk: null,
-  primary: true,
-  ...parts,
-});
+const name = (parts: Partial<NameItem>): NameItem => storedName({ id: 4, ...parts });
 
 /** Person 3 as GET answers it, with the parts given. */
 const answeredPerson = (parts: Partial<Person>) =>

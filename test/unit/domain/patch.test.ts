@@ -5,6 +5,7 @@ import type { Person } from '../../../lib/domain/person';
 import { toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, type SetName } from '../../../lib/domain/schemas';
 import { CHANGE_ID, EXAMPLE_OBJECTS, SEEDED_ABBREVIATIONS, sendSet } from '../../support/fixtures';
+import { JOHN_SMITH_NAME, storedName } from '../../support/persons';
 
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const PATCHED_AT = '2026-11-22T09:30:00.000Z';
@@ -569,19 +570,7 @@ describe('applyPatch: creating', () => {
       Emails: { '@set': [{ id: 502, email: 'jsmith@no-reply.org', person_fk: 500 }] },
     });
     expect(person.id).toBe(1);
-    expect(person.Names).toEqual([
-      {
-        id: 2,
-        first_name: 'John',
-        last_name: 'Smith',
-        middle_initial: null,
-        freeform_name: null,
-        name_prefix_fk: null,
-        name_suffix_fk: null,
-        primary: true,
-        local_reference_id: null,
-      },
-    ]);
+    expect(person.Names).toEqual([storedName({ id: 2, ...JOHN_SMITH_NAME })]);
     expect(person.Emails).toEqual([
       { id: 3, email: 'jsmith@no-reply.org', primary: true, local_reference_id: null },
     ]);

@@ -5,6 +5,14 @@ import type { Person } from '../../../lib/domain/person';
 import { etagOf, toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, PersonOut, type SetName } from '../../../lib/domain/schemas';
 import { CHANGE_ID, EXAMPLE_OBJECTS, SEEDED_ABBREVIATIONS, setIn } from '../../support/fixtures';
+import {
+  answeredEmail,
+  answeredName,
+  JOHN_SMITH,
+  JOHN_SMITH_NAME,
+  johnSmithBody,
+  NO_SOCIAL_ADDRESSES,
+} from '../../support/persons';
 
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const PATCHED_AT = '2026-11-22T09:30:00.000Z';
@@ -58,53 +66,22 @@ const examples = EXAMPLE_OBJECTS;
 
 describe('toPersonOut', () => {
   it('gives the full Person of API.md 3 for the person it shows', () => {
-    const person = create(
-      {
-        local_reference_id: '1808bd7f-c99d-4ed0-8310-87483427041f',
-        Names: { '@set': [{ first_name: 'John', last_name: 'Smith', local_reference_id: 'name-1' }] },
-        Emails: { '@set': [{ email: 'jsmith@no-reply.org' }] },
-      },
-      { requester: 0, firstId: 30863 },
-    );
+    const person = create(johnSmithBody(), { requester: 0, firstId: 30863 });
     expect(toPersonOut(person, links)).toEqual({
       '@context': 'http://127.0.0.1:3000/context.jsonld',
       '@type': 'Person',
       '@id': 'http://127.0.0.1:3000/Person/30863',
       id: 30863,
-      fullname: 'John Smith',
-      email: 'jsmith@no-reply.org',
-      local_reference_id: '1808bd7f-c99d-4ed0-8310-87483427041f',
+      fullname: JOHN_SMITH.fullname,
+      email: JOHN_SMITH.email,
+      local_reference_id: JOHN_SMITH.local_reference_id,
       Names: {
         '@type': 'Names',
-        '@set': [
-          {
-            '@type': 'Name',
-            id: 30864,
-            first_name: 'John',
-            last_name: 'Smith',
-            middle_initial: null,
-            freeform_name: null,
-            name_prefix_fk: null,
-            name_suffix_fk: null,
-            primary: true,
-            person_fk: 30863,
-            local_reference_id: 'name-1',
-          },
-        ],
+        '@set': [answeredName(30863, { ...JOHN_SMITH_NAME, id: 30864, local_reference_id: 'name-1' })],
       },
       Emails: {
         '@type': 'Emails',
-        '@set': [
-          {
-            '@type': 'Email',
-            id: 30865,
-            email: 'jsmith@no-reply.org',
-            primary: true,
-            person_fk: 30863,
-            organization_fk: null,
-            local_reference_id: null,
-          },
-        ],
+        '@set': [answeredEmail(30863, { id: 30865, email: JOHN_SMITH.email })],
       },
       PhoneNumbers: { '@type': 'PhoneNumbers', '@set': [examples.PhoneNumbers] },
       PersonRoles: { '@type': 'PersonRoles', '@set': [examples.PersonRoles] },
@@ -116,13 +93,7 @@ describe('toPersonOut', () => {
         PersonInitiatives: { '@type': 'PersonInitiatives', '@set': [examples.PersonInitiatives] },
         PersonTeams: { '@type': 'PersonTeams', '@set': [examples.PersonTeams] },
       },
-      SocialAddresses: {
-        '@type': 'SocialAddresses',
-        twitter: null,
-        facebook: null,
-        linkedin: null,
-        youtube: null,
-      },
+      SocialAddresses: NO_SOCIAL_ADDRESSES,
       CoreMetaData: {
         '@type': 'CoreMetaData',
         date_created: CREATED_AT,

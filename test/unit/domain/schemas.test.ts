@@ -10,10 +10,11 @@ import {
   setPointer,
   wireErrors,
 } from '../../../lib/domain/schemas';
+import { answeredName, JOHN_SMITH, JOHN_SMITH_NAME, NO_SOCIAL_ADDRESSES } from '../../support/persons';
 
 type Body = Record<string, unknown>;
 
-const john = { '@type': 'Name', first_name: 'John', last_name: 'Smith' };
+const john = { '@type': 'Name', ...JOHN_SMITH_NAME };
 const minimal = (extra: Body = {}): Body => ({ Names: { '@type': 'Names', '@set': [john] }, ...extra });
 
 /** The full Person of API.md 3, as a client gets it from GET and sends it back in a PATCH. */
@@ -22,26 +23,12 @@ const fullPerson = {
   '@type': 'Person',
   '@id': 'http://127.0.0.1:3000/Person/30863',
   id: 30863,
-  fullname: 'John Smith',
-  email: 'jsmith@no-reply.org',
-  local_reference_id: '1808bd7f-c99d-4ed0-8310-87483427041f',
+  fullname: JOHN_SMITH.fullname,
+  email: JOHN_SMITH.email,
+  local_reference_id: JOHN_SMITH.local_reference_id,
   Names: {
     '@type': 'Names',
-    '@set': [
-      {
-        '@type': 'Name',
-        id: 689,
-        first_name: 'John',
-        last_name: 'Smith',
-        middle_initial: null,
-        freeform_name: null,
-        name_prefix_fk: null,
-        name_suffix_fk: null,
-        primary: true,
-        person_fk: 30863,
-        local_reference_id: 'name-1',
-      },
-    ],
+    '@set': [answeredName(30863, { ...JOHN_SMITH_NAME, id: 689, local_reference_id: 'name-1' })],
   },
   Emails: {
     '@type': 'Emails',
@@ -101,13 +88,7 @@ const fullPerson = {
       },
     ],
   },
-  SocialAddresses: {
-    '@type': 'SocialAddresses',
-    twitter: null,
-    facebook: null,
-    linkedin: null,
-    youtube: null,
-  },
+  SocialAddresses: NO_SOCIAL_ADDRESSES,
   CoreMetaData: {
     '@type': 'CoreMetaData',
     date_created: '2026-11-21T15:04:05.123Z',
