@@ -6,12 +6,12 @@
  */
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
-import { assetsOf, BUNDLE_FILE, entryOf, esbuildOptions, FUNCTION_ENVIRONMENT } from '../../infra/bundling';
+import { BUNDLE_FILE, FUNCTION_ENVIRONMENT } from '../../infra/bundling';
+import { bundleFunctions } from '../support/bundles';
 import type { BenchConfig } from './config';
 import { median } from './stats';
 
@@ -166,15 +166,7 @@ export const runColdStart = async (
   await new Promise<void>((bound) => daemon.bind(0, '127.0.0.1', bound));
   try {
     log(`cold start: bundling ${names.length} functions`);
-    await Promise.all(
-      names.map(async (name) => {
-        await build(esbuildOptions(entryOf(name), join(outdir, name)));
-        for (const { from, to } of assetsOf(name)) {
-          await mkdir(dirname(join(outdir, name, to)), { recursive: true });
-          await copyFile(from, join(outdir, name, to));
-        }
-      }),
-    );
+    await bundleFunctions(names, outdir);
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...DEPLOYED_ENVIRONMENT,

@@ -17,6 +17,7 @@ import { ENTRY_METADATA, PROJECT_ROOT } from '../../infra/service-function';
 import { FALLBACK_HANDLER, ROUTES } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { SWAGGER_UI_FILES } from '../../lib/docs/docs-page';
+import { bundleFunctions } from '../support/bundles';
 import { serviceFunctions, synthesize } from './support';
 
 /**
@@ -146,6 +147,27 @@ describe('function bundles', () => {
       }
     } finally {
       rmSync(localOut, { recursive: true, force: true });
+    }
+  });
+
+  it('are byte for byte what one esbuild run of several functions builds, as the bench bundles them', async () => {
+    const together = mkdtempSync(join(tmpdir(), 'person-service-together-'));
+    try {
+      const handlers = ['get-person', 'enrich-person', 'get-docs'];
+      await bundleFunctions(handlers, together, PROJECT_ROOT);
+      for (const handler of handlers) {
+        const local = readFileSync(join(together, handler, BUNDLE_FILE), 'utf8');
+        const deployed = readFileSync(bundleOf(handler), 'utf8');
+        expect({ handler, difference: firstDifference(local, deployed) }).toEqual({
+          handler,
+          difference: undefined,
+        });
+        expect(readdirSync(join(together, handler)).sort(), handler).toEqual(
+          readdirSync(bundles.get(handler) as string).sort(),
+        );
+      }
+    } finally {
+      rmSync(together, { recursive: true, force: true });
     }
   });
 
