@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import { EXAMPLE_OBJECTS } from '../support/fixtures';
+import { request } from '../support/http';
 import { NO_SOCIAL_ADDRESSES } from '../support/persons';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
@@ -35,12 +36,13 @@ const parse = (text: string): Json => {
 
 /** GET, POST and PATCH against one server, as a GRC client sends them (`application/json` bodies). */
 export const apiOf = (base: string) => {
-  const send = async (method: string, path: string, body: unknown, headers: Record<string, string>) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const send = async (
+    method: string,
+    path: string,
+    body: object | undefined,
+    headers: Record<string, string>,
+  ) => {
+    const response = await request(base, method, path, { body, headers });
     return { status: response.status, headers: response.headers, body: parse(await response.text()) };
   };
   const writeHeaders = ({ requester, headers = {} }: WriteOptions) => ({
@@ -51,9 +53,9 @@ export const apiOf = (base: string) => {
     base,
     get: (path: string, headers: Record<string, string> = {}): Promise<Reply> =>
       send('GET', path, undefined, headers),
-    post: (path: string, body: unknown, options: WriteOptions): Promise<Reply> =>
+    post: (path: string, body: object, options: WriteOptions): Promise<Reply> =>
       send('POST', path, body, writeHeaders(options)),
-    patch: (path: string, body: unknown, options: WriteOptions): Promise<Reply> =>
+    patch: (path: string, body: object, options: WriteOptions): Promise<Reply> =>
       send('PATCH', path, body, writeHeaders(options)),
   };
 };

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataIssuerFile, portIssuerFile } from '../../lib/local/dev-issuer';
 import { DEV_AUDIENCE } from '../../lib/local/jwt-authorizer';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { request } from '../support/http';
 import { type ServerProcess, startServer } from '../support/server';
 
 /** No issuer of the environment: the local development issuer is what the test is about. */
@@ -50,18 +51,8 @@ const call = (
   server: ServerProcess,
   method: string,
   path: string,
-  { bearer, body, requester }: { bearer?: string; body?: unknown; requester?: number } = {},
-) =>
-  fetch(`${server.url}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(requester === undefined ? {} : { 'x-requester-person': String(requester) }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  { bearer, body, requester }: { bearer?: string; body?: object; requester?: number } = {},
+) => request(server, method, path, { bearer, body, requester, redirect: 'manual' });
 
 /** Whether the server's output holds `line` (waiting a little for its stderr to arrive). */
 const logged = async (server: ServerProcess, line: string) => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_EMAILS } from '../../lib/local/fixture-provider';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { type RequestOptions, request } from '../support/http';
 import { type ServerProcess, startServer } from '../support/server';
 
 /** How long a newcomer may wait for SocialAddresses to appear after a create. */
@@ -17,8 +18,13 @@ interface Reply {
   body: Record<string, any>;
 }
 
-const call = async (url: string, init: RequestInit = {}): Promise<Reply> => {
-  const response = await fetch(url, init);
+const call = async (
+  server: ServerProcess,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<Reply> => {
+  const response = await request(server, method, path, options);
   return {
     status: response.status,
     etag: response.headers.get('etag'),
@@ -26,14 +32,9 @@ const call = async (url: string, init: RequestInit = {}): Promise<Reply> => {
   };
 };
 
-const post = (server: ServerProcess, body: unknown) =>
-  call(`${server.url}/Person`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-requester-person': '0' },
-    body: JSON.stringify(body),
-  });
+const post = (server: ServerProcess, body: object) => call(server, 'POST', '/Person', { body, requester: 0 });
 
-const get = (server: ServerProcess, id: number) => call(`${server.url}/Person/${id}`);
+const get = (server: ServerProcess, id: number) => call(server, 'GET', `/Person/${id}`);
 
 /** GET until the person is at `version`, for at most FILL_WITHIN_MS. */
 const enriched = async (server: ServerProcess, id: number, version = 2) => {
@@ -112,7 +113,7 @@ describe('npm start: enrichment from the local fixture provider', () => {
         linkedin: 'https://www.linkedin.com/in/grace-hopper',
         youtube: 'https://www.youtube.com/@gracehopper',
       });
-      const history = await call(`${server.url}/Person/${created.id}/audit`);
+      const history = await call(server, 'GET', `/Person/${created.id}/audit`);
       expect(history.status).toBe(200);
       expect(history.body.items).toEqual([
         expect.objectContaining({ action: 'enrich', requester: null, changed: ['/SocialAddresses'] }),

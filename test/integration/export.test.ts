@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { personBody } from '../support/api';
 import { cli } from '../support/cli';
+import { request } from '../support/http';
 import { type ServerProcess, startServer } from '../support/server';
 
 let source: ServerProcess;
@@ -25,12 +26,8 @@ afterAll(async () => {
   await Promise.all([source?.stop(), target?.stop()]);
 });
 
-const post = async (api: string, body: unknown) => {
-  const response = await fetch(`${api}/Person`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-requester-person': '0' },
-    body: JSON.stringify(body),
-  });
+const post = async (api: string, body: object) => {
+  const response = await request(api, 'POST', '/Person', { body, requester: 0 });
   expect(response.status).toBe(201);
 };
 

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeFeedCursor } from '../../lib/domain/feed';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { request } from '../support/http';
 import { type ServerProcess, startServer } from '../support/server';
 
 interface CloudEvent {
@@ -41,12 +42,8 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-const send = async (method: string, path: string, body?: unknown, requester = 0) => {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', 'x-requester-person': String(requester) },
-    body: JSON.stringify(body),
-  });
+const send = async (method: string, path: string, body: object, requester = 0) => {
+  const response = await request(server, method, path, { body, requester });
   expect(response.status, `${method} ${path}`).toBeLessThan(300);
   return (await response.json()) as { id: number };
 };

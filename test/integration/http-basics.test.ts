@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CORS_ALLOWED_HEADERS } from '../../lib/http/cors';
 import { personBody, uniqueEmail } from '../support/api';
+import { request } from '../support/http';
 import { type ServerProcess, startServer } from '../support/server';
 
 /** Headers that belong to the connection or the moment, not to the resource's answer. */
@@ -17,12 +18,8 @@ const resourceHeaders = (response: Response) =>
 let server: ServerProcess;
 let personPath: string;
 
-const post = (path: string, body: unknown, requester = '0') =>
-  fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-requester-person': requester },
-    body: JSON.stringify(body),
-  });
+const post = (path: string, body: object, requester = '0') =>
+  request(server, 'POST', path, { body, requester });
 
 beforeAll(async () => {
   server = await startServer({ env: { ENRICHMENT: 'off' } });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { cli } from '../support/cli';
+import { request } from '../support/http';
 import { type LoopbackIssuer, startIssuer } from '../support/issuer';
 import { type ServerProcess, startServer } from '../support/server';
 
@@ -54,7 +55,7 @@ const delegateToken = (subject: string, expires = '5m') =>
   issuer.token(subject, { claims: { scope: 'persons/delegate' }, expires });
 
 const get = async (path: string, bearer: string) =>
-  fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${bearer}` }, redirect: 'manual' });
+  request(server, 'GET', path, { bearer, redirect: 'manual' });
 
 const linesOf = async (path: string) =>
   (await readFile(path, 'utf8').catch(() => ''))

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTag } from '../support/api';
+import { type RequestOptions, request } from '../support/http';
 import { type ServerProcess, startServer } from '../support/server';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
@@ -23,24 +24,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-interface SendOptions {
-  body?: unknown;
-  /** The x-requester-person header; undefined sends none. */
-  requester?: number | string;
-  headers?: Record<string, string>;
-}
-
-const send = (method: string, path: string, { body, requester, headers = {} }: SendOptions = {}) =>
-  fetch(`${base}${path}`, {
-    method,
-    redirect: 'manual',
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(requester === undefined ? {} : { 'x-requester-person': String(requester) }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-  });
+const send = (method: string, path: string, options: Omit<RequestOptions, 'redirect'> = {}) =>
+  request(base, method, path, { ...options, redirect: 'manual' });
 
 const getJson = async (path: string) => {
   const response = await send('GET', path);

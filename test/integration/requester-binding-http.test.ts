@@ -10,6 +10,7 @@ import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DELEGATE_SCOPE } from '../../lib/domain/principal';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { request } from '../support/http';
 import { type LoopbackIssuer, type SigningKey, startIssuer } from '../support/issuer';
 import { type ServerProcess, startServer } from '../support/server';
 
@@ -25,17 +26,8 @@ const token = (...args: Parameters<LoopbackIssuer['token']>) => issuer.token(...
 const call = (
   method: string,
   path: string,
-  { bearer, body, requester }: { bearer?: string; body?: unknown; requester?: number } = {},
-) =>
-  fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      ...(bearer ? { authorization: `Bearer ${bearer}` } : {}),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(requester === undefined ? {} : { 'x-requester-person': String(requester) }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  { bearer, body, requester }: { bearer?: string; body?: object; requester?: number } = {},
+) => request(server, method, path, { bearer, body, requester });
 
 /** Whether the server's output holds `line` (waiting a little for its stderr to arrive). */
 const logged = async (line: string) => {
