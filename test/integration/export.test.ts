@@ -82,7 +82,8 @@ describe('npm run export', () => {
       PersonRoles: { '@set': [{ name: 'Mathematician' }] },
       SocialAddresses: { linkedin: 'https://www.linkedin.com/in/mary-somerville-example' },
     });
-    for (let n = 0; n < 120; n++)
+    // 49 persons in all: two pages of --limit 25, the second one short.
+    for (let n = 0; n < 40; n++)
       await post(source.url, personBody(`Page${n}`, 'Filler', `filler-${n}@example.org`));
     exported = join(folder, 'source.ndjson');
     const run = await cli('export', ['--api', source.url, '--out', exported, '--limit', '25']);
