@@ -154,30 +154,44 @@ export const johnSmithListing = (...emails: string[]) => ({
   search_rest: 'john smith',
 });
 
+/** Ids from `first` on, one after another, as the id counter hands them to one write. */
+export const idsFrom = (first: number) => {
+  let next = first;
+  return () => next++;
+};
+
+/**
+ * What a unit test gives applyPatch: a write by `requester` at `now`, new ids from `firstId` on, its
+ * ChangeHistory entry `changeId` (CHANGE_ID unless said), the seeded vocabularies' abbreviations.
+ */
+export const patchContext = ({
+  requester,
+  now,
+  firstId,
+  changeId = CHANGE_ID,
+}: {
+  requester: number;
+  now: string;
+  firstId: number;
+  changeId?: number;
+}) => ({ requester, now, nextId: idsFrom(firstId), changeId, abbreviations: SEEDED_ABBREVIATIONS });
+
 /**
  * The context of a self-registered write in the unit tests: a create (person 100, its sub-objects
  * from 101, entry 99) or a PATCH (new sub-objects from 200, entry 199), by requester 0.
  */
-export const writeContext = (kind: 'create' | 'update') => {
-  let next = kind === 'create' ? 100 : 200;
-  return {
-    requester: 0,
-    now: kind === 'create' ? '2026-11-25T00:00:00.000Z' : '2026-11-26T00:00:00.000Z',
-    nextId: () => next++,
-    changeId: kind === 'create' ? 99 : 199,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  };
-};
+export const writeContext = (kind: 'create' | 'update') =>
+  kind === 'create'
+    ? patchContext({ requester: 0, now: '2026-11-25T00:00:00.000Z', firstId: 100, changeId: 99 })
+    : patchContext({ requester: 0, now: '2026-11-26T00:00:00.000Z', firstId: 200, changeId: 199 });
 
 /**
  * The stored Person of a create body, written as `writeContext('create')` writes it (by `requester`,
  * default 0), its ids from `firstId` on (100 by default; ids are unique across persons).
  */
-export const createdPerson = (body: unknown, { firstId = 100, requester = 0 } = {}): Person => {
-  let next = firstId;
-  return applyPatch(null, CreatePersonBody.parse(body), {
+export const createdPerson = (body: unknown, { firstId = 100, requester = 0 } = {}): Person =>
+  applyPatch(null, CreatePersonBody.parse(body), {
     ...writeContext('create'),
     requester,
-    nextId: () => next++,
+    nextId: idsFrom(firstId),
   }).person;
-};

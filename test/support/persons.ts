@@ -27,6 +27,12 @@ export const johnSmithBody = () => ({
   Emails: { '@set': [{ email: JOHN_SMITH.email }] },
 });
 
+/** John Smith's create body with these emails (none: he is known by his name only). */
+export const johnSmithWith = (...emails: string[]) => ({
+  Names: { '@set': [{ ...JOHN_SMITH_NAME }] },
+  ...(emails.length > 0 ? { Emails: { '@set': emails.map((email) => ({ email })) } } : {}),
+});
+
 /** A Name as stored: every part null but those given, primary unless said. */
 export const storedName = (parts: Partial<NameItem> & { id: NameItem['id'] }): NameItem => ({
   local_reference_id: null,

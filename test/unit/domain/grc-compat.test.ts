@@ -10,20 +10,11 @@ import {
   selectEntries,
   vocabularyBody,
 } from '../../../lib/domain/vocabulary';
-import { CHANGE_ID, SEEDED_ABBREVIATIONS, sendSet } from '../../support/fixtures';
+import { patchContext, sendSet } from '../../support/fixtures';
 
 const NOW = '2026-11-21T15:04:05.123Z';
 
-const context = (first: number) => {
-  let next = first;
-  return {
-    requester: 7,
-    now: NOW,
-    nextId: () => next++,
-    changeId: CHANGE_ID,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  };
-};
+const context = (first: number) => patchContext({ requester: 7, now: NOW, firstId: first });
 const create = (body: unknown) => applyPatch(null, CreatePersonBody.parse(body), context(1));
 const patch = (stored: Person, body: unknown) =>
   applyPatch(stored, PatchPersonBody.parse(body), context(1000));

@@ -4,7 +4,7 @@ import { applyPatch } from '../../../lib/domain/patch';
 import type { Person } from '../../../lib/domain/person';
 import { etagOf, toPersonOut } from '../../../lib/domain/representation';
 import { CreatePersonBody, PatchPersonBody, PersonOut, type SetName } from '../../../lib/domain/schemas';
-import { CHANGE_ID, EXAMPLE_OBJECTS, SEEDED_ABBREVIATIONS, setIn } from '../../support/fixtures';
+import { CHANGE_ID, EXAMPLE_OBJECTS, patchContext, setIn } from '../../support/fixtures';
 import {
   answeredEmail,
   answeredName,
@@ -18,28 +18,16 @@ const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const PATCHED_AT = '2026-11-22T09:30:00.000Z';
 const links = { baseUrl: 'http://127.0.0.1:3000', contextUrl: 'http://127.0.0.1:3000/context.jsonld' };
 
-const idsFrom = (first: number) => {
-  let next = first;
-  return () => next++;
-};
-
-const context = { changeId: CHANGE_ID, abbreviations: SEEDED_ABBREVIATIONS };
-
 const create = (body: unknown, { requester = 7, firstId = 1 } = {}): Person =>
-  applyPatch(null, CreatePersonBody.parse(body), {
-    requester,
-    now: CREATED_AT,
-    nextId: idsFrom(firstId),
-    ...context,
-  }).person;
+  applyPatch(null, CreatePersonBody.parse(body), patchContext({ requester, now: CREATED_AT, firstId }))
+    .person;
 
 const patch = (stored: Person, body: unknown) =>
-  applyPatch(stored, PatchPersonBody.parse(body), {
-    requester: 7,
-    now: PATCHED_AT,
-    nextId: idsFrom(1000),
-    ...context,
-  });
+  applyPatch(
+    stored,
+    PatchPersonBody.parse(body),
+    patchContext({ requester: 7, now: PATCHED_AT, firstId: 1000 }),
+  );
 
 /** Ids: person 1, Names 2 and 3, Emails 4 and 5, PhoneNumber 6. */
 const richPerson = () =>

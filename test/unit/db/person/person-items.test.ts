@@ -10,40 +10,25 @@ import { ValidationFailed } from '../../../../lib/domain/errors';
 import { applyPatch } from '../../../../lib/domain/patch';
 import type { Person } from '../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../lib/domain/schemas';
-import { CHANGE_ID, johnSmithListing, SEEDED_ABBREVIATIONS } from '../../../support/fixtures';
+import { CHANGE_ID, johnSmithListing, patchContext } from '../../../support/fixtures';
+import { johnSmithWith } from '../../../support/persons';
 
 const TABLE = 'people-test';
-
-const ids = (first: number) => {
-  let next = first;
-  return () => next++;
-};
 
 /** Creates John Smith, person 100 (Name 101, Emails from 102), as requester 5. */
 const created = (...emails: string[]) =>
   applyPatch(
     null,
-    CreatePersonBody.parse({
-      Names: { '@set': [{ first_name: 'John', last_name: 'Smith' }] },
-      ...(emails.length > 0 ? { Emails: { '@set': emails.map((email) => ({ email })) } } : {}),
-    }),
-    {
-      requester: 5,
-      now: '2026-01-02T03:04:05.000Z',
-      nextId: ids(100),
-      changeId: CHANGE_ID,
-      abbreviations: SEEDED_ABBREVIATIONS,
-    },
+    CreatePersonBody.parse(johnSmithWith(...emails)),
+    patchContext({ requester: 5, now: '2026-01-02T03:04:05.000Z', firstId: 100 }),
   );
 
 const patched = (stored: Person, body: unknown) =>
-  applyPatch(stored, PatchPersonBody.parse(body), {
-    requester: 5,
-    now: '2026-01-03T03:04:05.000Z',
-    nextId: ids(200),
-    changeId: CHANGE_ID + 1,
-    abbreviations: SEEDED_ABBREVIATIONS,
-  });
+  applyPatch(
+    stored,
+    PatchPersonBody.parse(body),
+    patchContext({ requester: 5, now: '2026-01-03T03:04:05.000Z', firstId: 200, changeId: CHANGE_ID + 1 }),
+  );
 
 describe('toPersonItem and fromPersonItem', () => {
   const person = patched(created('jsmith@no-reply.org').person, {

@@ -14,7 +14,8 @@ import { RequesterUnknown } from '../../../../../lib/domain/errors';
 import type { Person } from '../../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../../lib/domain/schemas';
 import { NO_TERMS } from '../../../../../lib/domain/search';
-import { CHANGE_ID, johnSmithListing, SEEDED_ABBREVIATIONS } from '../../../../support/fixtures';
+import { CHANGE_ID, idsFrom, johnSmithListing, SEEDED_ABBREVIATIONS } from '../../../../support/fixtures';
+import { johnSmithWith } from '../../../../support/persons';
 
 const TABLE = 'people-test';
 const CREATED_AT = '2026-01-02T03:04:05.000Z';
@@ -29,11 +30,6 @@ const ORIGIN: RequestOrigin = {
 };
 
 type TransactItem = NonNullable<WriteTransaction['input']['TransactItems']>[number];
-
-const ids = (first: number) => {
-  let next = first;
-  return () => next++;
-};
 
 interface Asking {
   requester?: number;
@@ -52,7 +48,7 @@ const planned = (start: WriteStart, body: unknown, { requester = 5, origin = NO_
     body: (creating ? CreatePersonBody : PatchPersonBody).parse(body),
     requester,
     now: creating ? CREATED_AT : UPDATED_AT,
-    nextId: ids(creating ? 100 : 200),
+    nextId: idsFrom(creating ? 100 : 200),
     changeId: creating ? CREATE_CHANGE : PATCH_CHANGE,
     abbreviations: SEEDED_ABBREVIATIONS,
     origin,
@@ -62,11 +58,7 @@ const planned = (start: WriteStart, body: unknown, { requester = 5, origin = NO_
 const createdWith = (body: unknown, asking?: Asking) => planned(CREATE, body, asking);
 
 /** Creates John Smith, person 100 (Name 101, Emails from 102), as requester 5. */
-const created = (...emails: string[]) =>
-  createdWith({
-    Names: { '@set': [{ first_name: 'John', last_name: 'Smith' }] },
-    ...(emails.length > 0 ? { Emails: { '@set': emails.map((email) => ({ email })) } } : {}),
-  });
+const created = (...emails: string[]) => createdWith(johnSmithWith(...emails));
 
 const patched = (stored: Person, body: unknown, asking?: Asking) =>
   planned({ kind: 'update', stored, pending: null }, body, asking);
