@@ -3,21 +3,16 @@
  * API.md 11.2 and 11.5 state it: one entry per stored change, the object before and after it, who asked
  * and from where, and never a cookie or a token.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTag } from '../support/api';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 import { type Api, apiOf, expectProblem, expectSamePerson, fixture, ISO_INSTANT, type Json } from './support';
 
-let server: ServerProcess;
+const server = serverSuite({ env: { ENRICHMENT: 'off' } }, 120_000);
 let api: Api;
 
-beforeAll(async () => {
-  server = await startServer({ env: { ENRICHMENT: 'off' } });
+beforeAll(() => {
   api = apiOf(server.url);
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 const USER_AGENT = 'GRC-compat-suite/1.0 (FileMaker/19.2)';

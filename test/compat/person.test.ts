@@ -4,9 +4,9 @@
  * API.md 3, 5.2, 5.3 and 11 state it. Ids in GRC's examples are theirs; the fixtures are templates the
  * tests fill with the ids this server answered.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTag } from '../support/api';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 import {
   type Api,
   apiOf,
@@ -29,16 +29,11 @@ import {
   verhoeffValid,
 } from './support';
 
-let server: ServerProcess;
+const server = serverSuite({ env: { ENRICHMENT: 'off' } }, 120_000);
 let api: Api;
 
-beforeAll(async () => {
-  server = await startServer({ env: { ENRICHMENT: 'off' } });
+beforeAll(() => {
   api = apiOf(server.url);
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 /** POSTs GRC's Minimum Required Object as a self-registration (`x-requester-person: 0`). */

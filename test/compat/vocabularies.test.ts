@@ -3,28 +3,23 @@
  * read back as API.md 11.4 states it. The two documents are one contract with `prefix` or `suffix`, so
  * every test runs for both vocabularies.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTag } from '../support/api';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 import { type Api, apiOf, countOf, expectProblem, fixture, ISO_INSTANT, type Json } from './support';
 
-let server: ServerProcess;
+const server = serverSuite({ env: { ENRICHMENT: 'off' } }, 120_000);
 let api: Api;
 /** A person to write the vocabularies as: both endpoints need an existing requester. */
 let editor: number;
 
 beforeAll(async () => {
-  server = await startServer({ env: { ENRICHMENT: 'off' } });
   api = apiOf(server.url);
   const reply = await api.post('/Person', fixture('person-post-minimum', { tag: uniqueTag('editor') }), {
     requester: 0,
   });
   expect(reply.status).toBe(201);
   editor = reply.body.id;
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 interface Seed {

@@ -8,6 +8,7 @@ import { CORS_ALLOWED_HEADERS } from '../../lib/http/cors';
 import { personBody, uniqueEmail } from '../support/api';
 import { request } from '../support/http';
 import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 
 /** Headers that belong to the connection or the moment, not to the resource's answer. */
 const PER_MESSAGE = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
@@ -15,21 +16,16 @@ const PER_MESSAGE = new Set(['date', 'connection', 'keep-alive', 'content-length
 const resourceHeaders = (response: Response) =>
   Object.fromEntries([...response.headers].filter(([name]) => !PER_MESSAGE.has(name)));
 
-let server: ServerProcess;
+const server = serverSuite({ env: { ENRICHMENT: 'off' } });
 let personPath: string;
 
 const post = (path: string, body: object, requester = '0') =>
   request(server, 'POST', path, { body, requester });
 
 beforeAll(async () => {
-  server = await startServer({ env: { ENRICHMENT: 'off' } });
   const created = await post('/Person', personBody('Head', 'Request', uniqueEmail('head')));
   expect(created.status).toBe(201);
   personPath = new URL(created.headers.get('location') as string).pathname;
-}, 90_000);
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe('HEAD', () => {

@@ -6,20 +6,14 @@
  * or key order is the same body, another value is 422.
  */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
 type Json = Record<string, any>;
 
-let server: ServerProcess;
-beforeAll(async () => {
-  server = await startServer({ env: { ENRICHMENT: 'off' } });
-}, 90_000);
-afterAll(async () => {
-  await server?.stop();
-});
+const server = serverSuite({ env: { ENRICHMENT: 'off' } });
 
 /** The same JSON value written another way: keys in reverse order at every depth, and indented. */
 const reserialized = (value: unknown): unknown =>

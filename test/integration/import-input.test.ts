@@ -7,22 +7,16 @@
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail, uniqueTag } from '../support/api';
 import { cli } from '../support/cli';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 
-let server: ServerProcess;
+const server = serverSuite({ env: { ENRICHMENT: 'off' } });
 let folder: string;
 
 beforeAll(async () => {
-  [server, folder] = await Promise.all([
-    startServer({ env: { ENRICHMENT: 'off' } }),
-    mkdtemp(join(tmpdir(), 'import-input-')),
-  ]);
-}, 90_000);
-afterAll(async () => {
-  await server?.stop();
+  folder = await mkdtemp(join(tmpdir(), 'import-input-'));
 });
 
 const person = (first: string, reference = uniqueTag('ref')) => ({

@@ -12,19 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { uniqueTag } from '../support/api';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 
-let server: ServerProcess;
+const server = serverSuite({ env: { ENRICHMENT: 'off' } });
 let folder: string;
 
 beforeAll(async () => {
-  [server, folder] = await Promise.all([
-    startServer({ env: { ENRICHMENT: 'off' } }),
-    mkdtemp(join(tmpdir(), 'import-interrupt-')),
-  ]);
-}, 90_000);
-afterAll(async () => {
-  await server?.stop();
+  folder = await mkdtemp(join(tmpdir(), 'import-interrupt-'));
 });
 
 const linesOf = async (path: string) =>

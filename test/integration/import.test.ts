@@ -5,22 +5,16 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, runCli } from '../support/cli';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 
-let server: ServerProcess;
+// Enrichment off: the import is measured on its own writes, not on a stream consumer beside them.
+const server = serverSuite({ env: { ENRICHMENT: 'off' } });
 let folder: string;
 
 beforeAll(async () => {
-  // Enrichment off: the import is measured on its own writes, not on a stream consumer beside them.
-  [server, folder] = await Promise.all([
-    startServer({ env: { ENRICHMENT: 'off' } }),
-    mkdtemp(join(tmpdir(), 'import-')),
-  ]);
-}, 90_000);
-afterAll(async () => {
-  await server?.stop();
+  folder = await mkdtemp(join(tmpdir(), 'import-'));
 });
 
 const ndjson = (lines: unknown[]) =>

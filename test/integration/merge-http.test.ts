@@ -5,23 +5,19 @@
  * source afterwards (301 tombstone, gone from lists, search and matching, 409 on a PATCH, acting as its
  * survivor when named as requester), the refusals, the history, and the uniqueness claims after.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTag } from '../support/api';
 import { type RequestOptions, request } from '../support/http';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
 type Json = Record<string, any>;
 
-let server: ServerProcess;
+const server = serverSuite({ env: { ENRICHMENT: 'off' } });
 let base: string;
 
-beforeAll(async () => {
-  server = await startServer({ env: { ENRICHMENT: 'off' } });
+beforeAll(() => {
   base = server.url;
-}, 90_000);
-afterAll(async () => {
-  await server?.stop();
 });
 
 const send = (method: string, path: string, options: Omit<RequestOptions, 'redirect'> = {}) =>

@@ -4,15 +4,15 @@
  * formats are 415 naming the media types this API takes, a JSON Patch document sent as JSON and an
  * empty body say what to send instead, and unknown query parameters name the accepted ones.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { NAME_REQUIRED } from '../../lib/domain/schemas';
 import { personBody, uniqueEmail } from '../support/api';
-import { type ServerProcess, startServer } from '../support/server';
+import { serverSuite } from '../support/server-suite';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
 type Json = Record<string, any>;
 
-let server: ServerProcess;
+const server = serverSuite({ env: { ENRICHMENT: 'off' } });
 const person = { id: 0 };
 
 const send = async (
@@ -46,7 +46,6 @@ const state = async () => {
 };
 
 beforeAll(async () => {
-  server = await startServer({ env: { ENRICHMENT: 'off' } });
   const created = await send(
     'POST',
     '/Person',
@@ -55,10 +54,6 @@ beforeAll(async () => {
   );
   expect(created.status).toBe(201);
   person.id = created.body.id;
-}, 90_000);
-
-afterAll(async () => {
-  await server?.stop();
 });
 
 describe('a body that is not valid UTF-8', () => {
