@@ -1,4 +1,4 @@
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { toPersonItem } from '../../lib/db/person/person-items';
@@ -16,7 +16,7 @@ import { applyPatch } from '../../lib/domain/patch';
 import { NO_ABBREVIATIONS } from '../../lib/domain/person';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { personApi, personBody, uniqueEmail } from '../support/api';
-import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
+import { createTestTable, putItems, type TestTable, testRepository } from '../support/dynamo';
 import { httpEvent, invoke } from '../support/events';
 import { checkInvariants } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
@@ -814,20 +814,7 @@ const seedBigTable = async (): Promise<{ table: TestTable; expected: BigPerson[]
     return [item, ...postingItemsOf(person)];
   });
 
-  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, n) =>
-    items.slice(n * 25, n * 25 + 25),
-  );
-  const writeBatch = async (batch: typeof items) => {
-    let pending: Record<string, unknown>[] = batch.map((Item) => ({ PutRequest: { Item } }));
-    while (pending.length > 0) {
-      const { UnprocessedItems } = await table.client.send(
-        new BatchWriteCommand({ RequestItems: { [table.tableName]: pending } }),
-      );
-      pending = (UnprocessedItems?.[table.tableName] ?? []) as Record<string, unknown>[];
-    }
-  };
-  for (let start = 0; start < batches.length; start += 25)
-    await Promise.all(batches.slice(start, start + 25).map(writeBatch));
+  await putItems(table, items, { concurrency: 25 });
   await table.client.send(
     new PutCommand({
       TableName: table.tableName,

@@ -5,7 +5,7 @@
  * 400 `...ewski`/`...wska`, a few `Lowe`. By letters `wsk` and `ows` look rarer than `low`; by count
  * `low` is the rarest by far. The answer is the brute force's, count and first page.
  */
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toPersonItem } from '../../lib/db/person/person-items';
 import { compareSortKeys } from '../../lib/db/person/read/list-reads';
@@ -19,7 +19,7 @@ import { NO_ABBREVIATIONS, type Person } from '../../lib/domain/person';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { gramRarity, planQuery, postingsOf, searchTerms } from '../../lib/domain/search';
 import { fold } from '../../lib/domain/text';
-import { createTestTable, type TestTable } from '../support/dynamo';
+import { createTestTable, putItems, type TestTable } from '../support/dynamo';
 
 const FIRST = ['Anna', 'Piotr', 'Ewa', 'Marek', 'Zofia', 'Jan', 'Agnieszka', 'Tomasz'];
 /** `low` only in the first group and in `Lowe`/`Bigelow`; `ows`, `wsk`, `ski` in hundreds more. */
@@ -59,20 +59,7 @@ beforeAll(async () => {
       persons.push(person);
     }
   const items = persons.flatMap((person) => [toPersonItem(person), ...postingItemsOf(person)]);
-  const writeBatch = async (batch: object[]) => {
-    let pending: Record<string, unknown>[] = batch.map((Item) => ({ PutRequest: { Item } }));
-    while (pending.length > 0) {
-      const { UnprocessedItems } = await table.client.send(
-        new BatchWriteCommand({ RequestItems: { [table.tableName]: pending as never } }),
-      );
-      pending = (UnprocessedItems?.[table.tableName] ?? []) as Record<string, unknown>[];
-    }
-  };
-  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, at) =>
-    items.slice(at * 25, at * 25 + 25),
-  );
-  for (let start = 0; start < batches.length; start += 16)
-    await Promise.all(batches.slice(start, start + 16).map(writeBatch));
+  await putItems(table, items, { concurrency: 16 });
   await table.client.send(
     new PutCommand({ TableName: table.tableName, Item: { ...idCounterKey, value: next } }),
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { seedVocabulary } from '../../infra/handlers/seed/seed-vocabulary';
 import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person-repository';
@@ -34,6 +34,32 @@ export const createTestTable = async (
   await ensureTimeToLive(client, tableName);
   await seedVocabulary({ client, tableName });
   return { client, tableName };
+};
+
+/**
+ * Writes items straight into a test table, 25 to a BatchWriteItem and `concurrency` batches at a time,
+ * asking again for what DynamoDB Local leaves unprocessed: thousands of persons seeded in seconds,
+ * without the creates that would take minutes.
+ */
+export const putItems = async (
+  table: TestTable,
+  items: readonly object[],
+  { concurrency }: { concurrency: number },
+) => {
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, n) =>
+    items.slice(n * 25, n * 25 + 25),
+  );
+  const writeBatch = async (batch: readonly object[]) => {
+    let pending: Record<string, unknown>[] = batch.map((Item) => ({ PutRequest: { Item } }));
+    while (pending.length > 0) {
+      const { UnprocessedItems } = await table.client.send(
+        new BatchWriteCommand({ RequestItems: { [table.tableName]: pending as never } }),
+      );
+      pending = (UnprocessedItems?.[table.tableName] ?? []) as Record<string, unknown>[];
+    }
+  };
+  for (let start = 0; start < batches.length; start += concurrency)
+    await Promise.all(batches.slice(start, start + concurrency).map(writeBatch));
 };
 
 export const testRepository = (table: TestTable, deps: Partial<PersonRepositoryDeps> = {}) =>
