@@ -50,7 +50,7 @@ describe('npm run import', () => {
 
   beforeAll(async () => {
     // 1% of lines repeat the email of the line before (another person), 1% are invalid. Short names
-    // and emails: few search postings, so DynamoDB Local takes the creates in about two minutes.
+    // and emails: few search postings, so DynamoDB Local takes the creates in seconds.
     const lines = Array.from({ length: size }, (_, n) => {
       if (n % 100 === 99) return INVALID[Math.floor(n / 100) % INVALID.length];
       return {
