@@ -1,5 +1,5 @@
 import { idempotencyStoreFromEnv, vocabularyRepositoryFromEnv } from '../lib/db/from-env';
-import type { VocabularyRepository } from '../lib/db/vocabulary/vocabulary-repository';
+import type { VocabularyRepository } from '../lib/domain/ports/vocabulary';
 import type { IdempotencyOptions } from '../lib/http/idempotency';
 import { vocabularyCreateHandler } from '../lib/http/vocabulary-handlers';
 

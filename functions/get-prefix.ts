@@ -1,5 +1,5 @@
 import { vocabularyRepositoryFromEnv } from '../lib/db/from-env';
-import type { VocabularyRepository } from '../lib/db/vocabulary/vocabulary-repository';
+import type { VocabularyRepository } from '../lib/domain/ports/vocabulary';
 import { referenceItemHandler } from '../lib/http/vocabulary-handlers';
 
 /** GET /Prefix/{id} */

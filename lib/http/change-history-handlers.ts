@@ -1,6 +1,6 @@
 /** Handlers of ChangeHistory (API.md 11.5): the list across objects and one entry by id. */
-import type { ChangeHistory, StoredChange } from '../db/history/change-history';
 import { ChangeHistoryQuery, listRequest } from '../domain/listing';
+import type { ChangeHistory, StoredChange } from '../domain/ports/history';
 import { changeHistoryOut, type Links } from '../domain/representation';
 import { readHandler } from './handler';
 import { listResponse } from './paged';

@@ -1,7 +1,7 @@
 /** The change feed (API.md 14): `GET /events`, a page of CloudEvents oldest first, and its cursor. */
-import type { FeedLog } from '../db/feed/feed-log';
 import { cloudEventOf, encodeFeedCursor, eventPage, type FeedCursorKey } from '../domain/feed';
 import { feedRequest, listEventsQuery } from '../domain/listing';
+import type { FeedLog } from '../domain/ports/feed';
 import { feedCursorKeyFromEnv } from '../secrets';
 import type { HttpConfig } from './config';
 import { readHandler } from './handler';

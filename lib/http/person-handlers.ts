@@ -2,9 +2,6 @@
  * Handlers of the Person resource (API.md 3 to 5): list, read, create, update and a person's audit.
  * The function files in functions/ give each one its production dependencies.
  */
-import type { AuditLog } from '../db/history/audit-log';
-import type { PersonExport } from '../db/person/read/person-export';
-import type { PersonList } from '../db/person/read/person-list';
 import { NotFound, Unauthorized } from '../domain/errors';
 import {
   ExportPersonsQuery,
@@ -15,6 +12,8 @@ import {
   personListRequest,
   toStub,
 } from '../domain/listing';
+import type { AuditLog } from '../domain/ports/history';
+import type { PersonExport, PersonList } from '../domain/ports/lists';
 import type { PersonRepository } from '../domain/ports/persons';
 import { callerOf, principalName, principalOfBody } from '../domain/principal';
 import { auditEntryOut, etagOf, mergedPersonOut, personUrl, toPersonOut } from '../domain/representation';

@@ -12,8 +12,8 @@
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import type { ReconcileReader } from '../db/person/read/reconcile-candidates';
 import { PersonNotFound } from '../domain/errors';
+import type { ReconcileReader } from '../domain/ports/lists';
 import {
   ExtendQuery,
   extensionOf,

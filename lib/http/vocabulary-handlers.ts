@@ -3,8 +3,8 @@
  * view (API.md 6): the two vocabularies differ only in their names, so each function file picks a kind.
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { VocabularyRepository } from '../db/vocabulary/vocabulary-repository';
 import { listRequest, vocabularyListQuery } from '../domain/listing';
+import type { VocabularyRepository } from '../domain/ports/vocabulary';
 import { etagOf, referenceOut, resourceUrl, vocabularyOut } from '../domain/representation';
 import {
   selectEntries,

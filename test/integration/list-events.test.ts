@@ -14,7 +14,7 @@ import { buildHandler as buildGetChangeHistory } from '../../functions/get-chang
 import { buildHandler as buildListEvents } from '../../functions/list-events';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { feedLog } from '../../lib/db/feed/feed-log';
-import { changeHistory, type StoredChange } from '../../lib/db/history/change-history';
+import { changeHistory } from '../../lib/db/history/change-history';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { responseExample } from '../../lib/docs/examples';
@@ -29,6 +29,7 @@ import {
   feedShardOf,
 } from '../../lib/domain/feed';
 import { isMergedPerson } from '../../lib/domain/merge';
+import type { StoredChange } from '../../lib/domain/ports/history';
 import type { HttpConfig } from '../../lib/http/config';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { createTestTable, type TestTable } from '../support/dynamo';

@@ -15,10 +15,8 @@ import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
 import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
-import {
-  type VocabularyRepository,
-  vocabularyRepository,
-} from '../../lib/db/vocabulary/vocabulary-repository';
+import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import type { VocabularyRepository } from '../../lib/domain/ports/vocabulary';
 import { type Json, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import type { TestTable } from '../support/dynamo';
 import { testRepository } from '../support/dynamo';

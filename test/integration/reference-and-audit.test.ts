@@ -6,11 +6,9 @@ import { buildHandler as buildListPrefixes } from '../../functions/list-prefixes
 import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes';
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import { auditLog } from '../../lib/db/history/audit-log';
-import {
-  type VocabularyRepository,
-  vocabularyRepository,
-} from '../../lib/db/vocabulary/vocabulary-repository';
+import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import type { paginatedList } from '../../lib/domain/listing';
+import type { VocabularyRepository } from '../../lib/domain/ports/vocabulary';
 import { type Json, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, invoke } from '../support/events';
 import { integrationSuite } from '../support/suite';

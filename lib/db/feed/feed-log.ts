@@ -10,11 +10,11 @@ import {
   FEED_EVENT_TYPE,
   FEED_SHARDS,
   type FeedEvent,
-  type FeedPosition,
   feedShardOf,
   type PlacedEvent,
   pageShares,
 } from '../../domain/feed';
+import type { FeedLog } from '../../domain/ports/feed';
 import { addMetric } from '../../metrics';
 import { retryDeadline } from '../../timeouts';
 import { batchGet, type Item, keyString } from '../table/batch-get';
@@ -26,22 +26,6 @@ import { jitteredBackoff, type RetryOptions, retrying, sendWrite } from '../writ
 
 /** Events one transaction appends to a shard: two actions each (the event, its mark) and the head. */
 export const APPEND_CHUNK = Math.floor((MAX_TRANSACTION_ACTIONS - 1) / 2);
-
-export interface FeedPage {
-  events: PlacedEvent[];
-  next: FeedPosition;
-}
-
-export interface FeedLog {
-  /**
-   * Appends each event once: one appended before (a stream batch delivered again) is skipped. The
-   * events of one object must come in version order, as the table's stream delivers them. Answers
-   * how many were new.
-   */
-  append(events: readonly FeedEvent[], options?: { deadline?: number }): Promise<number>;
-  /** Up to `limit` events after `position`, oldest first, and the position after them. */
-  page(position: FeedPosition, limit: number): Promise<FeedPage>;
-}
 
 const seqOf = (item: Item | undefined) => (typeof item?.seq === 'number' ? item.seq : 0);
 

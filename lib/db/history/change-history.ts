@@ -7,6 +7,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type ChangeEntry, NO_ORIGIN, RESOURCE_TYPES, type ResourceType } from '../../domain/change-history';
 import { NotFound } from '../../domain/errors';
 import type { Window } from '../../domain/listing';
+import type { ChangeHistory, ChangeQuery, StoredChange } from '../../domain/ports/history';
 import { batchGet, type Item, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
 import {
@@ -25,40 +26,6 @@ import {
 } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
 import { decodeSnapshot } from './snapshots';
-
-/** An entry with the object before and after its change, as stored (null before a create). */
-export interface StoredChange {
-  entry: ChangeEntry;
-  previous: unknown;
-  current: unknown;
-}
-
-export interface ChangeFilter {
-  endpoint?: ResourceType | undefined;
-  object_id?: number | undefined;
-}
-
-export interface ChangeQuery extends ChangeFilter {
-  /** Newest first (the default), or oldest first. */
-  descending: boolean;
-  window: Window;
-}
-
-export interface ChangePage<T> {
-  total: number;
-  changes: T[];
-}
-
-export interface ChangeHistory {
-  page(query: ChangeQuery): Promise<ChangePage<StoredChange>>;
-  get(id: number): Promise<StoredChange>;
-  /** One object's entries without the stored objects (the per-person audit view); undefined when no such object. */
-  entriesOf(
-    endpoint: ResourceType,
-    objectId: number,
-    window: Window,
-  ): Promise<ChangePage<ChangeEntry> | undefined>;
-}
 
 export const fromHistoryItem = (item: Item): ChangeEntry => ({
   id: item.id as number,

@@ -6,8 +6,8 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { changeEntry, NO_ORIGIN } from '../../domain/change-history';
 import { NotFound } from '../../domain/errors';
-import type { Abbreviations } from '../../domain/person';
-import type { UpdateOptions, WriteOptions } from '../../domain/ports/writes';
+import type { VocabularyReader, VocabularyRepository } from '../../domain/ports/vocabulary';
+import type { WriteOptions } from '../../domain/ports/writes';
 import { OPEN } from '../../domain/principal';
 import {
   applyEntryPatch,
@@ -45,29 +45,6 @@ export const toEntryItem = (kind: VocabularyKind, entry: VocabularyEntry) => ({
 
 const fromEntryItem = (item: Record<string, unknown>): VocabularyEntry =>
   Object.fromEntries(ENTRY_FIELDS.map((field) => [field, item[field]])) as unknown as VocabularyEntry;
-
-export interface VocabularyReader {
-  list(kind: VocabularyKind): Promise<VocabularyEntry[]>;
-  get(kind: VocabularyKind, id: number): Promise<VocabularyEntry>;
-  /** The abbreviations of the entries with these ids; ids that name no entry are left out. */
-  abbreviations(ids: Record<VocabularyKind, number[]>): Promise<Abbreviations>;
-}
-
-export interface VocabularyRepository extends VocabularyReader {
-  create(
-    kind: VocabularyKind,
-    body: VocabularyBody,
-    requester: number,
-    options?: WriteOptions,
-  ): Promise<VocabularyEntry>;
-  update(
-    kind: VocabularyKind,
-    id: number,
-    body: VocabularyBody,
-    requester: number,
-    options?: UpdateOptions,
-  ): Promise<VocabularyEntry>;
-}
 
 export type VocabularyDeps = Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<
     Pick<RetryOptions, 'backoff'>

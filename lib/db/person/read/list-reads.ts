@@ -4,14 +4,9 @@
  * page size of a Query, the order of sort keys and the window of the matches in that order.
  */
 import type { PersonSummary, Window } from '../../../domain/listing';
+import type { ListCost, PersonListResult } from '../../../domain/ports/lists';
 import { fold } from '../../../domain/text';
 import { listSortName } from '../../table/keys';
-
-export interface ListCost {
-  calls: number;
-  itemsRead: number;
-  capacityUnits: number;
-}
 
 /** A cost to add calls to: `record` is what each call's answer passes. */
 export const costRecorder = () => {
@@ -23,14 +18,6 @@ export const costRecorder = () => {
   };
   return { cost, record };
 };
-
-export interface PersonListResult {
-  count: number;
-  persons: PersonSummary[];
-  cost: ListCost;
-  /** What the read went through, for the cost log line (posting-search.ts: the probe read whole). */
-  detail?: Record<string, string | number>;
-}
 
 /**
  * Items one Query may evaluate: a page of index entries about DynamoDB's 1 MB per call. Filtered

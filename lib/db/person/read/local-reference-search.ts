@@ -6,11 +6,12 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonListRequest, PersonSummary } from '../../../domain/listing';
+import type { PersonListResult } from '../../../domain/ports/lists';
 import type { QueryPlan } from '../../../domain/search';
 import type { Storage } from '../../table/client';
 import { localReferencePartition } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
-import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortedWindow } from './list-reads';
+import { costRecorder, MAX_QUERY_LIMIT, sortedWindow } from './list-reads';
 import { filterChecker } from './posting-search';
 
 /**

@@ -8,15 +8,15 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type FieldError, ValidationFailed } from '../../../domain/errors';
-import type { ExportRequest } from '../../../domain/listing';
 import type { Person } from '../../../domain/person';
+import type { PersonExport } from '../../../domain/ports/lists';
 import { logger as defaultLogger } from '../../../logger';
 import { batchGet, keyString } from '../../table/batch-get';
 import type { Storage } from '../../table/client';
 import { PERSON_LIST_INDEX, PERSON_LIST_PARTITIONS, personKey } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
 import { fromPersonItem, isLivePersonItem } from '../person-items';
-import { costRecorder, type ListCost } from './list-reads';
+import { costRecorder } from './list-reads';
 
 /** A person's place in the `byName` index: the table's key and the index's (a Query's start key). */
 export interface IndexKey {
@@ -125,17 +125,6 @@ export const MAX_EXPORT_QUERIES = 2;
  * ends early (at least one person: an item is at most 400 KB), and its cursor goes on from there.
  */
 export const MAX_EXPORT_PAGE_BYTES = 4 * 1024 * 1024;
-
-export interface ExportPage {
-  persons: Person[];
-  /** The cursor of the next page; null on the last. */
-  next: string | null;
-  cost: ListCost;
-}
-
-export interface PersonExport {
-  page(request: ExportRequest): Promise<ExportPage>;
-}
 
 interface Entry extends IndexKey {
   id: number;

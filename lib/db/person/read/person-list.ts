@@ -7,7 +7,8 @@
  * and benchmarks; the items read are a metric too (ItemsReadPerList).
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PersonFilters, PersonListRequest, PersonSummary } from '../../../domain/listing';
+import type { PersonFilters, PersonSummary } from '../../../domain/listing';
+import type { PersonList, PersonListResult } from '../../../domain/ports/lists';
 import { planQuery } from '../../../domain/search';
 import { logger as defaultLogger } from '../../../logger';
 import { addMetric } from '../../../metrics';
@@ -20,19 +21,9 @@ import {
   PERSON_LIST_SHARDS,
 } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
-import {
-  compareSortKeys,
-  costRecorder,
-  MAX_QUERY_LIMIT,
-  type PersonListResult,
-  sortBySortKey,
-} from './list-reads';
+import { compareSortKeys, costRecorder, MAX_QUERY_LIMIT, sortBySortKey } from './list-reads';
 import { searchLocalReference } from './local-reference-search';
 import { searchPostings } from './posting-search';
-
-export interface PersonList {
-  list(request: PersonListRequest): Promise<PersonListResult>;
-}
 
 /** The index attributes each filter matches against (person-items.ts writes them). */
 const FILTER_ATTRIBUTES: Record<keyof PersonFilters, string[]> = {

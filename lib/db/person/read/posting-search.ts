@@ -18,6 +18,7 @@
  */
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonListRequest } from '../../../domain/listing';
+import type { PersonListResult } from '../../../domain/ports/lists';
 import {
   checkGram,
   chooseProbe,
@@ -37,7 +38,7 @@ import type { Storage } from '../../table/client';
 import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
 import { fromPersonItem, isLivePersonItem } from '../person-items';
-import { costRecorder, MAX_QUERY_LIMIT, type PersonListResult, sortedWindow } from './list-reads';
+import { costRecorder, MAX_QUERY_LIMIT, sortedWindow } from './list-reads';
 import { readPostingCounts } from './posting-counts';
 
 /**

@@ -20,14 +20,12 @@
  *    namesake of the exact name among them), to score them on all their names and emails.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PersonSummary } from '../../../domain/listing';
 import type { Person } from '../../../domain/person';
+import type { CandidateRead, ListCost, ReconcileReader } from '../../../domain/ports/lists';
 import {
-  type CandidateFacts,
   candidateFragments,
   factsOf,
   halvesOf,
-  type MatchRequest,
   MIN_FRAGMENT,
   nameScore,
   queryNameTest,
@@ -40,7 +38,7 @@ import type { Storage } from '../../table/client';
 import { claimKey, personKey } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
 import { fromPersonItem, isLivePersonItem } from '../person-items';
-import { costRecorder, type ListCost } from './list-reads';
+import { costRecorder } from './list-reads';
 import { probeText, searchPostings } from './posting-search';
 
 /** Persons read whole for one query at most: the limit's largest, and the namesakes with it. */
@@ -48,22 +46,6 @@ export const MAX_READ = 4 * RECONCILE_LIMITS.maxLimit;
 
 /** Every match of a fragment (the reader counts them all anyway; the window only cuts its sort). */
 const ALL = { offset: 0, limit: Number.MAX_SAFE_INTEGER };
-
-export interface CandidateRead {
-  candidates: CandidateFacts[];
-  cost: ListCost;
-  /** What the read went through, for the cost log line. */
-  detail: Record<string, number | string>;
-}
-
-export interface ReconcileReader {
-  /** The persons a match request may be about, with what they are scored on. */
-  candidates(request: MatchRequest): Promise<CandidateRead>;
-  /** Stubs of the persons one of whose names or emails holds the (folded) text, best first. */
-  suggest(text: string, limit: number): Promise<PersonSummary[]>;
-  /** These persons, by id; an id no person has is absent. */
-  persons(ids: readonly number[]): Promise<Map<number, Person>>;
-}
 
 /**
  * The persons of these ids, eventually consistent (a reconciliation is a read that may be a moment

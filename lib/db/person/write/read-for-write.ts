@@ -15,6 +15,7 @@ import {
 import { isMergedPerson, type MergedPerson } from '../../../domain/merge';
 import { NO_ABBREVIATIONS, type Person } from '../../../domain/person';
 import type { WriteOutcome } from '../../../domain/ports/persons';
+import type { VocabularyReader } from '../../../domain/ports/vocabulary';
 import { type Principal, principalName, type RequesterRuling } from '../../../domain/principal';
 import type { PersonBody } from '../../../domain/schemas';
 import type { SearchTerms } from '../../../domain/search';
@@ -23,7 +24,6 @@ import type { logger } from '../../../logger';
 import { batchGet, type Item, keyString } from '../../table/batch-get';
 import type { Storage } from '../../table/client';
 import { type Key, personKey, personPrincipalKey, postingsPendingKey, principalKey } from '../../table/keys';
-import type { VocabularyReader } from '../../vocabulary/vocabulary-repository';
 import type { IdAllocator } from '../../write/ids';
 import type { objectQueue } from '../../write/send';
 import { fromStoredPersonItem } from '../person-items';

@@ -1,0 +1,18 @@
+/** The change feed's port (API.md 14); lib/db/feed/feed-log.ts implements it. */
+import type { FeedEvent, FeedPosition, PlacedEvent } from '../feed';
+
+export interface FeedPage {
+  events: PlacedEvent[];
+  next: FeedPosition;
+}
+
+export interface FeedLog {
+  /**
+   * Appends each event once: one appended before (a stream batch delivered again) is skipped. The
+   * events of one object must come in version order, as the table's stream delivers them. Answers
+   * how many were new.
+   */
+  append(events: readonly FeedEvent[], options?: { deadline?: number }): Promise<number>;
+  /** Up to `limit` events after `position`, oldest first, and the position after them. */
+  page(position: FeedPosition, limit: number): Promise<FeedPage>;
+}
