@@ -64,8 +64,40 @@ const cycles = (): string[][] => {
 };
 
 const inLayer = (layer: string) => [...graph.keys()].filter((file) => file.startsWith(`${layer}/`));
+/** Imports of `files` that `forbidden` names, type-only ones counted: a type names its module to a reader too. */
 const importing = (files: string[], forbidden: (target: string) => boolean) =>
-  files.flatMap((file) => (graph.get(file) ?? []).filter(forbidden).map((target) => `${file} -> ${target}`));
+  files.flatMap((file) =>
+    (typeGraph.get(file) ?? []).filter(forbidden).map((target) => `${file} -> ${target}`),
+  );
+
+const folderOf = (file: string) => dirname(file);
+/** Folder -> the project folders its files import (types counted), itself left out. */
+const folderGraph = (() => {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, targets] of typeGraph) {
+    const from = folderOf(file);
+    const to = folders.get(from) ?? new Set<string>();
+    for (const target of targets)
+      if (typeGraph.has(target) && folderOf(target) !== from) to.add(folderOf(target));
+    folders.set(from, to);
+  }
+  return folders;
+})();
+
+/** The cycles between folders: a folder that reaches itself through others' imports. */
+const folderCycles = (): string[] =>
+  [...folderGraph.keys()].filter((start) => {
+    const seen = new Set<string>();
+    const stack = [...(folderGraph.get(start) ?? [])];
+    while (stack.length > 0) {
+      const next = stack.pop() as string;
+      if (next === start) return true;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      stack.push(...(folderGraph.get(next) ?? []));
+    }
+    return false;
+  });
 
 describe('the layers of lib/', () => {
   it('reads the imports (the check below would pass vacuously otherwise)', () => {
@@ -75,6 +107,28 @@ describe('the layers of lib/', () => {
 
   it('have no import cycle, counting type-only imports', () => {
     expect(cycles()).toEqual([]);
+  });
+
+  it('have no cycle between folders, counting type-only imports', () => {
+    expect(folderGraph.get('lib/db/person/read')).toContain('lib/db/person');
+    expect(folderCycles()).toEqual([]);
+  });
+
+  it("keep the person wing's rooms apart: person/read and person/write import nothing of each other", () => {
+    const reads = inLayer('lib/db/person/read');
+    const writes = inLayer('lib/db/person/write');
+    expect(reads.length * writes.length).toBeGreaterThan(0);
+    expect([
+      ...importing(reads, (target) => target.startsWith('lib/db/person/write/')),
+      ...importing(writes, (target) => target.startsWith('lib/db/person/read/')),
+    ]).toEqual([]);
+  });
+
+  it('keep the HTTP edge on ports: lib/http names nothing of lib/db, types included', () => {
+    expect(importing(inLayer('lib/http'), (target) => target.startsWith('lib/db/'))).toEqual([]);
+    expect(
+      importing(inLayer('lib/http'), (target) => target.startsWith('lib/domain/ports/')).length,
+    ).toBeGreaterThan(0);
   });
 
   it('keep lib/domain pure: no AWS, no storage, no HTTP', () => {

@@ -3,7 +3,7 @@
  * gone; the README and the docs pages name no file that is not in the repository.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -39,6 +39,15 @@ describe(`the Layout table (${LAYOUT})`, () => {
     const listed = new Set(rows.map(({ path }) => path));
     const expected = [...entriesOf('lib'), 'functions/', 'infra/', 'events/', 'test/'];
     expect(expected.filter((path) => !listed.has(path))).toEqual([]);
+  });
+
+  it('names every folder below lib/ too: the rooms of the code as the tree has them', () => {
+    const listed = new Set(rows.map(({ path }) => path));
+    const folders = readdirSync(join(ROOT, 'lib'), { withFileTypes: true, recursive: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => `${relative(ROOT, join(entry.parentPath, entry.name))}/`);
+    expect(folders).toContain('lib/db/person/write/');
+    expect(folders.filter((path) => !listed.has(path))).toEqual([]);
   });
 
   it('says what each folder of test/ holds', () => {
