@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
-/** The example object of each set, exactly as API.md 3 shows it in an empty set. */
 import { applyPatch } from '../../lib/domain/patch';
 import type { Abbreviations, Person } from '../../lib/domain/person';
 import { CreatePersonBody, MEMBERSHIP_SETS, type PersonOut, type SetName } from '../../lib/domain/schemas';
 import type { VocabularyEntry } from '../../lib/domain/vocabulary';
+
+/** The example object of each set, exactly as API.md 3 shows it in an empty set. */
 export const EXAMPLE_OBJECTS = {
   Names: {
     '@type': 'Name',
