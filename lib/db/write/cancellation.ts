@@ -63,12 +63,10 @@ const existingOf = (field: ClaimField, item: Record<string, unknown> | undefined
   return typeof id === 'number' ? { existing: { type, id } } : {};
 };
 
-export const decodeCancellation = (
-  reasons: CancellationReason[],
-  roles: ActionRole[],
-): CancellationOutcome | undefined => {
-  const paired = roles.map((role, index) => ({ role, reason: reasons[index] }));
+type Paired = { role: ActionRole; reason: CancellationReason | undefined };
 
+/** The requester's item failed its condition: no such person, or one merged into another. */
+const requesterVerdict = (paired: Paired[]): CancellationOutcome | undefined => {
   const requester = paired.find(({ role, reason }) => role.kind === 'requester' && failed(reason));
   if (requester?.role.kind === 'requester') {
     const item = requester.reason?.Item ? unmarshall(requester.reason.Item) : undefined;
@@ -80,9 +78,12 @@ export const decodeCancellation = (
           : new RequesterUnknown(requester.role.requester),
     };
   }
+  return undefined;
+};
 
-  // Binding (API.md 9.1): the requester is not the caller's person; the caller (or the new person)
-  // is bound already.
+// Binding (API.md 9.1): the requester is not the caller's person; the caller (or the new person)
+// is bound already.
+const bindingVerdict = (paired: Paired[]): CancellationOutcome | undefined => {
   const caller = paired.find(({ role, reason }) => role.kind === 'caller' && failed(reason));
   if (caller?.role.kind === 'caller')
     return { retry: false, error: new RequesterMismatch(caller.role.requester) };
@@ -91,7 +92,11 @@ export const decodeCancellation = (
     const bound = binding.reason?.Item ? unmarshall(binding.reason.Item).personId : undefined;
     return { retry: false, error: new PrincipalAlreadyBound(typeof bound === 'number' ? bound : null) };
   }
+  return undefined;
+};
 
+/** Vocabulary entries the write referenced that are not there. */
+const vocabularyVerdict = (paired: Paired[]): CancellationOutcome | undefined => {
   const missing = paired.flatMap(({ role, reason }) =>
     role.kind === 'vocabulary' && failed(reason) ? [role.reference] : [],
   );
@@ -102,9 +107,12 @@ export const decodeCancellation = (
         missing.map(({ kind, id, path }) => ({ path, message: `No ${kind} with id ${id}` })),
       ),
     };
+  return undefined;
+};
 
-  // A moved version or a claim that changed hands means what we patched is stale: any claim
-  // failure seen alongside may be stale too, so re-read before judging.
+// A moved version or a claim that changed hands means what we patched is stale: any claim
+// failure seen alongside may be stale too, so re-read before judging.
+const staleVerdict = (paired: Paired[]): CancellationOutcome | undefined => {
   const stale = paired.filter(({ role, reason }) => STALE_ROLES.has(role.kind) && failed(reason));
   if (stale.length > 0) {
     const persons = [
@@ -112,7 +120,11 @@ export const decodeCancellation = (
     ];
     return persons.length > 0 ? { retry: true, stale: persons } : { retry: true };
   }
+  return undefined;
+};
 
+/** Claims another object holds: a uniqueness conflict naming each. */
+const clashVerdict = (paired: Paired[]): CancellationOutcome | undefined => {
   const clashes = paired.flatMap(({ role, reason }) =>
     role.kind === 'take' && failed(reason)
       ? [{ claim: role.claim, item: reason?.Item ? unmarshall(reason.Item) : undefined }]
@@ -128,10 +140,29 @@ export const decodeCancellation = (
     }));
     return { retry: false, error: new UniquenessConflict(field, errors) };
   }
+  return undefined;
+};
 
+/** No condition failed: a conflicting transaction, or throttling. */
+const transientVerdict = (reasons: CancellationReason[]): CancellationOutcome | undefined => {
   if (reasons.some((reason) => reason.Code === 'TransactionConflict')) return { retry: true };
   // Throttled inside a transaction: the SDK does not retry a cancellation, and more load won't help.
   if (reasons.some((reason) => reason.Code && THROTTLED.has(reason.Code)))
     return { retry: false, error: new ServiceUnavailable('Storage is throttled', 1) };
   return undefined;
+};
+
+export const decodeCancellation = (
+  reasons: CancellationReason[],
+  roles: ActionRole[],
+): CancellationOutcome | undefined => {
+  const paired: Paired[] = roles.map((role, index) => ({ role, reason: reasons[index] }));
+  return (
+    requesterVerdict(paired) ??
+    bindingVerdict(paired) ??
+    vocabularyVerdict(paired) ??
+    staleVerdict(paired) ??
+    clashVerdict(paired) ??
+    transientVerdict(reasons)
+  );
 };

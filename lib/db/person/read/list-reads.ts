@@ -87,6 +87,36 @@ export const sortBySortKey = <T>(
     .map(({ entry }) => entry);
 };
 
+/** Adds `keyed` to the max-heap `heap` (ordered by `before`), moving it up to its place. */
+const siftUp = <T>(heap: Keyed<T>[], keyed: Keyed<T>, before: (a: Keyed<T>, b: Keyed<T>) => number) => {
+  let place = heap.length;
+  heap.push(keyed);
+  while (place > 0) {
+    const parent = (place - 1) >> 1;
+    if (before(heap[parent] as Keyed<T>, keyed) >= 0) break;
+    heap[place] = heap[parent] as Keyed<T>;
+    place = parent;
+  }
+  heap[place] = keyed;
+};
+
+/** Moves the item at `from` of the max-heap `heap` (ordered by `before`) down to its place. */
+const siftDown = <T>(heap: Keyed<T>[], from: number, before: (a: Keyed<T>, b: Keyed<T>) => number) => {
+  const item = heap[from] as Keyed<T>;
+  let at = from;
+  for (;;) {
+    const left = 2 * at + 1;
+    if (left >= heap.length) break;
+    const right = left + 1;
+    const later =
+      right < heap.length && before(heap[right] as Keyed<T>, heap[left] as Keyed<T>) > 0 ? right : left;
+    if (before(heap[later] as Keyed<T>, item) <= 0) break;
+    heap[at] = heap[later] as Keyed<T>;
+    at = later;
+  }
+  heap[at] = item;
+};
+
 /**
  * `sortBySortKey(entries, keyOf, descending).slice(offset, offset + limit)`, without ordering every
  * entry when the window ends well before them: a filtered list orders all its matches (20 000 for a
@@ -122,37 +152,13 @@ export const windowBySortKey = <T>(
       .map(({ entry }) => entry);
   // A max-heap of the first `end` entries seen so far: the root is the last of them.
   const heap: Keyed<T>[] = [];
-  const siftDown = (from: number) => {
-    const item = heap[from] as Keyed<T>;
-    let at = from;
-    for (;;) {
-      const left = 2 * at + 1;
-      if (left >= heap.length) break;
-      const right = left + 1;
-      const later =
-        right < heap.length && before(heap[right] as Keyed<T>, heap[left] as Keyed<T>) > 0 ? right : left;
-      if (before(heap[later] as Keyed<T>, item) <= 0) break;
-      heap[at] = heap[later] as Keyed<T>;
-      at = later;
-    }
-    heap[at] = item;
-  };
   for (let at = 0; at < entries.length; at++) {
     const keyed = keyedOf(entries[at] as T, at);
     if (heap.length < end) {
-      // Sift up.
-      let place = heap.length;
-      heap.push(keyed);
-      while (place > 0) {
-        const parent = (place - 1) >> 1;
-        if (before(heap[parent] as Keyed<T>, keyed) >= 0) break;
-        heap[place] = heap[parent] as Keyed<T>;
-        place = parent;
-      }
-      heap[place] = keyed;
+      siftUp(heap, keyed, before);
     } else if (before(keyed, heap[0] as Keyed<T>) < 0) {
       heap[0] = keyed;
-      siftDown(0);
+      siftDown(heap, 0, before);
     }
   }
   return heap
