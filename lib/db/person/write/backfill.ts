@@ -121,6 +121,48 @@ export interface BackfillOptions {
   onPage?: (progress: SegmentProgress) => void;
 }
 
+/** Scans one page of the segment from `progress`, repairs its persons' postings, and answers the new progress. */
+const backfillPage = async (
+  storage: Storage,
+  { segment, segments, pageSize }: { segment: number; segments: number; pageSize: number },
+  progress: SegmentProgress,
+): Promise<SegmentProgress> => {
+  const { client, tableName } = storage;
+  const page = await storageCall(() =>
+    client.send(
+      new ScanCommand({
+        TableName: tableName,
+        Segment: segment,
+        TotalSegments: segments,
+        Limit: pageSize,
+        ConsistentRead: true,
+        // Merged persons too: one whose merge left postings pending has them deleted (it implies none).
+        FilterExpression: '#type IN (:person, :merged)',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':person': PERSON_TYPE, ':merged': MERGED_PERSON_TYPE },
+        ...(progress.lastKey ? { ExclusiveStartKey: progress.lastKey } : {}),
+      }),
+    ),
+  );
+  const persons = (page.Items ?? []).map(impliedPerson);
+  let repaired = 0;
+  let written = 0;
+  await inParallel(persons, PERSON_CONCURRENCY, async (person) => {
+    const count = await repairPostings(storage, person);
+    if (count > 0) repaired++;
+    written += count;
+  });
+  const { lastKey: _previous, ...counted } = progress;
+  return {
+    ...counted,
+    persons: progress.persons + persons.length,
+    repaired: progress.repaired + repaired,
+    written: progress.written + written,
+    done: !page.LastEvaluatedKey,
+    ...(page.LastEvaluatedKey ? { lastKey: page.LastEvaluatedKey } : {}),
+  };
+};
+
 /** Backfills one segment of the table's scan, from where an earlier run stopped. */
 export const backfillSegment = async (
   storage: Storage,
@@ -149,39 +191,7 @@ export const backfillSegment = async (
     done: false,
   };
   while (!progress.done && Date.now() < deadline) {
-    const page = await storageCall(() =>
-      client.send(
-        new ScanCommand({
-          TableName: tableName,
-          Segment: segment,
-          TotalSegments: segments,
-          Limit: pageSize,
-          ConsistentRead: true,
-          // Merged persons too: one whose merge left postings pending has them deleted (it implies none).
-          FilterExpression: '#type IN (:person, :merged)',
-          ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: { ':person': PERSON_TYPE, ':merged': MERGED_PERSON_TYPE },
-          ...(progress.lastKey ? { ExclusiveStartKey: progress.lastKey } : {}),
-        }),
-      ),
-    );
-    const persons = (page.Items ?? []).map(impliedPerson);
-    let repaired = 0;
-    let written = 0;
-    await inParallel(persons, PERSON_CONCURRENCY, async (person) => {
-      const count = await repairPostings(storage, person);
-      if (count > 0) repaired++;
-      written += count;
-    });
-    const { lastKey: _previous, ...counted } = progress;
-    progress = {
-      ...counted,
-      persons: progress.persons + persons.length,
-      repaired: progress.repaired + repaired,
-      written: progress.written + written,
-      done: !page.LastEvaluatedKey,
-      ...(page.LastEvaluatedKey ? { lastKey: page.LastEvaluatedKey } : {}),
-    };
+    progress = await backfillPage(storage, { segment, segments, pageSize }, progress);
     await storageCall(() =>
       client.send(new PutCommand({ TableName: tableName, Item: { ...key, type: 'Backfill', progress } })),
     );
