@@ -19,6 +19,7 @@ import type { SearchTerms } from '../../../domain/search';
 import { historyActions } from '../../history/history-actions';
 import { personCounterKey } from '../../table/keys';
 import {
+  type Action,
   bindingMove,
   type ClaimOwner,
   claimActions,
@@ -71,6 +72,56 @@ const sourceChanges = (source: Person) => [
 
 const PERSON = (id: number): ClaimOwner => ({ type: PERSON_TYPE, id });
 
+/** The merge's two write parts, the source's first: what each writes, and its postings' before and after. */
+const mergeParts = (
+  {
+    tableName,
+    survivor,
+    source,
+    requester,
+    ruling,
+  }: Required<Omit<MergeInput, 'now' | 'changeIds' | 'origin'>>,
+  plan: {
+    result: MergeResult;
+    entries: MergePlan['entries'];
+    emptied: Person;
+    binding: Action[];
+    callerShownByMove: boolean;
+  },
+): [WritePart, WritePart] => {
+  const { result, entries, emptied, binding, callerShownByMove } = plan;
+  return [
+    {
+      personId: source.person.id,
+      actions: [
+        mergedPersonPut(tableName, result.source, source.person.CoreMetaData.version),
+        ...historyActions(tableName, entries.source, result.source),
+        ...claimActions(tableName, PERSON(source.person.id), [], result.releaseSource),
+        ...localReferenceActions(tableName, source.person, emptied),
+        counterAdd(tableName, personCounterKey(source.person.id), -1),
+        ...binding,
+      ],
+      postings: source,
+      after: emptied,
+    },
+    {
+      personId: survivor.person.id,
+      actions: [
+        personPut(tableName, result.person, survivor.person.CoreMetaData.version),
+        ...historyActions(tableName, entries.survivor, result.person),
+        ...claimRepoints(tableName, PERSON(source.person.id), PERSON(survivor.person.id), result.repoint),
+        ...claimActions(tableName, PERSON(survivor.person.id), [], result.releaseSurvivor),
+        ...localReferenceActions(tableName, survivor.person, result.person),
+        ...(callerShownByMove
+          ? []
+          : rulingActions(tableName, ruling, { requester, personId: survivor.person.id })),
+      ],
+      postings: survivor,
+      after: result.person,
+    },
+  ];
+};
+
 /** Plans the merge of `source` into `survivor`; throws what `mergePersons` refuses (400). */
 export const planMerge = ({
   tableName,
@@ -121,35 +172,9 @@ export const planMerge = ({
     entries,
     // The source's part first: its postings' deletes get the write's room before the survivor's new
     // ones, so the source leaves search with the write itself whenever they fit.
-    parts: [
-      {
-        personId: source.person.id,
-        actions: [
-          mergedPersonPut(tableName, result.source, source.person.CoreMetaData.version),
-          ...historyActions(tableName, entries.source, result.source),
-          ...claimActions(tableName, PERSON(source.person.id), [], result.releaseSource),
-          ...localReferenceActions(tableName, source.person, emptied),
-          counterAdd(tableName, personCounterKey(source.person.id), -1),
-          ...binding,
-        ],
-        postings: source,
-        after: emptied,
-      },
-      {
-        personId: survivor.person.id,
-        actions: [
-          personPut(tableName, result.person, survivor.person.CoreMetaData.version),
-          ...historyActions(tableName, entries.survivor, result.person),
-          ...claimRepoints(tableName, PERSON(source.person.id), PERSON(survivor.person.id), result.repoint),
-          ...claimActions(tableName, PERSON(survivor.person.id), [], result.releaseSurvivor),
-          ...localReferenceActions(tableName, survivor.person, result.person),
-          ...(callerShownByMove
-            ? []
-            : rulingActions(tableName, ruling, { requester, personId: survivor.person.id })),
-        ],
-        postings: survivor,
-        after: result.person,
-      },
-    ],
+    parts: mergeParts(
+      { tableName, survivor, source, requester, ruling },
+      { result, entries, emptied, binding, callerShownByMove },
+    ),
   };
 };
