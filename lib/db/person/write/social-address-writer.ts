@@ -31,6 +31,75 @@ export interface SocialAddressWriter {
   fill(personId: number, profiles: SocialProfiles, deadline?: number): Promise<FillOutcome>;
 }
 
+/** The person and whether it was enriched already, in one read of its partition. */
+const enrichmentState = async (
+  { client, tableName }: Storage,
+  personId: number,
+): Promise<EnrichmentState> => {
+  const { Items = [] } = await storageCall(() =>
+    client.send(
+      new QueryCommand({
+        TableName: tableName,
+        // ENRICHMENT and PERSON sort after every AUDIT# key: the two items, and no history.
+        KeyConditionExpression: 'pk = :pk AND sk >= :from',
+        ExpressionAttributeValues: { ':pk': personKey(personId).pk, ':from': enrichmentKey(personId).sk },
+        ConsistentRead: true,
+      }),
+    ),
+  );
+  const item = Items.find((candidate) => candidate.sk === personKey(personId).sk);
+  return {
+    // A person merged into another (API.md 13) is enriched no more: there is none to fill.
+    ...(item && isLivePersonItem(item) ? { person: fromPersonItem(item) } : {}),
+    enriched: Items.some((candidate) => candidate.sk === enrichmentKey(personId).sk),
+  };
+};
+
+/** One try at filling: the outcome, or undefined when the write met a concurrent one (read again). */
+const fillOnce = async (
+  { client, tableName, ids, clock }: Storage & { ids: IdAllocator; clock: () => Date },
+  personId: number,
+  profiles: SocialProfiles,
+): Promise<FillOutcome | undefined> => {
+  const { person, enriched } = await enrichmentState({ client, tableName }, personId);
+  if (!person) return 'no-such-person';
+  if (enriched) return 'already-enriched';
+  const now = clock().toISOString();
+  const { person: filledPerson, filled } = fillSocialAddresses(person, profiles, now);
+  if (filled.length === 0) return 'nothing-to-fill';
+  const changeId = (await ids.reserve(1)).first;
+  const next = {
+    ...filledPerson,
+    CoreMetaData: { ...filledPerson.CoreMetaData, modified_audit_id: changeId },
+  };
+  const entry = changeEntry(PERSON_TYPE, next, {
+    id: changeId,
+    action: 'enrich',
+    requester: null,
+    at: now,
+    changed: ['/SocialAddresses'],
+    origin: { ...NO_ORIGIN, caller: 'enrichment' },
+  });
+  const landed = await sendWrite(
+    client,
+    transactionOf([
+      personPut(tableName, next, person.CoreMetaData.version),
+      ...historyActions(tableName, entry, next),
+      [
+        {
+          Put: {
+            TableName: tableName,
+            Item: { ...enrichmentKey(personId), type: 'EnrichmentMark', at: now, filled },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        { kind: 'mark' },
+      ],
+    ]),
+  );
+  return landed ? 'written' : undefined;
+};
+
 export const socialAddressWriter = ({
   client,
   tableName,
@@ -39,69 +108,9 @@ export const socialAddressWriter = ({
   backoff = jitteredBackoff,
 }: Storage & { ids?: IdAllocator; clock?: () => Date } & Partial<
     Pick<RetryOptions, 'backoff'>
-  >): SocialAddressWriter => {
-  const state = async (personId: number): Promise<EnrichmentState> => {
-    const { Items = [] } = await storageCall(() =>
-      client.send(
-        new QueryCommand({
-          TableName: tableName,
-          // ENRICHMENT and PERSON sort after every AUDIT# key: the two items, and no history.
-          KeyConditionExpression: 'pk = :pk AND sk >= :from',
-          ExpressionAttributeValues: { ':pk': personKey(personId).pk, ':from': enrichmentKey(personId).sk },
-          ConsistentRead: true,
-        }),
-      ),
-    );
-    const item = Items.find((candidate) => candidate.sk === personKey(personId).sk);
-    return {
-      // A person merged into another (API.md 13) is enriched no more: there is none to fill.
-      ...(item && isLivePersonItem(item) ? { person: fromPersonItem(item) } : {}),
-      enriched: Items.some((candidate) => candidate.sk === enrichmentKey(personId).sk),
-    };
-  };
-
-  return {
-    state,
-    fill: (personId, profiles, deadline = retryDeadline()) =>
-      // A version that moved (a PATCH landed) or another delivery that enriched first: read again.
-      retrying({ deadline, backoff }, async (): Promise<FillOutcome | undefined> => {
-        const { person, enriched } = await state(personId);
-        if (!person) return 'no-such-person';
-        if (enriched) return 'already-enriched';
-        const now = clock().toISOString();
-        const { person: filledPerson, filled } = fillSocialAddresses(person, profiles, now);
-        if (filled.length === 0) return 'nothing-to-fill';
-        const changeId = (await ids.reserve(1)).first;
-        const next = {
-          ...filledPerson,
-          CoreMetaData: { ...filledPerson.CoreMetaData, modified_audit_id: changeId },
-        };
-        const entry = changeEntry(PERSON_TYPE, next, {
-          id: changeId,
-          action: 'enrich',
-          requester: null,
-          at: now,
-          changed: ['/SocialAddresses'],
-          origin: { ...NO_ORIGIN, caller: 'enrichment' },
-        });
-        const landed = await sendWrite(
-          client,
-          transactionOf([
-            personPut(tableName, next, person.CoreMetaData.version),
-            ...historyActions(tableName, entry, next),
-            [
-              {
-                Put: {
-                  TableName: tableName,
-                  Item: { ...enrichmentKey(personId), type: 'EnrichmentMark', at: now, filled },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              { kind: 'mark' },
-            ],
-          ]),
-        );
-        return landed ? 'written' : undefined;
-      }),
-  };
-};
+  >): SocialAddressWriter => ({
+  state: (personId) => enrichmentState({ client, tableName }, personId),
+  fill: (personId, profiles, deadline = retryDeadline()) =>
+    // A version that moved (a PATCH landed) or another delivery that enriched first: read again.
+    retrying({ deadline, backoff }, () => fillOnce({ client, tableName, ids, clock }, personId, profiles)),
+});
