@@ -93,6 +93,46 @@ export const vocabularyReader = ({ client, tableName }: Storage): VocabularyRead
   },
 });
 
+/** One versioned write of an entry: the entry, its history, its claim, the requester checked. */
+const writeEntry = (
+  { client, tableName, clock }: Storage & { clock: () => Date },
+  kind: VocabularyKind,
+  stored: VocabularyEntry | null,
+  id: number,
+  body: VocabularyBody,
+  requester: number,
+  changeId: number,
+  { origin = NO_ORIGIN, ruling = OPEN }: Pick<WriteOptions, 'origin' | 'ruling'>,
+) => {
+  const now = clock().toISOString();
+  const patched = applyEntryPatch(kind, stored, id, body, { requester, now, changeId });
+  const checks = [
+    requesterCheck(tableName, requester),
+    ...rulingActions(tableName, ruling, { requester, personId: requester }),
+  ];
+  // A change of nothing writes nothing, but a bound caller still proves the requester is its own.
+  if (patched.changed.length === 0)
+    return {
+      patched,
+      landed: ruling.kind === 'open' ? Promise.resolve(true) : sendWrite(client, transactionOf(checks)),
+    };
+  const entry = changeEntry(kind, patched.entry, {
+    id: changeId,
+    action: stored ? 'update' : 'create',
+    requester,
+    at: now,
+    changed: patched.changed,
+    origin,
+  });
+  const transaction = transactionOf([
+    objectPut(tableName, toEntryItem(kind, patched.entry), stored ? stored.CoreMetaData.version : null),
+    ...historyActions(tableName, entry, patched.entry),
+    ...claimActions(tableName, { type: kind, id }, patched.take, patched.release),
+    ...checks,
+  ]);
+  return { patched, landed: sendWrite(client, transaction) };
+};
+
 export const vocabularyRepository = ({
   client,
   tableName,
@@ -103,45 +143,6 @@ export const vocabularyRepository = ({
   const reader = vocabularyReader({ client, tableName });
   const queue = objectQueue();
 
-  /** One versioned write of an entry: the entry, its history, its claim, the requester checked. */
-  const write = (
-    kind: VocabularyKind,
-    stored: VocabularyEntry | null,
-    id: number,
-    body: VocabularyBody,
-    requester: number,
-    changeId: number,
-    { origin = NO_ORIGIN, ruling = OPEN }: Pick<WriteOptions, 'origin' | 'ruling'>,
-  ) => {
-    const now = clock().toISOString();
-    const patched = applyEntryPatch(kind, stored, id, body, { requester, now, changeId });
-    const checks = [
-      requesterCheck(tableName, requester),
-      ...rulingActions(tableName, ruling, { requester, personId: requester }),
-    ];
-    // A change of nothing writes nothing, but a bound caller still proves the requester is its own.
-    if (patched.changed.length === 0)
-      return {
-        patched,
-        landed: ruling.kind === 'open' ? Promise.resolve(true) : sendWrite(client, transactionOf(checks)),
-      };
-    const entry = changeEntry(kind, patched.entry, {
-      id: changeId,
-      action: stored ? 'update' : 'create',
-      requester,
-      at: now,
-      changed: patched.changed,
-      origin,
-    });
-    const transaction = transactionOf([
-      objectPut(tableName, toEntryItem(kind, patched.entry), stored ? stored.CoreMetaData.version : null),
-      ...historyActions(tableName, entry, patched.entry),
-      ...claimActions(tableName, { type: kind, id }, patched.take, patched.release),
-      ...checks,
-    ]);
-    return { patched, landed: sendWrite(client, transaction) };
-  };
-
   return {
     ...reader,
 
@@ -151,7 +152,16 @@ export const vocabularyRepository = ({
       const [id, changeId] = [next(), next()];
       return asRequester(requester, (acting) =>
         retrying({ deadline, backoff }, async () => {
-          const { patched, landed } = write(kind, null, id, body, acting, changeId, options);
+          const { patched, landed } = writeEntry(
+            { client, tableName, clock },
+            kind,
+            null,
+            id,
+            body,
+            acting,
+            changeId,
+            options,
+          );
           return (await landed) ? patched.entry : undefined;
         }),
       );
@@ -170,7 +180,16 @@ export const vocabularyRepository = ({
           retrying({ deadline, backoff }, async () => {
             const stored = await reader.get(kind, id);
             checkPreconditions(conditions, stored.CoreMetaData.version, kind);
-            const { patched, landed } = write(kind, stored, id, body, acting, changeId, options);
+            const { patched, landed } = writeEntry(
+              { client, tableName, clock },
+              kind,
+              stored,
+              id,
+              body,
+              acting,
+              changeId,
+              options,
+            );
             return (await landed) ? patched.entry : undefined;
           }),
         ),
