@@ -90,57 +90,68 @@ export const appendActions = (
   ...fresh.flatMap((event, index) => eventPuts(tableName, shard, event, head + index + 1)),
 ];
 
+/**
+ * Appends one shard's events, a chunk at a time, in their order: each round reads the chunk's marks
+ * and the head, drops what is in already, and writes the rest under the head it read; a round that
+ * meets another append reads again. Each event appended counts its lag (FeedLag): from its entry's
+ * time to the append that landed it; one delivered again and skipped is not counted twice.
+ */
+const appendToShard = async (
+  { client, tableName }: Storage,
+  backoff: RetryOptions['backoff'],
+  shard: number,
+  events: readonly FeedEvent[],
+  deadline: number,
+) => {
+  let appended = 0;
+  for (let start = 0; start < events.length; start += APPEND_CHUNK) {
+    const chunk = events.slice(start, start + APPEND_CHUNK);
+    appended += await retrying({ deadline, backoff }, async () => {
+      const found = await batchGet({ client, tableName }, [
+        feedHeadKey(shard),
+        ...chunk.map(({ id }) => feedMarkKey(id)),
+      ]);
+      const fresh = chunk.filter(({ id }) => !found.has(keyString(feedMarkKey(id))));
+      if (fresh.length === 0) return 0;
+      const head = seqOf(found.get(keyString(feedHeadKey(shard))));
+      const write = appendActions(tableName, shard, head, fresh);
+      if (!(await sendWrite(client, transactionOf(write)))) return undefined;
+      const appendedAt = Date.now();
+      for (const { time } of fresh) addMetric('FeedLag', appendedAt - Date.parse(time));
+      return fresh.length;
+    });
+  }
+  return appended;
+};
+
+const readShare = async (
+  { client, tableName }: Storage,
+  shard: number,
+  after: number,
+  share: number,
+): Promise<PlacedEvent[]> => {
+  if (share === 0) return [];
+  const { Items = [] } = await storageCall(() =>
+    client.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: {
+          ':pk': feedEventKey(shard, 0).pk,
+          ':first': feedEventKey(shard, after + 1).sk,
+          ':last': feedEventKey(shard, after + share).sk,
+        },
+        Limit: share,
+      }),
+    ),
+  );
+  return Items.map(placedOf);
+};
+
 export const feedLog = (
   { client, tableName }: Storage,
   { backoff = jitteredBackoff }: Partial<Pick<RetryOptions, 'backoff'>> = {},
 ): FeedLog => {
-  /**
-   * Appends one shard's events, a chunk at a time, in their order: each round reads the chunk's marks
-   * and the head, drops what is in already, and writes the rest under the head it read; a round that
-   * meets another append reads again. Each event appended counts its lag (FeedLag): from its entry's
-   * time to the append that landed it; one delivered again and skipped is not counted twice.
-   */
-  const appendToShard = async (shard: number, events: readonly FeedEvent[], deadline: number) => {
-    let appended = 0;
-    for (let start = 0; start < events.length; start += APPEND_CHUNK) {
-      const chunk = events.slice(start, start + APPEND_CHUNK);
-      appended += await retrying({ deadline, backoff }, async () => {
-        const found = await batchGet({ client, tableName }, [
-          feedHeadKey(shard),
-          ...chunk.map(({ id }) => feedMarkKey(id)),
-        ]);
-        const fresh = chunk.filter(({ id }) => !found.has(keyString(feedMarkKey(id))));
-        if (fresh.length === 0) return 0;
-        const head = seqOf(found.get(keyString(feedHeadKey(shard))));
-        const write = appendActions(tableName, shard, head, fresh);
-        if (!(await sendWrite(client, transactionOf(write)))) return undefined;
-        const appendedAt = Date.now();
-        for (const { time } of fresh) addMetric('FeedLag', appendedAt - Date.parse(time));
-        return fresh.length;
-      });
-    }
-    return appended;
-  };
-
-  const readShare = async (shard: number, after: number, share: number): Promise<PlacedEvent[]> => {
-    if (share === 0) return [];
-    const { Items = [] } = await storageCall(() =>
-      client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-          ExpressionAttributeValues: {
-            ':pk': feedEventKey(shard, 0).pk,
-            ':first': feedEventKey(shard, after + 1).sk,
-            ':last': feedEventKey(shard, after + share).sk,
-          },
-          Limit: share,
-        }),
-      ),
-    );
-    return Items.map(placedOf);
-  };
-
   return {
     async append(events, { deadline = retryDeadline() } = {}) {
       const byShard = new Map<number, FeedEvent[]>();
@@ -149,7 +160,9 @@ export const feedLog = (
         byShard.set(shard, [...(byShard.get(shard) ?? []), event]);
       }
       const counts = await Promise.all(
-        [...byShard].map(([shard, shardEvents]) => appendToShard(shard, shardEvents, deadline)),
+        [...byShard].map(([shard, shardEvents]) =>
+          appendToShard({ client, tableName }, backoff, shard, shardEvents, deadline),
+        ),
       );
       return counts.reduce((sum, count) => sum + count, 0);
     },
@@ -162,7 +175,9 @@ export const feedLog = (
       );
       const shares = pageShares(pending, limit);
       const read = await Promise.all(
-        shards.map((shard) => readShare(shard, position[shard] ?? 0, shares[shard] ?? 0)),
+        shards.map((shard) =>
+          readShare({ client, tableName }, shard, position[shard] ?? 0, shares[shard] ?? 0),
+        ),
       );
       return assemblePage(position, read, pending, limit);
     },
