@@ -142,6 +142,7 @@ export const vocabularyRepository = ({
 }: VocabularyDeps): VocabularyRepository => {
   const reader = vocabularyReader({ client, tableName });
   const queue = objectQueue();
+  const storage = { client, tableName, clock };
 
   return {
     ...reader,
@@ -152,16 +153,7 @@ export const vocabularyRepository = ({
       const [id, changeId] = [next(), next()];
       return asRequester(requester, (acting) =>
         retrying({ deadline, backoff }, async () => {
-          const { patched, landed } = writeEntry(
-            { client, tableName, clock },
-            kind,
-            null,
-            id,
-            body,
-            acting,
-            changeId,
-            options,
-          );
+          const { patched, landed } = writeEntry(storage, kind, null, id, body, acting, changeId, options);
           return (await landed) ? patched.entry : undefined;
         }),
       );
@@ -181,7 +173,7 @@ export const vocabularyRepository = ({
             const stored = await reader.get(kind, id);
             checkPreconditions(conditions, stored.CoreMetaData.version, kind);
             const { patched, landed } = writeEntry(
-              { client, tableName, clock },
+              storage,
               kind,
               stored,
               id,
