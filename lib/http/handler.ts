@@ -1,8 +1,9 @@
 /**
  * The middy stack every HTTP handler shares: the request's ids on every line it logs, one log line per
- * request, its metrics written when it ends (lib/metrics.ts), problem+json for every error (the refusals an operator counts counted there),
- * content negotiation, HEAD answered as GET without the body, an operation's own middlewares, and the
- * request read at the boundary (links, requester, body) before the handler's own code runs.
+ * request, its metrics written when it ends (lib/metrics.ts), problem+json for every error (the
+ * refusals an operator counts counted there), content negotiation, HEAD answered as GET without the
+ * body, an operation's own middlewares, and the request read at the boundary (links, requester, body)
+ * before the handler's own code runs.
  */
 import { Logger as PowertoolsLogger } from '@aws-lambda-powertools/logger';
 import middy, { type MiddlewareObj } from '@middy/core';
