@@ -3,18 +3,11 @@
  * concern has one home, so a module's imports say which layer it is in. A new import that breaks a
  * rule fails here before a reader (or a cold start) pays for it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-const sourceFiles = (folder: string): string[] =>
-  readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
-    .sort();
+import { ROOT, sourceFiles } from '../support/source-files';
 
 /** `import ... from 'x'` and `export ... from 'x'`; `type` marks the ones that vanish when built. */
 const IMPORT = /^(?:import|export)\s+(type\s)?[^;]*?from\s+'([^']+)';/gms;

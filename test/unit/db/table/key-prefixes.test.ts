@@ -4,19 +4,13 @@
  * holds `WORD#`, where WORD is a word keys.ts builds keys of (`GRAM`, `PERSON`, `AUDIT`, ...), is a key
  * spelled a second time, and drifts the day keys.ts changes. Comments may name keys; code may not.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { ROOT, sourceFiles } from '../../../support/source-files';
 
-const ROOT = resolve(import.meta.dirname, '../../../..');
 const KEYS = 'lib/db/table/keys.ts';
-
-const sourceFiles = (folder: string): string[] =>
-  readdirSync(join(ROOT, folder), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)))
-    .sort();
 
 /** The text of every string literal and every literal part of a template in a source, comments left out. */
 const literalsOf = (text: string, file = 'source.ts'): string[] => {
