@@ -48,18 +48,6 @@ const longFunctions = (limit: number): string[] =>
     return found;
   });
 
-/**
- * Functions of lib/db still over 60 lines, to be split by the rest of issue #54 step 2: each file
- * listed keeps its long functions only until it is split (then it leaves this list), and no other
- * file may get one.
- */
-const STILL_LONG = new Set([
-  'lib/db/history/change-history.ts',
-  'lib/db/person/read/person-list.ts',
-  'lib/db/person/read/posting-search.ts',
-  'lib/db/person/read/reconcile-candidates.ts',
-]);
-
 const FILES = [...sourceFiles('lib'), ...sourceFiles('functions')];
 /** What each file loads when it runs. */
 const graph = new Map(FILES.map((file) => [file, importsOf(file, false)]));
@@ -241,9 +229,6 @@ describe('the layers of lib/', () => {
     }
   });
   it('name the parts of lib/db: no function, arrow or method there is over 60 lines (issue #54 step 2)', () => {
-    const long = longFunctions(60);
-    expect(long.filter((entry) => !STILL_LONG.has(entry.split(':')[0] as string))).toEqual([]);
-    // A file split since leaves the list: each one listed still has a long function.
-    expect([...STILL_LONG].filter((file) => !long.some((entry) => entry.startsWith(`${file}:`)))).toEqual([]);
+    expect(longFunctions(60)).toEqual([]);
   });
 });

@@ -7,7 +7,7 @@
  * and benchmarks; the items read are a metric too (ItemsReadPerList).
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { PersonFilters, PersonSummary } from '../../../domain/listing';
+import type { PersonFilters, PersonSummary, Window } from '../../../domain/listing';
 import type { PersonList, PersonListResult } from '../../../domain/ports/lists';
 import { planQuery } from '../../../domain/search';
 import { logger as defaultLogger } from '../../../logger';
@@ -88,116 +88,137 @@ interface Cursor {
   done: boolean;
 }
 
+/** One read of the `byName` index: the storage, the filters and order asked, and where its cost goes. */
+interface IndexRead extends Storage {
+  filters: PersonFilters;
+  descending: boolean;
+  record: ReturnType<typeof costRecorder>['record'];
+}
+
+const openCursors = (): Cursor[] =>
+  PERSON_LIST_PARTITIONS.map((partition) => ({ partition, entries: [], next: 0, done: false }));
+
+/** Reads the next `limit` entries of a partition (filtered: evaluates that many, any may match). */
+const readMore = async (
+  { client, tableName, filters, descending, record }: IndexRead,
+  cursor: Cursor,
+  limit: number,
+) => {
+  const page = await storageCall(() =>
+    client.send(
+      new QueryCommand({
+        ...buildListQuery(tableName, cursor.partition, filters, descending),
+        ...(cursor.startKey ? { ExclusiveStartKey: cursor.startKey } : {}),
+        Limit: Math.min(limit, MAX_QUERY_LIMIT),
+      }),
+    ),
+  );
+  record(page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits ?? 0);
+  cursor.entries = [...cursor.entries.slice(cursor.next), ...((page.Items ?? []) as IndexEntry[])];
+  cursor.next = 0;
+  cursor.startKey = page.LastEvaluatedKey;
+  cursor.done = !page.LastEvaluatedKey;
+};
+
+/** Every match of the filters (one code point each), in order: each partition read to its end. */
+const readAll = async (read: IndexRead) => {
+  const partitions = await Promise.all(
+    openCursors().map(async (cursor) => {
+      const found: IndexEntry[] = [];
+      while (!cursor.done) {
+        await readMore(read, cursor, MAX_QUERY_LIMIT);
+        found.push(...cursor.entries);
+        cursor.entries = [];
+      }
+      return found;
+    }),
+  );
+  return sortBySortKey(partitions.flat(), (entry) => entry.listSk, read.descending);
+};
+
+/**
+ * The first `wanted` entries of the merged partitions. Each partition is read in chunks of about
+ * its share of the window and asked again only when the merge has used up what it read; a chunk
+ * never asks for more than the window still needs, so no partition gives more than `wanted`.
+ */
+const readWindow = async (read: IndexRead, wanted: number) => {
+  const order = (a: IndexEntry, b: IndexEntry) =>
+    read.descending ? compareSortKeys(b.listSk, a.listSk) : compareSortKeys(a.listSk, b.listSk);
+  const chunk = listChunk(wanted);
+  const open = openCursors();
+  const merged: IndexEntry[] = [];
+  while (merged.length < wanted) {
+    const spent = open.filter((cursor) => cursor.next >= cursor.entries.length && !cursor.done);
+    if (spent.length > 0)
+      await Promise.all(
+        spent.map((cursor) => readMore(read, cursor, Math.min(chunk, wanted - merged.length))),
+      );
+    // Every partition not at its end now holds its next entry: the first of those comes next.
+    let head: Cursor | undefined;
+    for (const cursor of open) {
+      const entry = cursor.entries[cursor.next];
+      if (entry && (!head || order(entry, head.entries[head.next] as IndexEntry) < 0)) head = cursor;
+    }
+    if (!head) break;
+    merged.push(head.entries[head.next] as IndexEntry);
+    head.next += 1;
+  }
+  return merged;
+};
+
+/**
+ * The list read from the `byName` index: filtered (every fragment one code point), every match and
+ * its count; unfiltered, the window merged from the partitions and the person counters' sum.
+ */
+const indexList = async (
+  storage: Storage,
+  filters: PersonFilters,
+  { descending, window }: { descending: boolean; window: Window },
+): Promise<PersonListResult> => {
+  const { cost, record } = costRecorder();
+  const read: IndexRead = { ...storage, filters, descending, record };
+  const wanted = window.offset + window.limit;
+  const [count, matches] = Object.values(filters).some(Boolean)
+    ? await readAll(read).then((all) => [all.length, all] as const)
+    : await Promise.all([
+        countPersons(storage, record),
+        wanted > 0 ? readWindow(read, wanted) : Promise.resolve([]),
+      ]);
+  return {
+    count,
+    persons: matches.slice(window.offset, wanted).map(({ id, fullname }) => ({ id, fullname })),
+    cost,
+  };
+};
+
 export const personList = ({
   client,
   tableName,
   logger = defaultLogger,
 }: Storage & { logger?: Pick<typeof defaultLogger, 'info'> }): PersonList => ({
   async list({ filters, descending, window, localReferenceId }) {
+    const storage = { client, tableName };
     const plan = planQuery(filters);
-    const logCost = (source: string, { cost, detail }: PersonListResult) => {
-      logger.info('list cost', { source, offset: window.offset, limit: window.limit, ...cost, ...detail });
-      addMetric('ItemsReadPerList', cost.itemsRead);
-    };
-    if (localReferenceId !== undefined) {
-      const result = await searchLocalReference({ client, tableName }, localReferenceId, plan, {
-        descending,
-        window,
-      });
-      logCost('local reference', result);
-      return result;
-    }
-    if (plan.probes.length > 0) {
-      const result = await searchPostings({ client, tableName }, plan, { descending, window });
-      logCost('postings', result);
-      return result;
-    }
-    const { cost, record } = costRecorder();
-    const filtered = plan.filters.length > 0;
-    const wanted = window.offset + window.limit;
-
-    /** Reads the next `limit` entries of a partition (filtered: evaluates that many, any may match). */
-    const readMore = async (cursor: Cursor, limit: number) => {
-      const page = await storageCall(() =>
-        client.send(
-          new QueryCommand({
-            ...buildListQuery(tableName, cursor.partition, filters, descending),
-            ...(cursor.startKey ? { ExclusiveStartKey: cursor.startKey } : {}),
-            Limit: Math.min(limit, MAX_QUERY_LIMIT),
-          }),
-        ),
-      );
-      record(page.ScannedCount ?? 0, page.ConsumedCapacity?.CapacityUnits ?? 0);
-      cursor.entries = [...cursor.entries.slice(cursor.next), ...((page.Items ?? []) as IndexEntry[])];
-      cursor.next = 0;
-      cursor.startKey = page.LastEvaluatedKey;
-      cursor.done = !page.LastEvaluatedKey;
-    };
-
-    const cursors = (): Cursor[] =>
-      PERSON_LIST_PARTITIONS.map((partition) => ({ partition, entries: [], next: 0, done: false }));
-    const order = (a: IndexEntry, b: IndexEntry) =>
-      descending ? compareSortKeys(b.listSk, a.listSk) : compareSortKeys(a.listSk, b.listSk);
-
-    /** Every match of the filters (one code point each), in order: each partition read to its end. */
-    const readAll = async () => {
-      const partitions = await Promise.all(
-        cursors().map(async (cursor) => {
-          const found: IndexEntry[] = [];
-          while (!cursor.done) {
-            await readMore(cursor, MAX_QUERY_LIMIT);
-            found.push(...cursor.entries);
-            cursor.entries = [];
-          }
-          return found;
-        }),
-      );
-      return sortBySortKey(partitions.flat(), (entry) => entry.listSk, descending);
-    };
-
-    /**
-     * The first `wanted` entries of the merged partitions. Each partition is read in chunks of about
-     * its share of the window and asked again only when the merge has used up what it read; a chunk
-     * never asks for more than the window still needs, so no partition gives more than `wanted`.
-     */
-    const readWindow = async () => {
-      const chunk = listChunk(wanted);
-      const open = cursors();
-      const merged: IndexEntry[] = [];
-      while (merged.length < wanted) {
-        const spent = open.filter((cursor) => cursor.next >= cursor.entries.length && !cursor.done);
-        if (spent.length > 0)
-          await Promise.all(spent.map((cursor) => readMore(cursor, Math.min(chunk, wanted - merged.length))));
-        // Every partition not at its end now holds its next entry: the first of those comes next.
-        let head: Cursor | undefined;
-        for (const cursor of open) {
-          const entry = cursor.entries[cursor.next];
-          if (entry && (!head || order(entry, head.entries[head.next] as IndexEntry) < 0)) head = cursor;
-        }
-        if (!head) break;
-        merged.push(head.entries[head.next] as IndexEntry);
-        head.next += 1;
-      }
-      return merged;
-    };
-
-    let count: number;
-    let matches: IndexEntry[];
-    if (filtered) {
-      matches = await readAll();
-      count = matches.length;
-    } else {
-      [count, matches] = await Promise.all([
-        countPersons({ client, tableName }, record),
-        wanted > 0 ? readWindow() : Promise.resolve([]),
-      ]);
-    }
-    const result = {
-      count,
-      persons: matches.slice(window.offset, wanted).map(({ id, fullname }) => ({ id, fullname })),
-      cost,
-    };
-    logCost(filtered ? 'index, filtered' : 'index', result);
+    const [source, result] =
+      localReferenceId !== undefined
+        ? [
+            'local reference',
+            await searchLocalReference(storage, localReferenceId, plan, { descending, window }),
+          ]
+        : plan.probes.length > 0
+          ? ['postings', await searchPostings(storage, plan, { descending, window })]
+          : [
+              plan.filters.length > 0 ? 'index, filtered' : 'index',
+              await indexList(storage, filters, { descending, window }),
+            ];
+    logger.info('list cost', {
+      source,
+      offset: window.offset,
+      limit: window.limit,
+      ...result.cost,
+      ...result.detail,
+    });
+    addMetric('ItemsReadPerList', result.cost.itemsRead);
     return result;
   },
 });

@@ -120,6 +120,130 @@ export const filterChecker = async (
   };
 };
 
+/** One list's reads of postings: the storage, where their cost goes, and the postings they read. */
+interface PostingReads extends Storage {
+  counted: ReturnType<typeof costRecorder>['record'];
+  /** Postings every Query read, and those the samples read (round 2). */
+  postingsRead: number;
+  samplePostings: number;
+}
+
+const newRead = (probe: Probe): ProbeRead => ({
+  probe,
+  postings: [],
+  shards: Array.from({ length: PERSON_LIST_SHARDS }, (_, shard) => ({
+    shard,
+    done: false,
+    read: 0,
+    lastId: 0,
+    pages: 0,
+  })),
+});
+
+/** The next `limit` postings of a probe's shard, added to its read. */
+const readShard = async (reads: PostingReads, read: ProbeRead, cursor: ShardCursor, limit: number) => {
+  const page = await storageCall(() =>
+    reads.client.send(
+      new QueryCommand({
+        ...buildProbeQuery(reads.tableName, read.probe, cursor.shard),
+        Limit: limit,
+        ...(cursor.startKey ? { ExclusiveStartKey: cursor.startKey } : {}),
+      }),
+    ),
+  );
+  // A posting none of whose values is in the filter's fields comes back without `values`.
+  const items = ((page.Items ?? []) as Partial<PostingEntry>[]).map(
+    ({ id, fullname, values = {} }) => ({ id, fullname, values }) as PostingEntry,
+  );
+  reads.counted(page.ScannedCount ?? items.length, page.ConsumedCapacity?.CapacityUnits ?? 0);
+  reads.postingsRead += items.length;
+  read.postings.push(...items);
+  cursor.read += items.length;
+  cursor.lastId = items.at(-1)?.id ?? cursor.lastId;
+  cursor.startKey = page.LastEvaluatedKey;
+  cursor.done = !page.LastEvaluatedKey;
+};
+
+/** The probes sampled in one shard each, and the chosen one's read with its sample in it. */
+const sampleProbes = async (reads: PostingReads, probes: Probe[]): Promise<ProbeRead> => {
+  const sampled = probes.map((probe) => ({
+    read: newRead(probe),
+    shard: samplingShard(probe.filter, PERSON_LIST_SHARDS),
+  }));
+  const [counter] = await Promise.all([
+    storageCall(() =>
+      reads.client.send(
+        new GetCommand({ TableName: reads.tableName, Key: idCounterKey, ReturnConsumedCapacity: 'TOTAL' }),
+      ),
+    ),
+    ...sampled.map(({ read, shard }) =>
+      readShard(reads, read, read.shards[shard] as ShardCursor, SAMPLE_PER_SHARD),
+    ),
+  ]);
+  reads.counted(1, counter.ConsumedCapacity?.CapacityUnits ?? 0);
+  const lastId = (counter.Item?.value as number | undefined) ?? 1;
+  const samples = sampled.map(({ read, shard }): ProbeSample => {
+    const cursor = read.shards[shard] as ShardCursor;
+    reads.samplePostings += cursor.read;
+    return { probe: read.probe, read: cursor.read, exhausted: cursor.done, lastId: cursor.lastId };
+  });
+  const chosen = chooseProbe(samples, lastId, PERSON_LIST_SHARDS);
+  return sampled.find(({ read }) => read.probe === chosen)?.read as ProbeRead;
+};
+
+/**
+ * The probe to read whole (rounds 1 and 2): the fewest postings by the counts, or without counts by
+ * the samples; a plan of one probe reads it without sizing it.
+ */
+const chooseRarest = async (reads: PostingReads, probes: Probe[]) => {
+  if (probes.length === 1)
+    return { rarest: newRead(probes[0] as Probe), sizedBy: 'one probe' as const, rounds: 0 };
+  const counts = await readPostingCounts(reads, probes, reads.counted);
+  if (counts) {
+    const fewest = fewestPostings(probes.map((probe) => ({ probe, postings: counts.get(probe) ?? 0 })));
+    return { rarest: newRead(fewest), sizedBy: 'counts' as const, rounds: 1 };
+  }
+  // Round 2, without counts: one Query per probe in its filter's sampling shard, and the last id
+  // handed out (which sizes a sample that did not reach the end of its shard).
+  return { rarest: await sampleProbes(reads, probes), sizedBy: 'samples' as const, rounds: 2 };
+};
+
+/**
+ * The chosen probe whole: a sample of it is not read again, its sampled shard goes on from its cursor
+ * (or is done). A shard holding more than one Query returns takes a round more per page: the rounds.
+ */
+const readWhole = async (reads: PostingReads, rarest: ProbeRead) => {
+  await Promise.all(
+    rarest.shards.map(async (cursor) => {
+      while (!cursor.done) {
+        await readShard(reads, rarest, cursor, MAX_QUERY_LIMIT);
+        cursor.pages += 1;
+      }
+    }),
+  );
+  return Math.max(...rarest.shards.map((cursor) => cursor.pages));
+};
+
+/**
+ * The persons one of whose postings of the rarest probe matches its filter (round 3), kept where every
+ * other filter holds on the posting of one of its grams or on the person (round 4).
+ */
+const matchesOf = async (reads: PostingReads, plan: QueryPlan, rarest: ProbeRead) => {
+  const candidates = new Map<number, PostingEntry>();
+  for (const posting of rarest.postings)
+    if (valuesMatch(rarest.probe.filter, posting.values)) candidates.set(posting.id, posting);
+  const candidateCount = candidates.size;
+  for (const other of plan.filters.filter((filter) => filter !== rarest.probe.filter)) {
+    if (candidates.size === 0) break;
+    const holds = await filterChecker(reads, other, [...candidates.keys()], {
+      consistent: false,
+      onCall: reads.counted,
+    });
+    for (const id of candidates.keys()) if (!holds(id)) candidates.delete(id);
+  }
+  return { candidateCount, matches: [...candidates.values()] };
+};
+
 export const searchPostings = async (
   { client, tableName }: Storage,
   plan: QueryPlan,
@@ -128,116 +252,11 @@ export const searchPostings = async (
   if (plan.probes.length === 0)
     throw new Error('A plan without probes (every fragment one code point) is answered by the index');
   const { cost, record: counted } = costRecorder();
-  const checker = (filter: FilterPlan, ids: number[]) =>
-    filterChecker({ client, tableName }, filter, ids, { consistent: false, onCall: counted });
-
-  let postingsRead = 0;
-  const readShard = async (read: ProbeRead, cursor: ShardCursor, limit: number) => {
-    const page = await storageCall(() =>
-      client.send(
-        new QueryCommand({
-          ...buildProbeQuery(tableName, read.probe, cursor.shard),
-          Limit: limit,
-          ...(cursor.startKey ? { ExclusiveStartKey: cursor.startKey } : {}),
-        }),
-      ),
-    );
-    // A posting none of whose values is in the filter's fields comes back without `values`.
-    const items = ((page.Items ?? []) as Partial<PostingEntry>[]).map(
-      ({ id, fullname, values = {} }) => ({ id, fullname, values }) as PostingEntry,
-    );
-    counted(page.ScannedCount ?? items.length, page.ConsumedCapacity?.CapacityUnits ?? 0);
-    postingsRead += items.length;
-    read.postings.push(...items);
-    cursor.read += items.length;
-    cursor.lastId = items.at(-1)?.id ?? cursor.lastId;
-    cursor.startKey = page.LastEvaluatedKey;
-    cursor.done = !page.LastEvaluatedKey;
-  };
-
-  const newRead = (probe: Probe): ProbeRead => ({
-    probe,
-    postings: [],
-    shards: Array.from({ length: PERSON_LIST_SHARDS }, (_, shard) => ({
-      shard,
-      done: false,
-      read: 0,
-      lastId: 0,
-      pages: 0,
-    })),
-  });
-  let samplePostings = 0;
-  /** The probes sampled in one shard each, and the chosen one's read with its sample in it. */
-  const sampleProbes = async (probes: Probe[]): Promise<ProbeRead> => {
-    const sampled = probes.map((probe) => ({
-      read: newRead(probe),
-      shard: samplingShard(probe.filter, PERSON_LIST_SHARDS),
-    }));
-    const [counter] = await Promise.all([
-      storageCall(() =>
-        client.send(
-          new GetCommand({ TableName: tableName, Key: idCounterKey, ReturnConsumedCapacity: 'TOTAL' }),
-        ),
-      ),
-      ...sampled.map(({ read, shard }) =>
-        readShard(read, read.shards[shard] as ShardCursor, SAMPLE_PER_SHARD),
-      ),
-    ]);
-    counted(1, counter.ConsumedCapacity?.CapacityUnits ?? 0);
-    const lastId = (counter.Item?.value as number | undefined) ?? 1;
-    const samples = sampled.map(({ read, shard }): ProbeSample => {
-      const cursor = read.shards[shard] as ShardCursor;
-      samplePostings += cursor.read;
-      return { probe: read.probe, read: cursor.read, exhausted: cursor.done, lastId: cursor.lastId };
-    });
-    const chosen = chooseProbe(samples, lastId, PERSON_LIST_SHARDS);
-    return sampled.find(({ read }) => read.probe === chosen)?.read as ProbeRead;
-  };
-
+  const reads: PostingReads = { client, tableName, counted, postingsRead: 0, samplePostings: 0 };
   const probes = probesToSample(plan);
-  let rarest = newRead(probes[0] as Probe);
-  let queryRounds = 0;
-  let sizedBy: 'counts' | 'samples' | 'one probe' = 'one probe';
-  if (probes.length > 1) {
-    // Round 1: every probe's postings as the stream counted them, when the counts are complete.
-    const counts = await readPostingCounts({ client, tableName }, probes, counted);
-    queryRounds = 1;
-    if (counts) {
-      sizedBy = 'counts';
-      rarest = newRead(fewestPostings(probes.map((probe) => ({ probe, postings: counts.get(probe) ?? 0 }))));
-    } else {
-      // Round 2, without counts: one Query per probe in its filter's sampling shard, and the last id
-      // handed out (which sizes a sample that did not reach the end of its shard).
-      sizedBy = 'samples';
-      rarest = await sampleProbes(probes);
-      queryRounds = 2;
-    }
-  }
-  // Then the chosen probe whole: a sample of it is not read again, its sampled shard goes on from its
-  // cursor (or is done). A shard holding more than one Query returns takes a round more per page.
-  await Promise.all(
-    rarest.shards.map(async (cursor) => {
-      while (!cursor.done) {
-        await readShard(rarest, cursor, MAX_QUERY_LIMIT);
-        cursor.pages += 1;
-      }
-    }),
-  );
-  queryRounds += Math.max(...rarest.shards.map((cursor) => cursor.pages));
-
-  // Candidates: persons one of whose postings of the rarest probe matches its filter.
-  const candidates = new Map<number, PostingEntry>();
-  for (const posting of rarest.postings)
-    if (valuesMatch(rarest.probe.filter, posting.values)) candidates.set(posting.id, posting);
-
-  const candidateCount = candidates.size;
-  // Every other filter, on the posting of one of its grams or on the person.
-  for (const other of plan.filters.filter((filter) => filter !== rarest.probe.filter)) {
-    if (candidates.size === 0) break;
-    const holds = await checker(other, [...candidates.keys()]);
-    for (const id of candidates.keys()) if (!holds(id)) candidates.delete(id);
-  }
-
+  const { rarest, sizedBy, rounds } = await chooseRarest(reads, probes);
+  const queryRounds = rounds + (await readWhole(reads, rarest));
+  const { candidateCount, matches } = await matchesOf(reads, plan, rarest);
   return {
     detail: {
       probe: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
@@ -245,14 +264,14 @@ export const searchPostings = async (
       /** The probes compared (1: the query has one, read without sizing it), and how they were sized. */
       probesSampled: probes.length,
       sizedBy,
-      /** Postings the samples read (round 1), the chosen probe's own among them. */
-      samplePostings,
+      /** Postings the samples read (round 2), the chosen probe's own among them. */
+      samplePostings: reads.samplePostings,
       /** Postings every Query read: the samples and the rest of the chosen probe. */
-      postingsRead,
+      postingsRead: reads.postingsRead,
       queryRounds,
       candidates: candidateCount,
     },
-    ...sortedWindow([...candidates.values()], { descending, window }),
+    ...sortedWindow(matches, { descending, window }),
     cost,
   };
 };

@@ -26,6 +26,7 @@ import {
   candidateFragments,
   factsOf,
   halvesOf,
+  type MatchRequest,
   MIN_FRAGMENT,
   nameScore,
   queryNameTest,
@@ -72,125 +73,136 @@ const readPersons = async (
   return persons;
 };
 
-export const reconcileReader = (storage: Storage): ReconcileReader => {
-  const { client, tableName } = storage;
+type RecordCost = ReturnType<typeof costRecorder>['record'];
 
-  /** The stubs of every person a plan's postings hold; what the read cost joins `total`. */
-  const searchPlan = async (plan: QueryPlan, total: ListCost) => {
-    if (plan.probes.length === 0) return [];
-    const { persons, cost } = await searchPostings(storage, plan, { descending: false, window: ALL });
-    total.calls += cost.calls;
-    total.itemsRead += cost.itemsRead;
-    total.capacityUnits += cost.capacityUnits;
-    return persons;
+/** The stubs of every person a plan's postings hold; what the read cost joins `total`. */
+const searchPlan = async (storage: Storage, plan: QueryPlan, total: ListCost) => {
+  if (plan.probes.length === 0) return [];
+  const { persons, cost } = await searchPostings(storage, plan, { descending: false, window: ALL });
+  total.calls += cost.calls;
+  total.itemsRead += cost.itemsRead;
+  total.capacityUnits += cost.capacityUnits;
+  return persons;
+};
+
+/** The stubs of every person a fragment's postings hold. */
+const search = (storage: Storage, fragment: string, total: ListCost) =>
+  searchPlan(storage, planQuery({ search: fragment }), total);
+
+/** The person holding an email's claim, if any. */
+const holderOf = async ({ client, tableName }: Storage, email: string, record: RecordCost) => {
+  const { Item, ConsumedCapacity } = await storageCall(() =>
+    client.send(
+      new GetCommand({
+        TableName: tableName,
+        Key: claimKey({ field: 'email', value: email }),
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    ),
+  );
+  record(Item ? 1 : 0, ConsumedCapacity?.CapacityUnits ?? 0);
+  return typeof Item?.personId === 'number' ? Item.personId : undefined;
+};
+
+/**
+ * Rounds 1 to 3: the email holders, and the stubs of every person the name's fragments found (id to
+ * fullname), with the fragments searched in order.
+ */
+const gather = async (
+  storage: Storage,
+  request: MatchRequest,
+  { cost, record }: ReturnType<typeof costRecorder>,
+) => {
+  const { whole, words, short } = candidateFragments(request.variants);
+  const found = new Map<number, string>();
+  const keep = (persons: readonly { id: number; fullname: string }[]) => {
+    for (const { id, fullname } of persons) found.set(id, fullname);
   };
-  /** The stubs of every person a fragment's postings hold. */
-  const search = (fragment: string, total: ListCost) => searchPlan(planQuery({ search: fragment }), total);
-
-  const holderOf = async (email: string, record: (items: number, units: number) => void) => {
-    const { Item, ConsumedCapacity } = await storageCall(() =>
-      client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: claimKey({ field: 'email', value: email }),
-          ReturnConsumedCapacity: 'TOTAL',
-        }),
-      ),
-    );
-    record(Item ? 1 : 0, ConsumedCapacity?.CapacityUnits ?? 0);
-    return typeof Item?.personId === 'number' ? Item.personId : undefined;
+  const searched: string[] = [];
+  const searchAll = (fragments: readonly string[]) => {
+    searched.push(...fragments);
+    return Promise.all(fragments.map((fragment) => search(storage, fragment, cost)));
   };
+  const [holders, first] = await Promise.all([
+    Promise.all(request.emails.map((email) => holderOf(storage, email, record))),
+    searchAll(whole),
+  ]);
+  first.forEach(keep);
+  // The words only when the whole name found no one of that very name: a close second of an exact
+  // name holds it (a score within CLOSE_SECOND), so an exact hit needs no more reading. Then the
+  // halves of each word that found no one, which a typo leaves one of whole.
+  const exactHit = first.flat().some(({ fullname }) => request.variants.includes(fold(fullname)));
+  if (!exactHit && words.length > 0) {
+    const byWord = await searchAll(words);
+    byWord.forEach(keep);
+    const halves = words.filter((_, index) => byWord[index]?.length === 0).flatMap(halvesOf);
+    if (halves.length > 0) (await searchAll(halves)).forEach(keep);
+  } else if (!exactHit && short.length > 0) {
+    // A name whose words are all under 3 code points ("Yu Na", "X. Ma"): the persons each of whose
+    // words of 2 ends one of their values, through those words' end grams (wordEndPlan).
+    const plan = wordEndPlan(short);
+    searched.push(...plan.probes.map(probeText));
+    keep(await searchPlan(storage, plan, cost));
+  }
+  return { found, searched, emailHolders: holders.filter((id): id is number => id !== undefined) };
+};
 
-  return {
-    async candidates(request): Promise<CandidateRead> {
-      const { cost, record } = costRecorder();
-      if (!request.wantsPersons) return { candidates: [], cost, detail: { fragments: 0, searched: '' } };
-      const { whole, words, short } = candidateFragments(request.variants);
-      const found = new Map<number, string>();
-      const keep = (persons: readonly { id: number; fullname: string }[]) => {
-        for (const { id, fullname } of persons) found.set(id, fullname);
-      };
-      /** Every fragment whose postings were read, in order. */
-      const searched: string[] = [];
-      const searchAll = (fragments: readonly string[]) => {
-        searched.push(...fragments);
-        return Promise.all(fragments.map((fragment) => search(fragment, cost)));
-      };
-      const [holders, first] = await Promise.all([
-        Promise.all(request.emails.map((email) => holderOf(email, record))),
-        searchAll(whole),
-      ]);
-      first.forEach(keep);
-      const emailHolders = holders.filter((id): id is number => id !== undefined);
-      // The words only when the whole name found no one of that very name: a close second of an exact
-      // name holds it (a score within CLOSE_SECOND), so an exact hit needs no more reading. Then the
-      // halves of each word that found no one, which a typo leaves one of whole.
-      const exactHit = first.flat().some(({ fullname }) => request.variants.includes(fold(fullname)));
-      if (!exactHit && words.length > 0) {
-        const byWord = await searchAll(words);
-        byWord.forEach(keep);
-        const halves = words.filter((_, index) => byWord[index]?.length === 0).flatMap(halvesOf);
-        if (halves.length > 0) {
-          (await searchAll(halves)).forEach(keep);
-        }
-      } else if (!exactHit && short.length > 0) {
-        // A name whose words are all under 3 code points ("Yu Na", "X. Ma"): the persons each of whose
-        // words of 2 ends one of their values, through those words' end grams (wordEndPlan).
-        const plan = wordEndPlan(short);
-        searched.push(...plan.probes.map(probeText));
-        keep(await searchPlan(plan, cost));
-      }
-      // The best by their fullname alone, every exact namesake and email holder kept.
-      const isQueryName = queryNameTest(request.variants);
-      const ranked = [...found]
-        .map(([id, fullname]) => {
-          const folded = fold(fullname);
-          return {
-            id,
-            // The query's name, hyphens as spaces, as written or in another order of its words.
-            exact: isQueryName(folded),
-            similarity: nameScore(request.variants, [folded]),
-          };
-        })
-        .sort((a, b) => Number(b.exact) - Number(a.exact) || b.similarity - a.similarity || a.id - b.id);
-      const kept = [
-        ...new Set([
-          ...emailHolders,
-          ...ranked
-            .filter(({ exact }, index) => exact || index < RECONCILE_LIMITS.maxLimit)
-            .map(({ id }) => id),
-        ]),
-      ].slice(0, MAX_READ);
-      const persons = await readPersons(storage, kept, record);
+/** The ids to read whole: every email holder and exact namesake, then the best by their fullname alone. */
+const toRead = (request: MatchRequest, found: Map<number, string>, emailHolders: number[]) => {
+  const isQueryName = queryNameTest(request.variants);
+  const ranked = [...found]
+    .map(([id, fullname]) => {
+      const folded = fold(fullname);
       return {
-        candidates: kept.flatMap((id) => {
-          const person = persons.get(id);
-          return person ? [factsOf(person)] : [];
-        }),
-        cost,
-        detail: {
-          fragments: searched.length,
-          searched: searched.join('|'),
-          postingMatches: found.size,
-          emailHolders: emailHolders.length,
-          read: kept.length,
-        },
+        id,
+        // The query's name, hyphens as spaces, as written or in another order of its words.
+        exact: isQueryName(folded),
+        similarity: nameScore(request.variants, [folded]),
       };
-    },
+    })
+    .sort((a, b) => Number(b.exact) - Number(a.exact) || b.similarity - a.similarity || a.id - b.id);
+  const best = ranked
+    .filter(({ exact }, index) => exact || index < RECONCILE_LIMITS.maxLimit)
+    .map(({ id }) => id);
+  return [...new Set([...emailHolders, ...best])].slice(0, MAX_READ);
+};
 
-    async suggest(text, limit) {
-      const wanted = fold(text);
-      if (Array.from(wanted).length < MIN_FRAGMENT) return [];
-      const persons = await search(wanted, costRecorder().cost);
-      const starts = (fullname: string) =>
-        fold(fullname)
-          .split(' ')
-          .some((word) => word.startsWith(wanted));
-      return [...persons]
-        .sort((a, b) => Number(starts(b.fullname)) - Number(starts(a.fullname)))
-        .slice(0, limit);
+const candidatesOf = async (storage: Storage, request: MatchRequest): Promise<CandidateRead> => {
+  const recorder = costRecorder();
+  const { cost, record } = recorder;
+  if (!request.wantsPersons) return { candidates: [], cost, detail: { fragments: 0, searched: '' } };
+  const { found, searched, emailHolders } = await gather(storage, request, recorder);
+  const kept = toRead(request, found, emailHolders);
+  const persons = await readPersons(storage, kept, record);
+  return {
+    candidates: kept.flatMap((id) => {
+      const person = persons.get(id);
+      return person ? [factsOf(person)] : [];
+    }),
+    cost,
+    detail: {
+      fragments: searched.length,
+      searched: searched.join('|'),
+      postingMatches: found.size,
+      emailHolders: emailHolders.length,
+      read: kept.length,
     },
-
-    persons: (ids) => readPersons(storage, ids),
   };
 };
+
+const suggest = async (storage: Storage, text: string, limit: number) => {
+  const wanted = fold(text);
+  if (Array.from(wanted).length < MIN_FRAGMENT) return [];
+  const persons = await search(storage, wanted, costRecorder().cost);
+  const starts = (fullname: string) =>
+    fold(fullname)
+      .split(' ')
+      .some((word) => word.startsWith(wanted));
+  return [...persons].sort((a, b) => Number(starts(b.fullname)) - Number(starts(a.fullname))).slice(0, limit);
+};
+
+export const reconcileReader = (storage: Storage): ReconcileReader => ({
+  candidates: (request) => candidatesOf(storage, request),
+  suggest: (text, limit) => suggest(storage, text, limit),
+  persons: (ids) => readPersons(storage, ids),
+});
