@@ -1,5 +1,9 @@
+import { batchHandler } from '../lib/batch-handler';
+import { publisherFromEnv } from '../lib/bus/publisher';
 import { feedAppenderFromEnv } from '../lib/db/from-env';
-import { streamHandler } from '../lib/stream-handler';
 
-/** DynamoDB Streams: appends each ChangeHistory entry's event to the change feed (API.md 14). */
-export const handler = streamHandler(feedAppenderFromEnv());
+/**
+ * DynamoDB Streams: appends each ChangeHistory entry's event to the change feed, then puts it on the
+ * event bus (API.md 14).
+ */
+export const handler = batchHandler(feedAppenderFromEnv(publisherFromEnv()));

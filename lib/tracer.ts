@@ -1,7 +1,7 @@
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { MiddlewareObj } from '@middy/core';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { SQSBatchResponse } from 'aws-lambda';
 import type { Subsegment } from 'aws-xray-sdk-core';
 import { SERVICE_NAME } from './logger';
 
@@ -51,12 +51,17 @@ export const traceRemoteCall = async <R>(
   }) as Promise<R>;
 };
 
+/** A batch of records: the table's stream's, or a queue's messages. */
+export interface BatchEvent {
+  Records: readonly unknown[];
+}
+
 /**
- * A stream consumer's invocation traced as the HTTP handlers' are (lib/stream-handler.ts uses it):
+ * A batch consumer's invocation traced as the HTTP handlers' are (lib/batch-handler.ts uses it):
  * Powertools' handler subsegment (no response captured), annotated with how many records the batch
  * held and how many failed (all of them when it threw, since the whole batch comes again).
  */
-export const streamTracing = (): MiddlewareObj<DynamoDBStreamEvent, unknown> => {
+export const batchTracing = <E extends BatchEvent>(): MiddlewareObj<E, unknown> => {
   const segment = captureLambdaHandler(tracer, { captureResponse: false });
   const annotate = (records: number, failed: number) => {
     if (!tracer.isTracingEnabled()) return;
@@ -67,7 +72,7 @@ export const streamTracing = (): MiddlewareObj<DynamoDBStreamEvent, unknown> => 
     before: segment.before,
     after: async (request) => {
       // A consumer that returns nothing fails whole or not at all.
-      const failures = (request.response as Partial<DynamoDBBatchResponse> | undefined)?.batchItemFailures;
+      const failures = (request.response as Partial<SQSBatchResponse> | undefined)?.batchItemFailures;
       annotate(request.event.Records.length, failures?.length ?? 0);
       await segment.after?.(request);
     },

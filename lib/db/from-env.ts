@@ -5,6 +5,7 @@
  * subsegment where tracing is on (lib/tracer.ts).
  */
 
+import type { EventPublisher } from '../domain/ports/feed';
 import { traceClient } from '../tracer';
 import { appendEvents } from './feed/feed-appender';
 import { feedLog } from './feed/feed-log';
@@ -48,7 +49,7 @@ export const feedLogFromEnv = () => feedLog(storageFromEnv());
 export const reconcileReaderFromEnv = () => reconcileReader(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());
 export const postingCounterFromEnv = () => countPostings(storageFromEnv());
-export const feedAppenderFromEnv = () => appendEvents(storageFromEnv());
+export const feedAppenderFromEnv = (publish: EventPublisher) => appendEvents(storageFromEnv(), { publish });
 /** The idempotency records of keyed writes, in the same table, on the raw client (Powertools). */
 export const idempotencyStoreFromEnv = () =>
   idempotencyStore({ client: rawClientFromEnv(), tableName: storageFromEnv().tableName });

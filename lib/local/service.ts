@@ -1,16 +1,20 @@
 /**
- * The whole service on this machine: the HTTP server on loopback, DynamoDB Local with the table, and
- * the stream consumers, started together and stopped together.
+ * The whole service on this machine: the HTTP server on loopback, DynamoDB Local with the table, the
+ * stream consumers, and the event bus with its consumers' queues (lib/local/bus.ts), started together
+ * and stopped together.
  */
 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBStreamEvent, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BUS_SUBSCRIPTIONS } from '../api/bus-subscriptions';
+import { useLocalBus } from '../bus/publisher';
 import { markPostingCountsIfEmpty } from '../db/person/read/posting-counts';
 import { documentClient } from '../db/table/client';
 import { STREAM_SUBSCRIPTIONS } from '../db/table/stream-subscriptions';
 import { corsOriginsFrom } from '../http/cors';
 import { FEED_CURSOR_KEY_ENV } from '../secrets';
+import { startLocalBus } from './bus';
 import { startDevIssuer } from './dev-issuer';
 import {
   type DynamoLocal,
@@ -34,6 +38,8 @@ import { type StreamConsumer, startStreamPoller } from './streams';
 
 /** A stream function's handler as its module exports it. */
 type LambdaStreamFunction = (event: DynamoDBStreamEvent, context: Context) => Promise<unknown>;
+/** A queue consumer's handler as its module exports it. */
+type LambdaQueueFunction = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>;
 
 export interface LocalServiceOptions {
   port?: number;
@@ -166,9 +172,29 @@ export const startLocalService = async ({
       Object.assign(process.env, { ENRICHMENT_URL: provider.url, ENRICHMENT_API_KEY: provider.apiKey });
       enrichmentSays = `local fixture provider at ${provider.url}, which knows ${FIXTURE_EMAILS.join(', ')}`;
     }
-    const subscriptions = STREAM_SUBSCRIPTIONS.filter(({ locally }) =>
-      locally === undefined ? enrichment : locally === 'always',
-    );
+    const runs = ({ locally }: { locally?: 'always' }) => locally === 'always' || enrichment;
+    // The bus first, so that it is stopped after the stream that feeds it: the feed's appender puts
+    // every event it appends on it, and each consumer's queue takes the types its rule would.
+    const bus = startLocalBus({
+      baseUrl: process.env.PUBLIC_BASE_URL ?? `http://${host}:${actualPort}`,
+      consumers: BUS_SUBSCRIPTIONS.filter(runs).map(
+        ({ handler, eventTypes, batchSize, maxReceiveCount }) => ({
+          name: handler,
+          eventTypes,
+          batchSize,
+          maxReceiveCount,
+          handler: async (event: SQSEvent) =>
+            (await load<LambdaQueueFunction>(handler))(event, lambdaContext(handler)),
+        }),
+      ),
+      log,
+    });
+    useLocalBus(bus.publish);
+    stops.push(async () => {
+      useLocalBus(undefined);
+      await bus.stop();
+    });
+    const subscriptions = STREAM_SUBSCRIPTIONS.filter(runs);
     const consumers: StreamConsumer[] = [
       ...subscriptions.map(({ handler, accepts }) => ({
         name: handler,

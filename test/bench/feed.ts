@@ -31,6 +31,7 @@ import { itemSize } from '../../lib/db/table/item-size';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { decodeFeedCursor } from '../../lib/domain/feed';
 import { CreatePersonBody } from '../../lib/domain/schemas';
+import { startLocalBus } from '../../lib/local/bus';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
@@ -154,7 +155,11 @@ export const runFeed = async (
       {
         name: subscription.handler,
         accepts: subscription.accepts,
-        handler: appendEvents({ client: appender, tableName: storage.tableName }),
+        // Onto npm start's bus, which builds each event's message as EventBridge delivers it.
+        handler: appendEvents(
+          { client: appender, tableName: storage.tableName },
+          { publish: startLocalBus({ baseUrl: 'http://127.0.0.1:3000', consumers: [] }).publish },
+        ),
       },
     ],
     intervalMs: POLLER_INTERVAL_MS,

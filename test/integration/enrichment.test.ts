@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSBatchResponse, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
-import { claimKey, enrichmentKey, historyKey, personKey } from '../../lib/db/table/keys';
+import { historyKey, personKey } from '../../lib/db/table/keys';
 import { clearbitProvider } from '../../lib/enrichment/clearbit';
-import { enrichRecords } from '../../lib/enrichment/enrich-records';
+import { enrichPersons } from '../../lib/enrichment/enrich-persons';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import type { TestTable } from '../support/dynamo';
-import { streamRecord as recordOf } from '../support/events';
+import { personEventRecord, queueRecord } from '../support/events';
 import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
@@ -142,7 +142,7 @@ interface WiringOptions {
 const enrichment = ({ url, table }: WiringOptions = {}) => {
   const { lines, logger } = capturingLogger();
   const sleeps: number[] = [];
-  const handler = enrichRecords({
+  const handler = enrichPersons({
     provider: clearbitProvider({ url: url ?? provider.url, apiKey: API_KEY, timeoutMs: TIMEOUT_MS }),
     writer: socialAddressWriter(table ?? suite.table),
     logger,
@@ -155,28 +155,14 @@ const enrichment = ({ url, table }: WiringOptions = {}) => {
   return {
     logs: lines,
     sleeps,
-    handle: (...records: DynamoDBRecord[]): Promise<DynamoDBBatchResponse> => handler({ Records: records }),
+    handle: (...records: SQSRecord[]): Promise<SQSBatchResponse> => handler({ Records: records }),
   };
 };
 
 // ---------------------------------------------------------------------------------------------------
-// Persons and the stream records Lambda would deliver for them.
+// Persons and the queue messages of their events, as the bus's rule would put them on the queue.
 
-const storedItem = async (pk: string, sk: string) => {
-  const { Item } = await suite.table.client.send(
-    new GetCommand({ TableName: suite.table.tableName, Key: { pk, sk }, ConsistentRead: true }),
-  );
-  if (!Item) throw new Error(`No item ${pk} ${sk}`);
-  return Item;
-};
-
-/** A stream record of this suite's table, as Lambda hands it to the function. */
-const streamRecord = (
-  eventName: 'INSERT' | 'MODIFY',
-  item: Record<string, unknown>,
-  oldItem?: Record<string, unknown>,
-): DynamoDBRecord =>
-  recordOf(eventName, { tableName: suite.table.tableName, item, ...(oldItem ? { oldItem } : {}) });
+const eventMessage = (id: number, version = 1) => personEventRecord(suite.table, id, { version });
 
 const create = async (body: unknown) => {
   const { status, body: person } = await suite.api.post(body);
@@ -184,11 +170,10 @@ const create = async (body: unknown) => {
   return person;
 };
 
-/** A new person with the email, and the INSERT record of its Person item. */
+/** A new person with the email, and the message of its `person.created`. */
 const newPerson = async (email: string, extra: Record<string, unknown> = {}) => {
   const person = await create({ ...personBody('Jo', uniqueTag('Smith'), email), ...extra });
-  const key = personKey(person.id);
-  return { id: person.id, record: streamRecord('INSERT', await storedItem(key.pk, key.sk)) };
+  return { id: person.id as number, record: await eventMessage(person.id) };
 };
 
 const stored = async (id: number) => {
@@ -226,9 +211,9 @@ const expectEnrichedOnce = async (id: number, version: number) => {
   });
 };
 
-const noFailures: DynamoDBBatchResponse = { batchItemFailures: [] };
-const failureOf = (record: DynamoDBRecord): DynamoDBBatchResponse => ({
-  batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber as string }],
+const noFailures: SQSBatchResponse = { batchItemFailures: [] };
+const failureOf = (record: SQSRecord): SQSBatchResponse => ({
+  batchItemFailures: [{ itemIdentifier: record.messageId }],
 });
 
 const EMPTY_ADDRESSES = { twitter: null, facebook: null, linkedin: null, youtube: null };
@@ -636,11 +621,10 @@ describe('enrichment: idempotency', () => {
   });
 });
 
-describe('enrichment: which records it acts on', () => {
+describe('enrichment: which events it acts on', () => {
   it('skips a person without an email, without asking the provider', async () => {
     const person = await create(personBody('No', uniqueTag('Email')));
-    const key = personKey(person.id);
-    const record = streamRecord('INSERT', await storedItem(key.pk, key.sk));
+    const record = await eventMessage(person.id);
     const before = await snapshot(suite.table);
     const asked = provider.requestCount();
     const { handle, logs } = enrichment();
@@ -656,62 +640,73 @@ describe('enrichment: which records it acts on', () => {
     });
   });
 
-  it('ignores a MODIFY of a Person', async () => {
-    const email = uniqueEmail('modify');
+  it('ignores a person.updated, which its rule does not send', async () => {
+    const email = uniqueEmail('updated');
     provider.program(email, found(JSMITH));
     const { id } = await newPerson(email);
-    const key = personKey(id);
-    const old = await storedItem(key.pk, key.sk);
     await suite.api.patch(id, { local_reference_id: 'changed' });
-    const record = streamRecord('MODIFY', await storedItem(key.pk, key.sk), old);
 
-    expect(await enrichment().handle(record)).toEqual(noFailures);
-
-    expect(provider.requestsFor(email)).toEqual([]);
-    expect(await enrichEntries(id)).toEqual([]);
-  });
-
-  it.each([
-    ['the ChangeHistory entry', (id: number) => historyKey('Person', id, 1)],
-    ['the email claim', (_: number, email: string) => claimKey({ field: 'email', value: email })],
-  ])('ignores the INSERT of %s a create writes', async (_, keyOf) => {
-    const email = uniqueEmail('other');
-    provider.program(email, found(JSMITH));
-    const { id } = await newPerson(email);
-    const key = keyOf(id, email);
-    const record = streamRecord('INSERT', await storedItem(key.pk, key.sk));
-
-    expect(await enrichment().handle(record)).toEqual(noFailures);
+    expect(await enrichment().handle(await eventMessage(id, 2))).toEqual(noFailures);
 
     expect(provider.requestsFor(email)).toEqual([]);
     expect(await enrichEntries(id)).toEqual([]);
   });
 
-  it('ignores the INSERT of its own enrichment mark', async () => {
+  it('ignores the person.enriched event of its own write', async () => {
     const email = uniqueEmail('mark');
     provider.program(email, found(JSMITH));
     const { id, record } = await newPerson(email);
     const { handle } = enrichment();
     await handle(record);
-    const key = enrichmentKey(id);
 
-    expect(await handle(streamRecord('INSERT', await storedItem(key.pk, key.sk)))).toEqual(noFailures);
+    expect(await handle(await eventMessage(id, 2))).toEqual(noFailures);
 
     expect(provider.requestsFor(email)).toHaveLength(1);
   });
 
-  it('reports a record whose image is no Person item alone, and enriches the others', async () => {
+  it('is done with the person.created of an id that holds no person, without asking the provider', async () => {
+    const asked = provider.requestCount();
+    const record = queueRecord({
+      id: 999_999_001,
+      type: 'person.created',
+      endpoint: 'Person',
+      object_id: 999_999_002,
+      version: 1,
+      changed: [],
+      requester: null,
+      time: new Date().toISOString(),
+    });
+
+    expect(await enrichment().handle(record)).toEqual(noFailures);
+
+    expect(provider.requestCount()).toBe(asked);
+  });
+
+  it.each([
+    ['no JSON', 'not json'],
+    ['no event of the feed', JSON.stringify({ 'detail-type': 'person.created', detail: { id: '1' } })],
+    ['a detail-type other than its event', 'MISMATCH'],
+  ])('reports a message that is %s alone, and enriches the others', async (_, body) => {
     const succeeding = uniqueEmail('beside-broken');
     provider.program(succeeding, found(JSMITH));
     const good = await newPerson(succeeding);
-    const broken = streamRecord('INSERT', { pk: 'PERSON#broken', sk: 'PERSON', type: 'Person' });
+    const mismatch = JSON.parse(good.record.body);
+    const broken = {
+      ...good.record,
+      messageId: randomUUID(),
+      body: body === 'MISMATCH' ? JSON.stringify({ ...mismatch, 'detail-type': 'person.updated' }) : body,
+    };
+    const { handle, logs } = enrichment();
 
-    expect(await enrichment().handle(broken, good.record)).toEqual(failureOf(broken));
+    expect(await handle(broken, good.record)).toEqual(failureOf(broken));
 
     expect((await stored(good.id)).SocialAddresses).toMatchObject(JSMITH_ADDRESSES);
+    expect(logs.filter(({ level }) => level === 'error').map(({ message }) => message)).toEqual([
+      'a queue message is not an event of the change feed',
+    ]);
   });
 
-  it('reports only the failing record of a batch and enriches the others', async () => {
+  it('reports only the failing message of a batch and enriches the others', async () => {
     const failing = uniqueEmail('failing');
     const succeeding = uniqueEmail('succeeding');
     provider.program(failing, { status: 500 });
@@ -719,8 +714,7 @@ describe('enrichment: which records it acts on', () => {
     const first = await newPerson(failing);
     const second = await newPerson(succeeding);
     const noEmail = await create(personBody('Batch', uniqueTag('NoEmail')));
-    const noEmailKey = personKey(noEmail.id);
-    const third = streamRecord('INSERT', await storedItem(noEmailKey.pk, noEmailKey.sk));
+    const third = await eventMessage(noEmail.id);
 
     expect(await enrichment().handle(first.record, second.record, third)).toEqual(failureOf(first.record));
 

@@ -10,19 +10,18 @@ import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import { LOCAL_METRICS_NAMESPACE, METRICS } from '../../lib/api/metrics';
+import { batchHandler } from '../../lib/batch-handler';
 import { appendEvents } from '../../lib/db/feed/feed-appender';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
 import { personList } from '../../lib/db/person/read/person-list';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
-import { personKey } from '../../lib/db/table/keys';
 import { clearbitProvider } from '../../lib/enrichment/clearbit';
-import { enrichRecords } from '../../lib/enrichment/enrich-records';
+import { enrichPersons } from '../../lib/enrichment/enrich-persons';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 import { startFixtureProvider } from '../../lib/local/fixture-provider';
-import { streamHandler } from '../../lib/stream-handler';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
-import { httpEvent, invoke, lambdaContext, streamRecord } from '../support/events';
+import { httpEvent, invoke, lambdaContext, personEventRecord, streamRecord } from '../support/events';
 import { injectFaults, sdkError } from '../support/faults';
 import { metricsReader, total } from '../support/metrics';
 import { integrationSuite } from '../support/suite';
@@ -256,8 +255,8 @@ describe('the metrics of enrichment', () => {
 
   /** The enrichment function as functions/enrich-person.ts composes it, on this file's table. */
   const enrichment = (apiKey = provider.apiKey) =>
-    streamHandler(
-      enrichRecords({
+    batchHandler(
+      enrichPersons({
         provider: clearbitProvider({ url: provider.url, apiKey }),
         writer: socialAddressWriter(suite.table),
         logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
@@ -266,7 +265,7 @@ describe('the metrics of enrichment', () => {
     );
   const newPerson = async (email: string) => {
     const { body } = await suite.api.post(personBody('Jo', uniqueTag('Enriched'), email));
-    return insertOf(personKey(body.id));
+    return personEventRecord(suite.table, body.id);
   };
 
   it('counts a person the provider knows as EnrichmentFilled, one it does not as EnrichmentUnknown', async () => {
@@ -308,8 +307,8 @@ describe('the metrics of a lookup the provider still has queued', () => {
 
   it('counts no EnrichmentProviderErrors: the record comes again, and is counted once answered', async () => {
     const { body } = await suite.api.post(personBody('Jo', uniqueTag('Queued'), uniqueEmail('queued')));
-    const enrichment = streamHandler(
-      enrichRecords({
+    const enrichment = batchHandler(
+      enrichPersons({
         provider: clearbitProvider({
           url: `http://127.0.0.1:${(queued.address() as AddressInfo).port}`,
           apiKey: 'any',
@@ -322,7 +321,7 @@ describe('the metrics of a lookup the provider still has queued', () => {
     let failures: unknown[] = [];
     const points = await metricsWrittenBy(async () => {
       ({ batchItemFailures: failures } = await enrichment(
-        { Records: [await insertOf(personKey(body.id))] },
+        { Records: [await personEventRecord(suite.table, body.id)] },
         lambdaContext(),
       ));
     });
@@ -339,7 +338,7 @@ describe('the metrics of the change feed', () => {
     );
     const entry = Items.find((item) => item.type === 'ChangeHistory' && item.object_id === person.id);
     if (!entry) throw new Error('No ChangeHistory entry');
-    const append = streamHandler(appendEvents(suite.table));
+    const append = batchHandler(appendEvents(suite.table, { publish: async () => undefined }));
     const batch = { Records: [await insertOf({ pk: entry.pk, sk: entry.sk })] };
     const before = Date.now();
     const first = await metricsWrittenBy(() => append(batch, lambdaContext()));

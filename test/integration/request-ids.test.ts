@@ -6,8 +6,8 @@
 import type { DynamoDBStreamEvent, Context as LambdaContext } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildHandler as buildCreate } from '../../functions/create-person';
+import { batchHandler } from '../../lib/batch-handler';
 import { appendEvents } from '../../lib/db/feed/feed-appender';
-import { streamHandler } from '../../lib/stream-handler';
 import { personApi, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
 import { httpEvent, invoke, lambdaContext, streamRecord } from '../support/events';
@@ -143,7 +143,7 @@ describe('a stream invocation', () => {
   });
 
   it('names its Lambda request id on the consumer’s own line, and keeps no id of the invocation before', async () => {
-    const consumer = streamHandler(appendEvents(suite.table));
+    const consumer = batchHandler(appendEvents(suite.table, { publish: async () => undefined }));
     const http = buildCreate({ persons: testRepository(suite.table) });
 
     const lines = await linesOf(async () => {

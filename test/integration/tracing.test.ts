@@ -3,14 +3,12 @@
  * DynamoDB Local and the loopback enrichment provider; the segments read back from the UDP socket
  * the X-Ray SDK sends to.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { personKey } from '../../lib/db/table/keys';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { FIXTURE_EMAILS, startFixtureProvider } from '../../lib/local/fixture-provider';
 import { personBody, uniqueTag } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
-import { httpEvent, streamRecord } from '../support/events';
+import { httpEvent, personEventRecord } from '../support/events';
 import { newTraceId, runTraced, type Traced, type XraySegment } from '../support/xray';
 
 const HANDLER_SEGMENT = '## index.handler';
@@ -149,7 +147,7 @@ describe('a 5xx, traced', () => {
   }, 60_000);
 });
 
-describe('the enrichment stream function, traced as deployed', () => {
+describe('the enrichment function, traced as deployed', () => {
   let provider: Awaited<ReturnType<typeof startFixtureProvider>>;
   beforeAll(async () => {
     provider = await startFixtureProvider();
@@ -162,16 +160,12 @@ describe('the enrichment stream function, traced as deployed', () => {
       CreatePersonBody.parse(personBody('Ada', uniqueTag('Lovelace'), email)),
       0,
     );
-    const key = personKey(person.id);
-    const { Item } = await table.client.send(
-      new GetCommand({ TableName: table.tableName, Key: key, ConsistentRead: true }),
-    );
     const traceId = newTraceId();
     const traced = await runTraced(
       [
         {
           handler: 'enrich-person',
-          event: { Records: [streamRecord('INSERT', { tableName: table.tableName, item: Item })] },
+          event: { Records: [await personEventRecord(table, person.id)] },
           traceId,
         },
       ],

@@ -1,13 +1,21 @@
 /** Realistic API Gateway HTTP API (payload format 2.0) events, as Lambda receives them. */
 import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyStructuredResultV2,
   Context,
   DynamoDBRecord,
+  SQSRecord,
 } from 'aws-lambda';
+import { deliveredEventOf } from '../../lib/bus/envelope';
+import { fromHistoryItem } from '../../lib/db/history/change-history';
+import type { Storage } from '../../lib/db/table/client';
+import { historyKey } from '../../lib/db/table/keys';
+import { type EventType, type FeedEvent, feedEventOf } from '../../lib/domain/feed';
 import type { AuthorizerContext } from '../../lib/domain/principal';
+import { sqsRecordOf } from '../../lib/local/bus';
 import { lambdaContext as localContext } from '../../lib/local/lambda-context';
 
 export interface EventSpec {
@@ -134,4 +142,37 @@ export const streamRecord = (
       StreamViewType: 'NEW_AND_OLD_IMAGES',
     },
   };
+};
+
+/**
+ * A bus consumer's queue message carrying the event, as Lambda's SQS event source hands it over: its
+ * body what EventBridge delivers for the event (the same builder `npm start`'s bus uses).
+ */
+export const queueRecord = (
+  event: FeedEvent,
+  { receives = 1, baseUrl = 'http://127.0.0.1:3000' } = {},
+): SQSRecord =>
+  sqsRecordOf('test-queue', {
+    messageId: randomUUID(),
+    body: JSON.stringify(deliveredEventOf(event, baseUrl)),
+    eventId: String(event.id),
+    sentAt: Date.now(),
+    receives,
+  });
+
+/**
+ * The queue message of the event of a person's version, as the change feed made it from its
+ * ChangeHistory entry (API.md 14); `type` overrides the event's own.
+ */
+export const personEventRecord = async (
+  { client, tableName }: Storage,
+  id: number,
+  { version = 1, type }: { version?: number; type?: EventType } = {},
+) => {
+  const { Item } = await client.send(
+    new GetCommand({ TableName: tableName, Key: historyKey('Person', id, version), ConsistentRead: true }),
+  );
+  if (!Item) throw new Error(`Person ${id} has no version ${version}`);
+  const event = feedEventOf(fromHistoryItem(Item));
+  return queueRecord(type ? { ...event, type } : event);
 };

@@ -1,8 +1,8 @@
 /** lib/metrics.ts: catalogue units, the `field` dimension kept to its metric, one line per invocation. */
 import { describe, expect, it, vi } from 'vitest';
 import { METRICS } from '../../lib/api/metrics';
+import { batchHandler } from '../../lib/batch-handler';
 import { addDimensionedMetric, addMetric } from '../../lib/metrics';
-import { streamHandler } from '../../lib/stream-handler';
 import { lambdaContext } from '../support/events';
 import { metricsReader } from '../support/metrics';
 
@@ -17,13 +17,13 @@ const metricsWrittenBy = metricsReader();
 describe('the container’s metrics', () => {
   // First: a container's first invocation is the one a ColdStart metric would come with.
   it('write no ColdStart on a container’s first invocation: only the catalogue’s metrics', async () => {
-    const handler = streamHandler(async () => addMetric('PersonsCreated'));
+    const handler = batchHandler(async () => addMetric('PersonsCreated'));
     const points = await metricsWrittenBy(() => handler({ Records: [] }, lambdaContext()));
     expect(points.map(({ name }) => name)).toEqual(['PersonsCreated']);
   });
 
   it('keep the field dimension on UniquenessConflicts: the invocation’s other metrics carry only service', async () => {
-    const handler = streamHandler(async () => {
+    const handler = batchHandler(async () => {
       addMetric('StorageRetries');
       addDimensionedMetric('UniquenessConflicts', 'email');
       addMetric('StorageRetries');
@@ -46,7 +46,7 @@ describe('the container’s metrics', () => {
   });
 
   it('write nothing for an invocation that counted nothing, and do not fail it', async () => {
-    const handler = streamHandler(async () => 'answered');
+    const handler = batchHandler(async () => 'answered');
     let answer: unknown;
     const points = await metricsWrittenBy(async () => {
       answer = await handler({ Records: [] }, lambdaContext());
@@ -56,7 +56,7 @@ describe('the container’s metrics', () => {
   });
 
   it('write what an invocation counted before it threw', async () => {
-    const handler = streamHandler(async () => {
+    const handler = batchHandler(async () => {
       addMetric('FeedLag', 120);
       throw new Error('storage failed');
     });

@@ -1,8 +1,10 @@
 /**
  * The change feed's appender (API.md 14): the table's stream hands it the ChangeHistory entries as
  * they are committed, per object in commit order, and it appends each one's event to the feed
- * (feed-log.ts) once, however often a batch is delivered. Deployed it is a Lambda on the stream;
- * `npm start`'s stream poller feeds it the same records.
+ * (feed-log.ts) once, however often a batch is delivered, then puts the batch's events on the event
+ * bus (the port's `EventPublisher`, lib/bus/publisher.ts), the one fan-out every consumer of changes reads through a queue of its
+ * own. Deployed it is a Lambda on the stream; `npm start`'s stream poller feeds it the same records.
+ * An event is put on the bus only once appended, and again when its batch comes again (at least once).
  *
  * A record that cannot be read as an entry is reported as the batch's failure (`batchItemFailures`):
  * the records before it are appended, it and those after are delivered again, and after the event
@@ -14,6 +16,7 @@ import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEven
 import { type ChangeEntry, RESOURCE_TYPES } from '../../domain/change-history';
 import { type FeedEvent, feedEventOf } from '../../domain/feed';
 import type { MergedPerson } from '../../domain/merge';
+import type { EventPublisher } from '../../domain/ports/feed';
 import { logger as defaultLogger } from '../../logger';
 import { retryDeadline } from '../../timeouts';
 import { decodeSnapshot } from '../history/snapshots';
@@ -46,8 +49,14 @@ export const eventOfRecord = (record: DynamoDBRecord): FeedEvent => {
   return feedEventOf(entry, typeof merged?.superceded_by === 'number' ? merged.superceded_by : null);
 };
 
+export interface AppenderOptions {
+  /** Where the appended events go on: the bus. */
+  publish: EventPublisher;
+  logger?: Pick<typeof defaultLogger, 'error'>;
+}
+
 export const appendEvents =
-  (storage: Storage, { logger = defaultLogger }: { logger?: Pick<typeof defaultLogger, 'error'> } = {}) =>
+  (storage: Storage, { publish, logger = defaultLogger }: AppenderOptions) =>
   async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
     const events: FeedEvent[] = [];
     let failed: DynamoDBRecord | undefined;
@@ -64,6 +73,7 @@ export const appendEvents =
       }
     }
     await feedLog(storage).append(events, { deadline: retryDeadline(context?.getRemainingTimeInMillis()) });
+    if (events.length > 0) await publish(events);
     return {
       batchItemFailures: failed ? [{ itemIdentifier: failed.dynamodb?.SequenceNumber ?? '' }] : [],
     };

@@ -2,24 +2,19 @@
  * The functions subscribed to the table's stream, and which records each wants. The CDK stack
  * subscribes them with an event filter saying the same; the local runtime feeds them from DynamoDB
  * Local's stream. Beside the key design, as a filter on keys reads the prefixes keys.ts spells.
+ *
+ * Two readers, and no more: DynamoDB Streams throttles a shard read by more than two processes at
+ * once. They are what must see items: the posting counts (posting records) and the feed's appender
+ * (ChangeHistory entries), which puts each event on the bus; everything that reacts to a change reads
+ * the bus through a queue of its own (lib/api/bus-subscriptions.ts).
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import { CHANGE_HISTORY_TYPE } from '../../domain/change-history';
-import { FEED_EVENT_TYPE } from '../../domain/feed';
-import { PERSON_TYPE } from '../../domain/person';
 import { POSTING_PARTITION_PREFIX } from './keys';
-
-/** Which records enrichment wants: new Person items (the filter pattern below says the same). */
-export const isPersonInsert = (record: DynamoDBRecord): boolean =>
-  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === PERSON_TYPE;
 
 /** Which records the change feed wants: new ChangeHistory entries, one per stored change (API.md 14). */
 export const isChangeHistoryInsert = (record: DynamoDBRecord): boolean =>
   record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === CHANGE_HISTORY_TYPE;
-
-/** Which records the event bus wants: the events the change feed took (API.md 14). */
-export const isFeedEventInsert = (record: DynamoDBRecord): boolean =>
-  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === FEED_EVENT_TYPE;
 
 /** Which records the posting counts want: a posting stored or deleted (a MODIFY changes no count). */
 export const isPostingInsertOrRemove = (record: DynamoDBRecord): boolean =>
@@ -40,18 +35,12 @@ export interface StreamSubscription {
   batching?: { size: number; windowSeconds: number };
   /**
    * Whether `npm start` runs it: by default with enrichment (`ENRICHMENT=off` stops the stream's
-   * other work, which only enrichment's tests and the deployed stack need); `always`, or `never` for
-   * what only a deployed stack has (an event bus).
+   * other work, which only enrichment's tests and the deployed stack need), or `always`.
    */
-  locally?: 'always' | 'never';
+  locally?: 'always';
 }
 
 export const STREAM_SUBSCRIPTIONS: readonly StreamSubscription[] = [
-  {
-    handler: 'enrich-person',
-    accepts: isPersonInsert,
-    filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [PERSON_TYPE] } } } },
-  },
   {
     handler: 'count-postings',
     accepts: isPostingInsertOrRemove,
@@ -69,13 +58,5 @@ export const STREAM_SUBSCRIPTIONS: readonly StreamSubscription[] = [
     // well inside the feed's 5 s (API.md 14).
     batching: { size: 100, windowSeconds: 1 },
     locally: 'always',
-  },
-  {
-    handler: 'publish-events',
-    accepts: isFeedEventInsert,
-    filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [FEED_EVENT_TYPE] } } } },
-    // Ten events a PutEvents call; gathered for at most a second, as the feed's appends are.
-    batching: { size: 100, windowSeconds: 1 },
-    locally: 'never',
   },
 ];

@@ -16,3 +16,9 @@ export interface FeedLog {
   /** Up to `limit` events after `position`, oldest first, and the position after them. */
   page(position: FeedPosition, limit: number): Promise<FeedPage>;
 }
+
+/**
+ * Puts events on the event bus, where every consumer of changes reads them (lib/bus/publisher.ts):
+ * throws when any was not taken, so that their batch is delivered again.
+ */
+export type EventPublisher = (events: readonly FeedEvent[]) => Promise<void>;

@@ -1,21 +1,18 @@
 /**
- * The change feed on the stack's EventBridge bus (API.md 14, issue #41): the publisher puts each event
- * the feed took, from the `FeedEvent` items the table's stream carries, with the real AWS SDK against
- * an EventBridge endpoint on loopback that records what it is sent (EventBridge has no local engine).
+ * The change feed on the stack's EventBridge bus (API.md 14, issues #41 and #55): the publisher puts
+ * each event the feed's appender appended, with the real AWS SDK against an EventBridge endpoint on
+ * loopback that records what it is sent (EventBridge has no local engine); what a rule's queue then
+ * receives reads back into the same CloudEvent.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { CloudEvent as SpecEvent } from 'cloudevents';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishEvents } from '../../lib/db/feed/event-publisher';
-import { feedLog } from '../../lib/db/feed/feed-log';
-import { isFeedEventInsert } from '../../lib/db/table/stream-subscriptions';
+import { cloudEventOfMessage, deliveredEventOf } from '../../lib/bus/envelope';
+import { eventBridgePublisher } from '../../lib/bus/publisher';
 import { NO_ORIGIN } from '../../lib/domain/change-history';
-import { feedEventOf } from '../../lib/domain/feed';
-import { createTestTable } from '../support/dynamo';
-import { streamRecord } from '../support/events';
+import { cloudEventOf, feedEventOf } from '../../lib/domain/feed';
 
 const BASE = 'https://persons.example.org';
 const BUS = 'person-service-changes';
@@ -68,36 +65,26 @@ const client = () =>
     maxAttempts: 1,
   });
 
-/** Stream records of the feed's event items, as the table's stream hands them over. */
-const feedRecords = async (count: number) => {
-  const table = await createTestTable();
-  await feedLog(table).append(
-    Array.from({ length: count }, (_, n) =>
-      feedEventOf({
-        id: 40_000 + n,
-        endpoint: n % 5 === 0 ? 'NamePrefix' : 'Person',
-        object_id: 30_000 + n,
-        version: 1,
-        action: 'create',
-        requester: n % 5 === 0 ? 30_000 : 30_000 + n,
-        at: new Date(Date.UTC(2026, 10, 26, 12, 0, n)).toISOString(),
-        changed: [],
-        provider_data: NO_ORIGIN,
-      }),
-    ),
+/** The events of `count` changes, as the appender hands them to the bus. */
+const feedEvents = (count: number) =>
+  Array.from({ length: count }, (_, n) =>
+    feedEventOf({
+      id: 40_000 + n,
+      endpoint: n % 5 === 0 ? 'NamePrefix' : 'Person',
+      object_id: 30_000 + n,
+      version: 1,
+      action: 'create',
+      requester: n % 5 === 0 ? 30_000 : 30_000 + n,
+      at: new Date(Date.UTC(2026, 10, 26, 12, 0, n)).toISOString(),
+      changed: [],
+      provider_data: NO_ORIGIN,
+    }),
   );
-  const { Items = [] } = await table.client.send(new ScanCommand({ TableName: table.tableName }));
-  return Items.map((item) => streamRecord('INSERT', { tableName: table.tableName, item }))
-    .filter(isFeedEventInsert)
-    .sort((a, b) => Number(a.dynamodb?.NewImage?.id?.N) - Number(b.dynamodb?.NewImage?.id?.N));
-};
 
 describe('the event bus publisher', () => {
   it('puts every event on the bus, ten a call: source the service, detail-type its type, detail the CloudEvent', async () => {
     calls.length = 0;
-    const records = await feedRecords(25);
-    expect(records).toHaveLength(25);
-    await publishEvents({ busName: BUS, baseUrl: BASE, client: client() })({ Records: records });
+    await eventBridgePublisher({ busName: BUS, baseUrl: BASE, client: client() })(feedEvents(25));
     expect(calls.map(({ target, entries }) => [target, entries.length])).toEqual([
       ['AWSEvents.PutEvents', 10],
       ['AWSEvents.PutEvents', 10],
@@ -121,10 +108,17 @@ describe('the event bus publisher', () => {
 
   it('fails the batch when the bus refuses an entry, so the stream delivers it again', async () => {
     calls.length = 0;
-    const records = await feedRecords(3);
     refuse = 1;
     await expect(
-      publishEvents({ busName: BUS, baseUrl: BASE, client: client() })({ Records: records }),
+      eventBridgePublisher({ busName: BUS, baseUrl: BASE, client: client() })(feedEvents(3)),
     ).rejects.toThrow(/EventBridge refused 1 events: ThrottlingException/);
+  });
+
+  it('gives a rule’s queue what reads back into the CloudEvent it put', () => {
+    for (const event of feedEvents(6)) {
+      const delivered = deliveredEventOf(event, BASE);
+      expect(delivered).toMatchObject({ source: BASE, 'detail-type': event.type });
+      expect(cloudEventOfMessage({ body: JSON.stringify(delivered) })).toEqual(cloudEventOf(event, BASE));
+    }
   });
 });

@@ -1,21 +1,20 @@
 /**
- * The enrichment stream handler's work: for each INSERT of a Person with a primary email, ask the
- * provider and write what it knows into the still-empty SocialAddresses fields. Failures are
- * reported per record (`batchItemFailures`, by Powertools' batch processing) so only those are
- * delivered again. Each lookup's outcome is counted (EnrichmentFilled, EnrichmentUnknown,
+ * Enrichment, a consumer of `person.created` on the bus (lib/api/bus-subscriptions.ts): for each new
+ * person with a primary email, ask the provider and write what it knows into the still-empty
+ * SocialAddresses fields. A message that fails is reported alone and comes again from its queue
+ * (lib/bus/consumer.ts). Each lookup's outcome is counted (EnrichmentFilled, EnrichmentUnknown,
  * EnrichmentProviderErrors); the function writes them when its invocation ends.
+ *
+ * At least once and in no set order is safe: it reads the person as it is now, and writes only on
+ * the version it read and where no enrichment mark is, so a second delivery writes nothing.
  */
 
-import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { personFromImage } from '../db/person/person-items';
+import { queueConsumer } from '../bus/consumer';
 import type { SocialAddressWriter } from '../db/person/write/social-address-writer';
-import { isPersonInsert } from '../db/table/stream-subscriptions';
+import type { CloudEvent } from '../domain/feed';
 import { primaryEmailOf } from '../domain/person';
 import type { logger as defaultLogger } from '../logger';
 import { addMetric } from '../metrics';
-import { retryDeadline } from '../timeouts';
 import type { LookupResult, PersonDataProvider } from './provider';
 
 type Logger = Pick<typeof defaultLogger, 'info' | 'warn' | 'error'>;
@@ -31,7 +30,7 @@ export interface EnrichDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export const enrichRecords = ({
+export const enrichPersons = ({
   provider,
   writer,
   logger,
@@ -49,17 +48,19 @@ export const enrichRecords = ({
     return result;
   };
 
-  /** True when the record is done with (written, or nothing to do); false to have it delivered again. */
-  const enrich = async (record: DynamoDBRecord, deadline: number): Promise<boolean> => {
-    const person = personFromImage(record.dynamodb?.NewImage as Record<string, AttributeValue>);
-    const email = primaryEmailOf(person);
-    const context = { personId: person.id, provider: provider.name };
-    if (!email) return true;
-    if ((await writer.state(person.id)).enriched) return true;
+  /** True when the person is done with (written, or nothing to do); false to have it delivered again. */
+  const enrich = async (event: CloudEvent, deadline: number): Promise<boolean> => {
+    if (event.type !== 'person.created') return true;
+    const personId = event.data.id;
+    const context = { personId, eventId: event.id, provider: provider.name };
+    // A person merged into another since (API.md 13) has none to fill; one enriched already is done.
+    const { person, enriched } = await writer.state(personId);
+    const email = person && primaryEmailOf(person);
+    if (!email || enriched) return true;
     const result = await lookup(email);
     switch (result.kind) {
       case 'found': {
-        const outcome = await writer.fill(person.id, result.profiles, deadline);
+        const outcome = await writer.fill(personId, result.profiles, deadline);
         if (outcome === 'written') addMetric('EnrichmentFilled');
         logger.info('enrichment', { ...context, outcome, found: Object.keys(result.profiles) });
         return true;
@@ -89,27 +90,17 @@ export const enrichRecords = ({
     }
   };
 
-  // Powertools' batch processing reports each record that throws in `batchItemFailures`, so a bad record
-  // fails alone; one at a time, in stream order, as before.
-  const processor = new BatchProcessor(EventType.DynamoDBStreams);
-  return async (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> => {
-    // Writes retry within the invocation's time; a record that runs out is delivered again.
-    const deadline = retryDeadline(context?.getRemainingTimeInMillis());
-    const handle = async (record: DynamoDBRecord) => {
-      if (!isPersonInsert(record)) return;
+  return queueConsumer(
+    async (event, deadline) => {
       let done: boolean;
       try {
-        done = await enrich(record, deadline);
+        done = await enrich(event, deadline);
       } catch (error) {
-        logger.error('enrichment failed', { error, eventID: record.eventID });
+        logger.error('enrichment failed', { error, eventId: event.id });
         throw error;
       }
       if (!done) throw new Error('Not enriched yet: delivered again');
-    };
-    return processPartialResponse(event, handle, processor, {
-      ...(context ? { context } : {}),
-      processInParallel: false,
-      throwOnFullBatchFailure: false,
-    });
-  };
+    },
+    { logger },
+  );
 };

@@ -1,0 +1,73 @@
+/**
+ * Every consumer of the bus (lib/api/bus-subscriptions.ts) is safe under what EventBridge and
+ * standard SQS do (issue #55 step 3): an event delivered twice, and an event delivered after a later
+ * one, leave the store as one delivery in order would. Each consumer has its check here; a consumer
+ * added to the catalogue without one fails the first test.
+ */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
+import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
+import { clearbitProvider } from '../../lib/enrichment/clearbit';
+import { enrichPersons } from '../../lib/enrichment/enrich-persons';
+import { FIXTURE_EMAILS, startFixtureProvider } from '../../lib/local/fixture-provider';
+import { personBody, uniqueTag } from '../support/api';
+import { personEventRecord } from '../support/events';
+import { snapshot } from '../support/invariants';
+import { integrationSuite } from '../support/suite';
+
+const suite = integrationSuite();
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+const noFailures: SQSBatchResponse = { batchItemFailures: [] };
+
+let provider: Awaited<ReturnType<typeof startFixtureProvider>>;
+beforeAll(async () => {
+  provider = await startFixtureProvider();
+});
+afterAll(() => provider?.stop());
+
+/** Each consumer's check: twice, then out of order, against what one delivery in order leaves. */
+const CHECKS: Record<string, () => Promise<void>> = {
+  'enrich-person': async () => {
+    const consume = enrichPersons({
+      provider: clearbitProvider({ url: provider.url, apiKey: provider.apiKey }),
+      writer: socialAddressWriter(suite.table),
+      logger: quiet,
+    });
+    const deliver = (...records: SQSEvent['Records']) => consume({ Records: records });
+    const { body: person } = await suite.api.post(
+      personBody('Ada', uniqueTag('Twice'), FIXTURE_EMAILS[0] as string),
+    );
+    // A change lands before the person.created is delivered: the events arrive out of order.
+    expect((await suite.api.patch(person.id, { local_reference_id: 'first-change' })).status).toBe(200);
+    const created = await personEventRecord(suite.table, person.id);
+    const updated = await personEventRecord(suite.table, person.id, { version: 2 });
+
+    expect(await deliver(updated, created)).toEqual(noFailures);
+    const once = await snapshot(suite.table);
+    const { body: enriched } = await suite.api.get(person.id);
+    expect(enriched.CoreMetaData.version).toBe(3);
+    expect(enriched.local_reference_id).toBe('first-change');
+    expect(enriched.SocialAddresses.twitter).not.toBeNull();
+
+    // Twice, and the older event after the newer one once more: nothing changes.
+    expect(await deliver(created, created)).toEqual(noFailures);
+    expect(await deliver(await personEventRecord(suite.table, person.id, { version: 3 }), created)).toEqual(
+      noFailures,
+    );
+    expect(await snapshot(suite.table)).toEqual(once);
+  },
+};
+
+describe('every consumer of the bus, delivered to twice and out of order', () => {
+  it('has a check for each consumer the catalogue lists, and none for one it does not', () => {
+    expect(Object.keys(CHECKS).sort()).toEqual(BUS_SUBSCRIPTIONS.map(({ handler }) => handler).sort());
+  });
+
+  it.each(BUS_SUBSCRIPTIONS.map(({ handler }) => handler))(
+    '%s: leaves what one delivery in order leaves',
+    async (handler) => {
+      await CHECKS[handler]?.();
+    },
+  );
+});
