@@ -1,7 +1,7 @@
 /**
  * The service's one CloudWatch dashboard (issue #42): a row each for the HTTP API, the functions, the
- * table, the service's own metrics (lib/api/metrics.ts, every one), the stream consumers, and the
- * alarms' state. docs/runbook.md names the rows an alarm sends the operator to.
+ * table, the service's own metrics (lib/api/metrics.ts, every one), the stream consumers, the bus
+ * consumers' queues, and the alarms' state. docs/runbook.md names the rows an alarm sends the operator to.
  *
  * The Lambda row is one graph per metric with a line per function, not a graph per function: with
  * some forty functions, forty small graphs are a wall no one reads, while one graph shows at a glance
@@ -24,6 +24,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { METRICS, type MetricName } from '../lib/api/metrics';
+import type { BusConsumer } from './bus-consumer';
 import { seriesOf } from './service-metrics';
 import type { PersonTable } from './table';
 
@@ -40,6 +41,8 @@ export interface ServiceDashboardProps {
   functions: ReadonlyMap<string, LambdaFunction>;
   table: PersonTable;
   streams: readonly StreamConsumer[];
+  /** The change feed's consumers on the bus, each with its queue and dead-letter queues. */
+  consumers: readonly BusConsumer[];
   alarms: readonly Alarm[];
 }
 
@@ -53,6 +56,7 @@ export const DASHBOARD_ROWS = [
   'DynamoDB',
   'Service metrics',
   'Stream consumers',
+  'Bus consumers',
   'Alarms',
 ] as const;
 
@@ -83,7 +87,7 @@ export class ServiceDashboard extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    { stage, functions, table, streams, alarms }: ServiceDashboardProps,
+    { stage, functions, table, streams, consumers, alarms }: ServiceDashboardProps,
   ) {
     super(scope, id);
     const sum: MetricOptions = { statistic: 'Sum', period: PERIOD };
@@ -177,6 +181,43 @@ export class ServiceDashboard extends Construct {
             }),
           ),
           { width: 12 },
+        ),
+      ],
+      'Bus consumers': [
+        graph(
+          'Age of oldest message (max, s)',
+          consumers.map(({ handler, queue }) =>
+            queue.metricApproximateAgeOfOldestMessage({
+              statistic: 'Maximum',
+              period: PERIOD,
+              label: handler,
+            }),
+          ),
+        ),
+        graph(
+          'Messages waiting (max)',
+          consumers.map(({ handler, queue }) =>
+            queue.metricApproximateNumberOfMessagesVisible({
+              statistic: 'Maximum',
+              period: PERIOD,
+              label: handler,
+            }),
+          ),
+        ),
+        graph(
+          'Dead-letter queue depth (max)',
+          consumers.flatMap(({ handler, deadLetters, undelivered }) => [
+            deadLetters.metricApproximateNumberOfMessagesVisible({
+              statistic: 'Maximum',
+              period: PERIOD,
+              label: `${handler} failed`,
+            }),
+            undelivered.metricApproximateNumberOfMessagesVisible({
+              statistic: 'Maximum',
+              period: PERIOD,
+              label: `${handler} undelivered`,
+            }),
+          ]),
         ),
       ],
       Alarms: [new AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 24, height: 8 })],

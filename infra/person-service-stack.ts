@@ -1,8 +1,9 @@
 /**
  * The whole service as one stack, built from what lib/ declares: the table from the table
  * definition, one function per handler module of the route table, the HTTP API's routes from that
- * table, and the stream subscriptions with their event filters. Deploy options come in as a typed
- * `StackConfig` (infra/config.ts reads them from context).
+ * table, the stream subscriptions with their event filters, and the bus subscriptions, each a consumer
+ * of the change feed's events through its own queue (infra/bus-consumer.ts). Deploy options come in as
+ * a typed `StackConfig` (infra/config.ts reads them from context).
  */
 import { createHash } from 'node:crypto';
 import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
@@ -36,13 +37,14 @@ import {
   StartingPosition,
 } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { FilterPattern, LogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
+import { BUS_SUBSCRIPTIONS } from '../lib/api/bus-subscriptions';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../lib/db/table/stream-subscriptions';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
@@ -54,20 +56,21 @@ import {
 } from '../lib/http/cors';
 import { FEED_CURSOR_SECRET_ENV } from '../lib/secrets';
 import { entryOf } from './bundling';
+import { BusConsumer } from './bus-consumer';
 import type { StackConfig } from './config';
+import { constructIdOf } from './construct-ids';
 import { ServiceDashboard, type StreamConsumer } from './dashboard';
+import { functionErrors } from './function-errors';
 import { SEEDED_VOCABULARY } from './handlers/seed/vocabulary-seed';
 import { acknowledge, versionsFinding, WILDCARD_FINDING } from './nag';
 import { executionRole, LOG_RETENTION, ServiceFunction, traceActively } from './service-function';
-import { serviceMetric, serviceNamespaceOf } from './service-metrics';
+import { serviceMetric } from './service-metrics';
 import { PersonTable } from './table';
 import { tableAccessOf, tableAccessStatements } from './table-access';
 
-/** `get-person` → `GetPerson`: construct ids (and so logical ids) named after the handler. */
-export const constructIdOf = (handler: string) =>
-  handler.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
+export { constructIdOf };
 
-/** Stream delivery: small batches (each record may wait on the provider), bounded retries, then the DLQ. */
+/** Stream delivery: few records unless the subscription says, bounded retries, then the DLQ; its timeout all consumers'. */
 export const STREAM_DELIVERY = {
   batchSize: 5,
   retryAttempts: 3,
@@ -102,6 +105,10 @@ export type RunbookEntry =
   | 'function-throttles'
   | 'stream-function-errors'
   | 'dead-letter-queue-depth'
+  | 'consumer-queue-age'
+  | 'consumer-dead-letters'
+  | 'undelivered-events'
+  | 'consumer-errors'
   | 'enrichment-failure-rate'
   | 'table-throttles'
   | 'storage-unavailable';
@@ -138,6 +145,8 @@ const INVOKED_BY = {
   api: 'Invoked synchronously by API Gateway, which answers the caller with the error; a function dead-letter queue takes failed asynchronous invocations only',
   stream:
     "Invoked synchronously by the event source mapping of the table's stream: the records it gives up on go to the mapping's own on-failure SQS queue (<id>DeadLetters); a function dead-letter queue would never receive one",
+  queue:
+    "Invoked synchronously by the event source mapping polling its queue: a message it fails stays on the queue, is retried and after maxReceiveCount receives moves to the queue's own dead-letter queue (<id>Consumer/DeadLetters); a function dead-letter queue would never receive one",
   deploy:
     'Invoked synchronously at deploy by the CDK Provider framework, which reports a failure to CloudFormation (the deploy fails and rolls back); a function dead-letter queue takes failed asynchronous invocations only',
 };
@@ -163,6 +172,7 @@ export class PersonServiceStack extends Stack {
   private readonly config: StackConfig;
   private readonly alarms: Alarm[] = [];
   private readonly streams: StreamConsumer[] = [];
+  private readonly consumers: BusConsumer[] = [];
 
   constructor(scope: Construct, id: string, { config, ...props }: PersonServiceStackProps) {
     super(scope, id, props);
@@ -174,7 +184,9 @@ export class PersonServiceStack extends Stack {
       withholdIndexes: config.withholdIndexes,
     });
     ({ api: this.api, stage: this.stage } = this.httpApi(stateful));
-    this.streamSubscriptions(stateful);
+    const bus = this.changeEventBus();
+    this.streamSubscriptions(stateful, bus);
+    this.busSubscriptions(stateful, bus);
     this.referenceData(stateful);
     const backfill = this.postingsBackfill(stateful);
     // A deploy updates the writers before the backfill runs (so no person written meanwhile lacks its
@@ -192,6 +204,7 @@ export class PersonServiceStack extends Stack {
       functions: this.functions,
       table: this.table,
       streams: this.streams,
+      consumers: this.consumers,
       alarms: this.alarms,
     });
 
@@ -419,44 +432,31 @@ export class PersonServiceStack extends Stack {
     return secret;
   }
 
-  /** Functions fed by the table's stream, each with its event filter, failure handling and alarms. */
-  private streamSubscriptions(stateful: RemovalPolicy) {
-    const secret = this.enrichmentSecret(stateful);
-    new CfnOutput(this, 'EnrichmentSecretArn', {
-      value: secret.secretArn,
-      description: 'Secret holding the enrichment provider key',
-    });
-    const bus = this.changeEventBus();
-    // What each stream function is told besides the table: enrichment its provider, the event
-    // publisher its bus and the base URL the events name (API.md 14).
+  /**
+   * Functions fed by the table's stream, each with its event filter, failure handling and alarms: the
+   * two readers of lib/db/table/stream-subscriptions.ts. The feed's appender also puts each event it
+   * appends on the bus (API.md 14), naming the service's base URL as their source.
+   */
+  private streamSubscriptions(stateful: RemovalPolicy, bus: EventBus) {
     const environments: Record<string, Record<string, string>> = {
-      'enrich-person': {
-        [ENRICHMENT_KEY_SECRET_ENV]: secret.secretArn,
-        ...(this.config.enrichmentUrl ? { ENRICHMENT_URL: this.config.enrichmentUrl } : {}),
-      },
-      'publish-events': {
+      'append-events': {
         EVENT_BUS_NAME: bus.eventBusName,
         PUBLIC_BASE_URL: this.config.publicBaseUrl ?? this.api.apiEndpoint,
       },
     };
     for (const subscription of STREAM_SUBSCRIPTIONS) {
       const id = constructIdOf(subscription.handler);
-      const enriches = subscription.handler === 'enrich-person';
-      const environment = environments[subscription.handler] ?? {};
       const fn = this.serviceFunction(
         subscription.handler,
         entryOf(subscription.handler),
         `DynamoDB stream: ${subscription.handler} (filter ${JSON.stringify(subscription.filterPattern)})`,
-        { invokedBy: 'stream', environment, timeout: STREAM_DELIVERY.timeout },
+        {
+          invokedBy: 'stream',
+          environment: environments[subscription.handler] ?? {},
+          timeout: STREAM_DELIVERY.timeout,
+        },
       );
-      if (subscription.handler === 'publish-events') bus.grantPutEventsTo(fn);
-      if (enriches)
-        fn.addToRolePolicy(
-          new PolicyStatement({
-            actions: ['secretsmanager:GetSecretValue'],
-            resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
-          }),
-        );
+      if (subscription.handler === 'append-events') bus.grantPutEventsTo(fn);
 
       const deadLetters = new Queue(this, `${id}DeadLetters`, {
         retentionPeriod: Duration.days(14),
@@ -474,7 +474,7 @@ export class PersonServiceStack extends Stack {
       fn.addEventSource(
         new DynamoEventSource(this.table, {
           // From the oldest record kept: a redeploy that replaces the mapping misses no insert, and
-          // enrichment is idempotent (its mark), so a record seen twice is written once.
+          // the appender and the counts are idempotent, so a record seen twice is counted once.
           startingPosition: StartingPosition.TRIM_HORIZON,
           batchSize: subscription.batching?.size ?? STREAM_DELIVERY.batchSize,
           ...(subscription.batching
@@ -496,31 +496,11 @@ export class PersonServiceStack extends Stack {
 
       // Errors are both invocations that failed and records the handler logged as failed (it
       // reports failures per record, so most never fail the invocation).
-      const loggedErrors = new MetricFilter(this, `${id}ErrorLogs`, {
-        logGroup: fn.logGroup,
-        filterPattern: FilterPattern.stringValue('$.level', '=', 'ERROR'),
-        // Per stack, so a dev stack's errors never trip production's alarm in the same account.
-        metricNamespace: serviceNamespaceOf(this),
-        metricName: `${id}ErrorLogs`,
-        metricValue: '1',
+      this.alarm(`${id}Errors`, functionErrors(this, id, fn, subscription.handler), {
+        threshold: 1,
+        description: `${subscription.handler} failed or logged an error`,
+        runbook: 'stream-function-errors',
       });
-      this.alarm(
-        `${id}Errors`,
-        new MathExpression({
-          expression: 'failed + logged',
-          usingMetrics: {
-            failed: fn.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
-            logged: loggedErrors.metric({ statistic: 'Sum', period: Duration.minutes(5) }),
-          },
-          period: Duration.minutes(5),
-          label: `${subscription.handler} errors`,
-        }),
-        {
-          threshold: 1,
-          description: `${subscription.handler} failed or logged an error`,
-          runbook: 'stream-function-errors',
-        },
-      );
       this.alarm(
         `${id}DeadLetterDepth`,
         deadLetters.metricApproximateNumberOfMessagesVisible({
@@ -532,6 +512,53 @@ export class PersonServiceStack extends Stack {
           description: `Stream records that ${subscription.handler} gave up on are waiting in its DLQ`,
           runbook: 'dead-letter-queue-depth',
         },
+      );
+    }
+  }
+
+  /**
+   * The consumers of the change feed's events on the bus (lib/api/bus-subscriptions.ts), each its own
+   * rule, queue, dead-letter queues and alarms (infra/bus-consumer.ts). What a consumer is told besides
+   * the table is here: enrichment its provider.
+   */
+  private busSubscriptions(stateful: RemovalPolicy, bus: EventBus) {
+    const secret = this.enrichmentSecret(stateful);
+    new CfnOutput(this, 'EnrichmentSecretArn', {
+      value: secret.secretArn,
+      description: 'Secret holding the enrichment provider key',
+    });
+    const environments: Record<string, Record<string, string>> = {
+      'enrich-person': {
+        [ENRICHMENT_KEY_SECRET_ENV]: secret.secretArn,
+        ...(this.config.enrichmentUrl ? { ENRICHMENT_URL: this.config.enrichmentUrl } : {}),
+      },
+    };
+    for (const subscription of BUS_SUBSCRIPTIONS) {
+      const fn = this.serviceFunction(
+        subscription.handler,
+        entryOf(subscription.handler),
+        `EventBridge via SQS: ${subscription.handler} (${subscription.eventTypes.join(', ')})`,
+        {
+          invokedBy: 'queue',
+          environment: environments[subscription.handler] ?? {},
+          timeout: STREAM_DELIVERY.timeout,
+        },
+      );
+      if (subscription.handler === 'enrich-person')
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
+          }),
+        );
+      this.consumers.push(
+        new BusConsumer(this, `${constructIdOf(subscription.handler)}Consumer`, {
+          bus,
+          subscription,
+          fn,
+          removalPolicy: stateful,
+          alarm: (id, metric, options) => this.alarm(id, metric, options),
+        }),
       );
     }
   }
@@ -792,7 +819,7 @@ export class PersonServiceStack extends Stack {
   }
 }
 
-interface AlarmOptions {
+export interface AlarmOptions {
   threshold: number;
   description: string;
   /** What the operator does about it: every alarm has its entry. */

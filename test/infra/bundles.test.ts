@@ -14,6 +14,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLE_FILE, BUNDLE_SETTINGS, entryOf, esbuildOptions } from '../../infra/bundling';
 import { ENTRY_METADATA, PROJECT_ROOT } from '../../infra/service-function';
+import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
 import { FALLBACK_HANDLER, ROUTES } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { SWAGGER_UI_FILES } from '../../lib/docs/docs-page';
@@ -80,6 +81,7 @@ describe('function bundles', () => {
       [...new Set([...ROUTES.map((route) => route.handler), FALLBACK_HANDLER])]
         .concat(
           STREAM_SUBSCRIPTIONS.map(({ handler }) => handler),
+          BUS_SUBSCRIPTIONS.map(({ handler }) => handler),
           'seed-reference-data',
           'backfill-postings',
         )

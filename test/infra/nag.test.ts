@@ -134,11 +134,13 @@ describe('cdk-nag', () => {
         'Serverless-StepFunctionStateMachineXray',
         // The enrichment provider's key: a third party's, which no function can rotate.
         'AwsSolutions-SMG4',
-        // The stream functions' dead-letter queues are dead-letter queues.
+        // The dead-letter queues (the stream mappings', the bus consumers' and their rules') are dead-letter queues.
         'AwsSolutions-SQS3',
         'Serverless-SQSRedrivePolicy',
         // No function is invoked asynchronously (but the framework's onEvent, which answers CloudFormation itself).
         'Serverless-LambdaDLQ',
+        // A queue's event source mapping takes no on-failure destination: the queue's redrive policy is it.
+        'Serverless-LambdaEventSourceMappingDestination',
         // The alarm email subscription.
         'Serverless-SNSRedrivePolicy',
       ].sort(),

@@ -136,6 +136,26 @@ describe('the dashboard', () => {
     expect(status?.properties.alarms).toHaveLength(alarms().length);
   });
 
+  it('graphs every queue: the age of the oldest message of each bus consumer’s queue, the depth of every queue', () => {
+    const sqs = dashboardBody()
+      .widgets.flatMap((widget) => widget.properties.metrics ?? [])
+      .filter((metric: Json[]) => metric[0] === 'AWS/SQS')
+      .map(([, name, dimension, queue]: Json[]) => {
+        expect(dimension).toBe('QueueName');
+        return `${name} ${(queue as string).replace(/\.QueueName$/, '')}`;
+      });
+    const queues = Object.entries(resourcesOf(template, 'AWS::SQS::Queue'));
+    // The queues a function reads have a redrive policy; the dead-letter queues have none.
+    const read = queues.filter(([, queue]) => queue.Properties.RedrivePolicy).map(([id]) => id);
+    expect(read.length).toBeGreaterThan(0);
+    expect([...new Set(sqs)].sort()).toEqual(
+      [
+        ...read.map((id) => `ApproximateAgeOfOldestMessage ${id}`),
+        ...queues.map(([id]) => `ApproximateNumberOfMessagesVisible ${id}`),
+      ].sort(),
+    );
+  });
+
   it('is named after the stack, and its address is an output', () => {
     const [, dashboard] = only(resourcesOf(template, 'AWS::CloudWatch::Dashboard'));
     expect(readable(dashboard.Properties.DashboardName)).toBe(`${stackName}-AWS::Region.Ref`);

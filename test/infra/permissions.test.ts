@@ -45,6 +45,7 @@ let tableId: string;
 let secretId: string;
 let cursorSecretId: string;
 let queueIds: string[];
+let consumerQueueIds: string[];
 let busId: string;
 
 beforeAll(() => {
@@ -53,8 +54,11 @@ beforeAll(() => {
   [tableId] = only(template.findResources('AWS::DynamoDB::Table'));
   [secretId] = onlyNamed(template.findResources('AWS::SecretsManager::Secret'), 'EnrichmentApiKey');
   [cursorSecretId] = onlyNamed(template.findResources('AWS::SecretsManager::Secret'), 'FeedCursorKey');
-  // One dead-letter queue per stream subscription.
-  queueIds = Object.keys(template.findResources('AWS::SQS::Queue'));
+  // A dead-letter queue per stream subscription, and per bus subscription its queue (the one with a
+  // redrive policy) and two dead-letter queues.
+  const queues = Object.entries(resourcesOf(template, 'AWS::SQS::Queue'));
+  queueIds = queues.filter(([, queue]) => !queue.Properties.RedrivePolicy).map(([queueId]) => queueId);
+  consumerQueueIds = queues.filter(([, queue]) => queue.Properties.RedrivePolicy).map(([queueId]) => queueId);
   [busId] = only(template.findResources('AWS::Events::EventBus'));
 });
 
@@ -74,6 +78,7 @@ const grantsOf = (handler: string): string[] => {
     [`${cursorSecretId}.Ref`]: 'the feed cursor key',
     [`${busId}.Arn`]: 'event bus',
     ...Object.fromEntries(queueIds.map((queueId) => [`${queueId}.Arn`, 'dead-letter queue'])),
+    ...Object.fromEntries(consumerQueueIds.map((queueId) => [`${queueId}.Arn`, 'its queue'])),
   };
   return permissionsOf(template, roleOf(found.resource))
     .map(({ action, resource, condition = {} }) => {
@@ -136,6 +141,18 @@ const STREAM_READS = [
   'sqs:GetQueueAttributes on dead-letter queue',
   'sqs:GetQueueUrl on dead-letter queue',
   'sqs:SendMessage on dead-letter queue',
+];
+
+/**
+ * A bus subscription's: its queue as the event source mapping reads it (receive, hide longer, delete
+ * what was done); it never sends to a queue, and SQS moves what fails to the dead-letter queue.
+ */
+const QUEUE_READS = [
+  'sqs:ChangeMessageVisibility on its queue',
+  'sqs:DeleteMessage on its queue',
+  'sqs:GetQueueAttributes on its queue',
+  'sqs:GetQueueUrl on its queue',
+  'sqs:ReceiveMessage on its queue',
 ];
 
 const EXPECTED: Record<string, string[]> = {
@@ -215,7 +232,7 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:Query on table [PERSON#*]',
     `dynamodb:PutItem on table [PERSON#*] ${TX}`,
     `dynamodb:UpdateItem on table [${PERSON_COUNTERS}] ${TX}`,
-    ...STREAM_READS,
+    ...QUEUE_READS,
     'secretsmanager:GetSecretValue on secret',
   ],
   'count-postings': ['dynamodb:UpdateItem on table [POSTINGCOUNT#*]', ...STREAM_READS],
@@ -223,9 +240,9 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:BatchGetItem on table [FEED#* FEEDEVENT#*]',
     `dynamodb:PutItem on table [FEED#* FEEDEVENT#*] ${TX}`,
     ...STREAM_READS,
+    // It puts each event it appends on the bus, the feed's one publisher (issue #55).
+    'events:PutEvents on event bus',
   ],
-  // The event bus's publisher reads the stream and puts on its bus, and touches no item.
-  'publish-events': [...STREAM_READS, 'events:PutEvents on event bus'],
   'list-change-history': [
     `dynamodb:GetItem on table [PERSON#* ${VOCABULARIES}]`,
     `dynamodb:Query on table [${HISTORIES}]`,

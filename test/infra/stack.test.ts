@@ -1,7 +1,14 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { VISIBILITY_TIMEOUTS } from '../../infra/bus-consumer';
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
-import { constructIdOf, FEED_CURSOR_HANDLERS, FRAMEWORK_MEMORY_MB } from '../../infra/person-service-stack';
+import {
+  constructIdOf,
+  FEED_CURSOR_HANDLERS,
+  FRAMEWORK_MEMORY_MB,
+  RUNBOOK_PATH,
+} from '../../infra/person-service-stack';
+import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
@@ -43,6 +50,7 @@ const ROUTE_KEYS = ROUTES.flatMap((route) =>
 
 const ROUTE_HANDLERS = [...new Set(ROUTES.map((route) => route.handler))];
 const STREAM_HANDLERS = STREAM_SUBSCRIPTIONS.map((subscription) => subscription.handler);
+const BUS_HANDLERS = BUS_SUBSCRIPTIONS.map((subscription) => subscription.handler);
 const TABLE_HANDLERS = [
   'get-person',
   'get-own-person',
@@ -80,12 +88,13 @@ const TABLE_HANDLERS = [
 ];
 
 describe('functions', () => {
-  it('are one per handler module: every route handler, the fallback, the stream handlers, the seed, the backfill', () => {
+  it('are one per handler module: every route handler, the fallback, the stream and bus handlers, the seed, the backfill', () => {
     expect([...functions.keys()].sort()).toEqual(
       [
         ...ROUTE_HANDLERS,
         FALLBACK_HANDLER,
         ...STREAM_HANDLERS,
+        ...BUS_HANDLERS,
         'seed-reference-data',
         'backfill-postings',
       ].sort(),
@@ -313,14 +322,25 @@ describe('the HTTP API', () => {
   });
 });
 
+/** The event source mappings that read the table's stream. */
+const streamMappings = () =>
+  Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).filter(
+    (resource) =>
+      JSON.stringify(resource.Properties.EventSourceArn) ===
+      JSON.stringify({ 'Fn::GetAtt': [tableId, 'StreamArn'] }),
+  );
+
+/** The one event source mapping of a function. */
+const mappingOf = (handler: string) =>
+  only(
+    Object.fromEntries(
+      Object.entries(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).filter(
+        ([, resource]) => ref(resource.Properties.FunctionName) === fn(handler).id,
+      ),
+    ),
+  )[1].Properties;
+
 describe('the table stream', () => {
-  /** The event source mapping, dead-letter queue and error log filter of one stream function. */
-  const mapping = (handler: string) =>
-    (
-      Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping')).find(
-        (resource) => ref(resource.Properties.FunctionName) === fn(handler).id,
-      ) as Resource
-    ).Properties;
   const queueOf = (handler: string) =>
     only(
       Object.fromEntries(
@@ -330,42 +350,33 @@ describe('the table stream', () => {
       ),
     );
 
-  it('puts the change feed on its own EventBridge bus, named with the API’s URL as the events’ source', () => {
-    const [busId] = Object.keys(resourcesOf(template, 'AWS::Events::EventBus'));
-    expect(busId).toBeDefined();
-    const variables = fn('publish-events').resource.Properties.Environment.Variables;
-    expect(variables.EVENT_BUS_NAME).toEqual({ Ref: busId });
-    const [apiId] = Object.keys(resourcesOf(template, 'AWS::ApiGatewayV2::Api'));
-    expect(variables.PUBLIC_BASE_URL).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
-    expect(variables.TABLE_NAME).toBeUndefined();
-    expect(template.toJSON().Outputs.EventBusName.Value).toEqual({ Ref: busId });
+  it('has at most two readers (DynamoDB Streams throttles a shard read by more), one mapping per stream subscription', () => {
+    expect(STREAM_SUBSCRIPTIONS.length).toBeLessThanOrEqual(2);
+    expect(streamMappings()).toHaveLength(STREAM_SUBSCRIPTIONS.length);
   });
 
   it('feeds each subscribed function, and only those, from the table’s stream', () => {
-    const mappings = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'));
-    expect(mappings.map((resource) => ref(resource.Properties.FunctionName)).sort()).toEqual(
-      STREAM_HANDLERS.map((handler) => fn(handler).id).sort(),
-    );
-    for (const resource of mappings)
-      expect(resource.Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [tableId, 'StreamArn'] });
+    expect(
+      streamMappings()
+        .map((resource) => ref(resource.Properties.FunctionName))
+        .sort(),
+    ).toEqual(STREAM_HANDLERS.map((handler) => fn(handler).id).sort());
   });
 
   it('filters each with its subscription’s own filter pattern', () => {
     for (const subscription of STREAM_SUBSCRIPTIONS)
       expect(
-        mapping(subscription.handler).FilterCriteria.Filters.map((filter: { Pattern: string }) =>
+        mappingOf(subscription.handler).FilterCriteria.Filters.map((filter: { Pattern: string }) =>
           JSON.parse(filter.Pattern),
         ),
       ).toEqual([subscription.filterPattern]);
     expect(STREAM_SUBSCRIPTIONS.map(({ filterPattern }) => filterPattern.eventName)).toEqual([
-      ['INSERT'],
       ['INSERT', 'REMOVE'],
-      ['INSERT'],
       ['INSERT'],
     ]);
   });
 
-  it('gives enrichment small batches at once, splits failing ones, retries a bounded number of times, reports per record', () => {
+  it('gives its readers batches gathered a while, splits failing ones, retries a bounded number of times, reports per record', () => {
     const delivery = {
       BisectBatchOnFunctionError: true,
       MaximumRetryAttempts: 3,
@@ -373,16 +384,14 @@ describe('the table stream', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       StartingPosition: 'TRIM_HORIZON',
     };
-    expect(mapping('enrich-person')).toMatchObject({ BatchSize: 5, ...delivery });
-    expect(mapping('enrich-person').MaximumBatchingWindowInSeconds).toBeUndefined();
     // The counts sum a batch per gram: up to 1 000 records gathered for up to 10 s.
-    expect(mapping('count-postings')).toMatchObject({
+    expect(mappingOf('count-postings')).toMatchObject({
       BatchSize: 1_000,
       MaximumBatchingWindowInSeconds: 10,
       ...delivery,
     });
     // The feed appends a shard's events of a batch in one transaction: up to 100 records, a second.
-    expect(mapping('append-events')).toMatchObject({
+    expect(mappingOf('append-events')).toMatchObject({
       BatchSize: 100,
       MaximumBatchingWindowInSeconds: 1,
       ...delivery,
@@ -390,10 +399,9 @@ describe('the table stream', () => {
   });
 
   it('sends records it gives up on to an encrypted SQS dead-letter queue per function that keeps them 14 days', () => {
-    expect(Object.keys(resourcesOf(template, 'AWS::SQS::Queue'))).toHaveLength(STREAM_HANDLERS.length);
     for (const handler of STREAM_HANDLERS) {
       const [queueId, queue] = queueOf(handler);
-      expect(mapping(handler).DestinationConfig.OnFailure.Destination).toEqual({
+      expect(mappingOf(handler).DestinationConfig.OnFailure.Destination).toEqual({
         'Fn::GetAtt': [queueId, 'Arn'],
       });
       expect(queue.Properties).toMatchObject({
@@ -404,7 +412,195 @@ describe('the table stream', () => {
   });
 
   it('gives the functions time for a batch of lookups with retries', () => {
-    for (const handler of STREAM_HANDLERS) expect(fn(handler).resource.Properties.Timeout).toBe(120);
+    for (const handler of [...STREAM_HANDLERS, ...BUS_HANDLERS])
+      expect(fn(handler).resource.Properties.Timeout).toBe(120);
+  });
+});
+
+describe('the event bus', () => {
+  let busId: string;
+  beforeAll(() => {
+    [busId] = only(template.findResources('AWS::Events::EventBus'));
+  });
+
+  it('carries the change feed, put on it by the feed’s appender, named with the API’s URL as the events’ source', () => {
+    const variables = fn('append-events').resource.Properties.Environment.Variables;
+    expect(variables.EVENT_BUS_NAME).toEqual({ Ref: busId });
+    const [apiId] = Object.keys(resourcesOf(template, 'AWS::ApiGatewayV2::Api'));
+    expect(variables.PUBLIC_BASE_URL).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+    expect(template.toJSON().Outputs.EventBusName.Value).toEqual({ Ref: busId });
+  });
+
+  it('takes events from append-events only: no other function may put on it', () => {
+    const putters = [...functions].filter(([, { resource }]) =>
+      permissionsOf(template, roleOf(resource)).some(({ action }) => action === 'events:PutEvents'),
+    );
+    expect(putters.map(([handler]) => handler)).toEqual(['append-events']);
+    expect(
+      permissionsOf(template, roleOf(fn('append-events').resource))
+        .filter(({ action }) => action === 'events:PutEvents')
+        .map(({ resource }) => resource),
+    ).toEqual([`${busId}.Arn`]);
+  });
+});
+
+describe('the bus consumers', () => {
+  const queues = () => resourcesOf(template, 'AWS::SQS::Queue');
+  const rules = () => Object.values(resourcesOf(template, 'AWS::Events::Rule'));
+  /** The rule, its queue, the queue's and the target's dead-letter queues of one subscription. */
+  const consumerOf = (handler: string) => {
+    const [busId] = only(template.findResources('AWS::Events::EventBus'));
+    const targeting = rules().filter(
+      (rule) =>
+        JSON.stringify(rule.Properties.EventBusName) === JSON.stringify({ Ref: busId }) &&
+        rule.Properties.Targets.some(
+          (target: Json) => ref(target.Arn) === ref(mappingOf(handler).EventSourceArn),
+        ),
+    );
+    expect(targeting, handler).toHaveLength(1);
+    const [rule] = targeting as [Resource];
+    const [target] = rule.Properties.Targets;
+    const queueId = ref(target.Arn) as string;
+    const queue = queues()[queueId] as Resource;
+    const deadLettersId = ref(queue.Properties.RedrivePolicy?.deadLetterTargetArn ?? {}) as string;
+    const undeliveredId = ref(target.DeadLetterConfig?.Arn ?? {}) as string;
+    return { rule, target, queueId, queue, deadLettersId, undeliveredId };
+  };
+
+  it('are each a rule on the stack’s bus with exactly their event types, to their own queue, and no other rule', () => {
+    expect(rules()).toHaveLength(BUS_SUBSCRIPTIONS.length);
+    for (const subscription of BUS_SUBSCRIPTIONS) {
+      const { rule, target } = consumerOf(subscription.handler);
+      expect(rule.Properties.EventPattern).toEqual({ 'detail-type': [...subscription.eventTypes] });
+      expect(rule.Properties.State).toBe('ENABLED');
+      expect(rule.Properties.Targets).toHaveLength(1);
+      expect(target.Arn).toEqual({ 'Fn::GetAtt': [expect.any(String), 'Arn'] });
+    }
+    const queuesRead = BUS_HANDLERS.map((handler) => consumerOf(handler).queueId);
+    expect(new Set(queuesRead).size).toBe(BUS_HANDLERS.length);
+  });
+
+  it('let only their rule send to their queue, over TLS only, the queue encrypted by SQS', () => {
+    for (const handler of BUS_HANDLERS) {
+      const { queueId, queue, rule } = consumerOf(handler);
+      expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+      const [ruleId] = Object.entries(resourcesOf(template, 'AWS::Events::Rule')).find(
+        ([, candidate]) => candidate === rule,
+      ) as [string, Resource];
+      const statements = Object.values(resourcesOf(template, 'AWS::SQS::QueuePolicy'))
+        .filter(({ Properties }) => Properties.Queues.some((queueRef: Json) => ref(queueRef) === queueId))
+        .flatMap(({ Properties }) => Properties.PolicyDocument.Statement);
+      expect(statements).toContainEqual(
+        expect.objectContaining({
+          Effect: 'Deny',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      );
+      const sends = statements.filter((statement: Json) => statement.Effect === 'Allow');
+      expect(sends).toHaveLength(1);
+      expect(sends[0]).toMatchObject({
+        Principal: { Service: 'events.amazonaws.com' },
+        Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
+      });
+    }
+  });
+
+  it('send a message failed maxReceiveCount times to a dead-letter queue of 14 days the operator may redrive from', () => {
+    for (const subscription of BUS_SUBSCRIPTIONS) {
+      const { queue, deadLettersId } = consumerOf(subscription.handler);
+      expect(queue.Properties.RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::GetAtt': [deadLettersId, 'Arn'] },
+        maxReceiveCount: subscription.maxReceiveCount,
+      });
+      expect(queues()[deadLettersId]?.Properties).toMatchObject({
+        MessageRetentionPeriod: 14 * 24 * 3600,
+        SqsManagedSseEnabled: true,
+        RedriveAllowPolicy: { redrivePermission: 'allowAll' },
+      });
+    }
+  });
+
+  it('keep events EventBridge could not deliver in a dead-letter queue of the rule’s own', () => {
+    for (const handler of BUS_HANDLERS) {
+      const { queueId, deadLettersId, undeliveredId } = consumerOf(handler);
+      expect(queues()[undeliveredId]?.Properties).toMatchObject({
+        MessageRetentionPeriod: 14 * 24 * 3600,
+        SqsManagedSseEnabled: true,
+      });
+      expect(new Set([queueId, deadLettersId, undeliveredId]).size).toBe(3);
+    }
+  });
+
+  it('are read by their function in batches of the catalogue’s size, reporting failed messages one by one', () => {
+    for (const subscription of BUS_SUBSCRIPTIONS) {
+      const { queueId } = consumerOf(subscription.handler);
+      expect(mappingOf(subscription.handler)).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        BatchSize: subscription.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+    }
+  });
+
+  it('hide a message being worked on for six timeouts of its function, as AWS advises', () => {
+    for (const handler of BUS_HANDLERS) {
+      const { queue } = consumerOf(handler);
+      expect(VISIBILITY_TIMEOUTS).toBe(6);
+      expect(queue.Properties.VisibilityTimeout).toBe(6 * fn(handler).resource.Properties.Timeout);
+    }
+  });
+
+  it('keep enrichment’s provider settings and its secret, and give it no stream to read', () => {
+    const variables = fn('enrich-person').resource.Properties.Environment.Variables;
+    expect(Object.keys(variables)).toContain(ENRICHMENT_KEY_SECRET_ENV);
+    expect(streamMappings().map((resource) => ref(resource.Properties.FunctionName))).not.toContain(
+      fn('enrich-person').id,
+    );
+    expect(STREAM_HANDLERS.filter((handler) => BUS_HANDLERS.includes(handler))).toEqual([]);
+  });
+
+  it('alarm on the age of the oldest message, the depth of each dead-letter queue, and the function’s errors, each naming its runbook entry', () => {
+    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'));
+    const on = (metricName: string, queueId: string) =>
+      alarms.filter(
+        (alarm) =>
+          alarm.Properties.MetricName === metricName &&
+          JSON.stringify(alarm.Properties.Dimensions) ===
+            JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }]),
+      );
+    const runbook = (entry: string) =>
+      expect.stringMatching(new RegExp(`Runbook: ${RUNBOOK_PATH}#${entry}$`));
+    for (const handler of BUS_HANDLERS) {
+      const { queueId, deadLettersId, undeliveredId } = consumerOf(handler);
+      const [age] = on('ApproximateAgeOfOldestMessage', queueId);
+      expect(age?.Properties).toMatchObject({
+        Statistic: 'Maximum',
+        Threshold: 6 * fn(handler).resource.Properties.Timeout,
+        AlarmDescription: runbook('consumer-queue-age'),
+      });
+      expect(on('ApproximateNumberOfMessagesVisible', deadLettersId)).toEqual([
+        expect.objectContaining({
+          Properties: expect.objectContaining({
+            Threshold: 1,
+            AlarmDescription: runbook('consumer-dead-letters'),
+          }),
+        }),
+      ]);
+      expect(on('ApproximateNumberOfMessagesVisible', undeliveredId)).toEqual([
+        expect.objectContaining({
+          Properties: expect.objectContaining({
+            Threshold: 1,
+            AlarmDescription: runbook('undelivered-events'),
+          }),
+        }),
+      ]);
+      const errors = alarms.filter(
+        (alarm) =>
+          alarm.Properties.Metrics?.[0]?.Expression === 'failed + logged' &&
+          JSON.stringify(alarm.Properties.Metrics).includes(`{"Ref":"${fn(handler).id}"}`),
+      );
+      expect(errors.map((alarm) => alarm.Properties.AlarmDescription)).toEqual([runbook('consumer-errors')]);
+    }
   });
 });
 
@@ -497,14 +693,15 @@ describe('alarms', () => {
     expect(throttled.sort()).toEqual([...functions.values()].map(({ id }) => id).sort());
   });
 
-  it('watch each stream function’s errors: failed invocations plus records logged as errors', () => {
+  it('watch each stream and bus function’s errors: failed invocations plus records or messages logged as errors', () => {
     const filters = Object.values(resourcesOf(template, 'AWS::Logs::MetricFilter'));
     const errors = alarms().filter(
       (alarm) => alarm.Properties.Metrics?.[0]?.Expression === 'failed + logged',
     );
-    expect(filters).toHaveLength(STREAM_HANDLERS.length);
-    expect(errors).toHaveLength(STREAM_HANDLERS.length);
-    for (const handler of STREAM_HANDLERS) {
+    const handlers = [...STREAM_HANDLERS, ...BUS_HANDLERS];
+    expect(filters).toHaveLength(handlers.length);
+    expect(errors).toHaveLength(handlers.length);
+    for (const handler of handlers) {
       const filter = filters.find(
         (resource) =>
           JSON.stringify(resource.Properties.LogGroupName) ===
@@ -523,14 +720,21 @@ describe('alarms', () => {
     }
   });
 
-  it('watch each dead-letter queue’s depth', () => {
-    const depth = alarms().filter(
-      (alarm) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible',
-    );
-    expect(depth.map((alarm) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0]).sort()).toEqual(
-      Object.keys(resourcesOf(template, 'AWS::SQS::Queue')).sort(),
-    );
+  it('watch each dead-letter queue’s depth, and the age of the oldest message of every other queue', () => {
+    const queueOf = (alarm: Resource) => alarm.Properties.Dimensions[0].Value['Fn::GetAtt'][0];
+    const watched = (metricName: string) =>
+      alarms().filter((alarm) => alarm.Properties.MetricName === metricName);
+    const queues = Object.entries(resourcesOf(template, 'AWS::SQS::Queue'));
+    // A queue with a redrive policy is read by a function; one without is where failures end.
+    const [read, deadLetters] = [
+      queues.filter(([, queue]) => queue.Properties.RedrivePolicy),
+      queues.filter(([, queue]) => !queue.Properties.RedrivePolicy),
+    ].map((list) => list.map(([queueId]) => queueId).sort());
+    expect(read).toHaveLength(BUS_HANDLERS.length);
+    const depth = watched('ApproximateNumberOfMessagesVisible');
+    expect(depth.map(queueOf).sort()).toEqual(deadLetters);
     for (const alarm of depth) expect(alarm.Properties).toMatchObject({ Threshold: 1, Statistic: 'Maximum' });
+    expect(watched('ApproximateAgeOfOldestMessage').map(queueOf).sort()).toEqual(read);
   });
 
   it('all notify the alarm topic', () => {

@@ -47,6 +47,7 @@ import {
   type TableAccessRule,
   tableAccessOf,
 } from '../../infra/table-access';
+import { useLocalBus } from '../../lib/bus/publisher';
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { fromPersonItem } from '../../lib/db/person/person-items';
@@ -67,6 +68,7 @@ import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-histo
 import { feedEventOf } from '../../lib/domain/feed';
 import { createPersonHandler, mergePersonHandler, updatePersonHandler } from '../../lib/http/person-handlers';
 import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http/vocabulary-handlers';
+import { startLocalBus } from '../../lib/local/bus';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { seedPersons } from '../bench/seed';
 import { createTestTable } from '../support/dynamo';
@@ -426,8 +428,14 @@ beforeAll(async () => {
   };
   await as('append-events', async () => {
     const { handler } = await import('../../functions/append-events');
-    await handler(batch, lambdaContext());
-    await handler(batch, lambdaContext());
+    // Onto npm start's bus (no consumers): deployed, the EventBridge bus, which is no table access.
+    useLocalBus(startLocalBus({ baseUrl: 'http://127.0.0.1:3000', consumers: [] }).publish);
+    try {
+      await handler(batch, lambdaContext());
+      await handler(batch, lambdaContext());
+    } finally {
+      useLocalBus(undefined);
+    }
   });
 
   // The deploy-time backfill of the postings: two persons' postings gone (one with more than a
