@@ -1,10 +1,13 @@
 /**
  * The capacity model: a population and a traffic mix in, per operation the units a second and what
- * they cost a month, storage, Lambda, and each limit with the load it sees and its headroom, the first
- * reached on top. Pure: operations.ts prices each request from the code's plans, prices.ts holds every
+ * they cost a month, storage, Lambda, the event bus and each consumer's queue (from the stream's and
+ * the bus's catalogues), and each limit with the load it sees and its headroom, the first reached on
+ * top. Pure: operations.ts prices each request from the code's plans, prices.ts holds every
  * price and limit.
  */
-import { STREAM_SUBSCRIPTIONS } from '../db/table/stream-subscriptions';
+import { BUS_SUBSCRIPTIONS, type BusSubscription } from '../api/bus-subscriptions';
+import { STREAM_SUBSCRIPTIONS, type StreamSubscription } from '../db/table/stream-subscriptions';
+import type { EventType } from '../domain/feed';
 import type { Mix } from './mix';
 import {
   BENCH_PERSON,
@@ -13,14 +16,24 @@ import {
   type Design,
   type OperationCost,
   STORAGE_KINDS,
-  STREAM_BATCHING,
 } from './operations';
-import { HOURS_PER_MONTH, LIMITS, PRICES, PROVISIONED_TARGET_UTILISATION, SECONDS_PER_MONTH } from './prices';
+import {
+  BILLED_CHUNK_BYTES,
+  HOURS_PER_MONTH,
+  LIMITS,
+  PRICES,
+  PROVISIONED_TARGET_UTILISATION,
+  SECONDS_PER_MONTH,
+  SQS_POLLING,
+} from './prices';
 
 /**
  * Milliseconds an invocation takes, assumed (the bench measures DynamoDB Local on a shared machine, not
  * AWS): about a DynamoDB round trip of 5 to 10 ms per call in a row, and the handler's own work. A
- * mix's `durationsMs` overrides them.
+ * mix's `durationsMs` overrides them. The consumers of the stream and of the bus are named in
+ * `CONSUMER_OPERATIONS`; a queue's consumer is timed per message (a batch of n takes n times it),
+ * `put-events` per PutEvents call the feed's appender makes, and `bus-consumer` is the time of a
+ * consumer of the bus this table does not name (the answer's notes then say so).
  */
 export const ASSUMED_DURATION_MS: Record<string, number> = {
   create: 60,
@@ -35,9 +48,26 @@ export const ASSUMED_DURATION_MS: Record<string, number> = {
   'feed-page': 30,
   'feed-append': 80,
   'count-postings': 400,
+  'put-events': 30,
   enrich: 400,
-  'publish-events': 80,
+  'bus-consumer': 100,
 };
+
+/**
+ * The operation each consumer of the table's stream (lib/db/table/stream-subscriptions.ts) and of the
+ * bus (lib/api/bus-subscriptions.ts) is, by handler: its duration is that operation's.
+ */
+export const CONSUMER_OPERATIONS: Record<string, string> = {
+  'append-events': 'feed-append',
+  'count-postings': 'count-postings',
+  'enrich-person': 'enrich',
+};
+
+/**
+ * Bytes of an event as its consumer's queue holds it, at most: the CloudEvent (about 0.4 KB) in
+ * EventBridge's envelope (about 0.3 KB more). One 64 KB chunk: one event billed, one request a call.
+ */
+export const BUS_MESSAGE_BYTES = 1024;
 
 /** Memory of every function: infra/service-function.ts's default `memorySize` (no function sets its own). */
 export const FUNCTION_MEMORY_MB = 512;
@@ -57,6 +87,37 @@ export interface OperationRow {
   /** Lambda invocations a second and GB-seconds a month. */
   invocationsPerSecond: number;
   gbSecondsMonthly: number;
+  /** Seconds of Lambda a second: the concurrent executions it keeps busy. */
+  concurrency: number;
+}
+
+/**
+ * One consumer of the bus (lib/api/bus-subscriptions.ts): its rule sends each event of its types to its
+ * queue, and Lambda reads the queue into its function. Priced at most: a batch a message (a quiet
+ * queue hands over what has come, often one), where a backed-up queue fills batches of `batchSize`.
+ */
+export interface QueueRow {
+  handler: string;
+  eventTypes: readonly EventType[];
+  batchSize: number;
+  /** Events a second of its types: each one SendMessage by EventBridge into its queue. */
+  messagesPerSecond: number;
+  /**
+   * SQS requests a second, at most: a SendMessage, a ReceiveMessage and a DeleteMessageBatch a
+   * message, and the pollers' long polls of a quiet queue (`idleRequestsPerSecond`).
+   */
+  requestsPerSecond: number;
+  idleRequestsPerSecond: number;
+  /** Invocations a second, at most (one a message), and at least (full batches). */
+  invocationsPerSecond: number;
+  fullBatchInvocationsPerSecond: number;
+  /** Concurrent batches it keeps busy: messages a second × the time of one. */
+  concurrency: number;
+  gbSecondsMonthly: number;
+  sqsMonthly: number;
+  lambdaMonthly: number;
+  /** Its time per message is `bus-consumer`'s, the table naming none for it. */
+  assumedDuration: boolean;
 }
 
 export interface LimitRow {
@@ -94,7 +155,15 @@ export interface CapacityAnswer {
   storage: { kind: string; bytes: number; monthly: number }[];
   lambda: { gbSecondsMonthly: number; requestsMonthly: number; monthly: number };
   api: { requestsMonthly: number; monthly: number };
-  eventBridge: { eventsMonthly: number; monthly: number };
+  /** The feed's events put on the bus by its appender, by type a second, and the PutEvents calls. */
+  eventBridge: {
+    eventsPerSecond: Partial<Record<EventType, number>>;
+    eventsMonthly: number;
+    putEventsCallsMonthly: number;
+    monthly: number;
+  };
+  /** The bus's consumers, a queue each, and what their queues' requests cost. */
+  queues: { rows: QueueRow[]; requestsMonthly: number; monthly: number };
   /** On demand, and with the table provisioned. */
   monthly: { onDemand: number; provisioned: number };
   limits: LimitRow[];
@@ -111,10 +180,65 @@ export interface ModelOptions {
   persons: number;
   /** The stage throttle when the mix names none (the stack's default, infra/config.ts). */
   defaultThrottleRate: number;
+  /** The readers of the table's stream: the code's catalogue, unless a test asks what another would do. */
+  streamSubscriptions?: readonly StreamSubscription[];
+  /** The bus's consumers: the code's catalogue, likewise. */
+  busSubscriptions?: readonly BusSubscription[];
 }
 
+/** Lambda's price for `invocations` a second and `gbSeconds` a month. */
+const lambdaMonthly = (invocations: number, gbSeconds: number) =>
+  gbSeconds * PRICES.lambdaGbSecond.usd + invocations * SECONDS_PER_MONTH * PRICES.lambdaRequest.usd;
+
+const gbSecondsOf = (busySeconds: number) => busySeconds * (FUNCTION_MEMORY_MB / 1024) * SECONDS_PER_MONTH;
+
+/**
+ * What each consumer of the bus costs for the events a second of each type the mix makes: every
+ * subscription whose `eventTypes` holds a type takes each such event as a message of its queue.
+ */
+export const queueRows = (
+  eventsPerSecond: Partial<Record<EventType, number>>,
+  subscriptions: readonly BusSubscription[],
+  duration: (operation: string) => number,
+): QueueRow[] => {
+  const chunks = Math.ceil(BUS_MESSAGE_BYTES / BILLED_CHUNK_BYTES);
+  const idle = SQS_POLLING.idlePollers.value / SQS_POLLING.longPollSeconds.value;
+  return subscriptions.map((subscription) => {
+    const operation = CONSUMER_OPERATIONS[subscription.handler];
+    const messages = subscription.eventTypes.reduce((sum, type) => sum + (eventsPerSecond[type] ?? 0), 0);
+    const seconds = duration(operation ?? 'bus-consumer') / 1000;
+    // SendMessage (by EventBridge), then at most a ReceiveMessage and a DeleteMessageBatch each.
+    const requests = messages * 3 * chunks + idle;
+    const busy = messages * seconds;
+    const gbSeconds = gbSecondsOf(busy);
+    return {
+      handler: subscription.handler,
+      eventTypes: subscription.eventTypes,
+      batchSize: subscription.batchSize,
+      messagesPerSecond: messages,
+      requestsPerSecond: requests,
+      idleRequestsPerSecond: idle,
+      invocationsPerSecond: messages,
+      fullBatchInvocationsPerSecond: messages / subscription.batchSize,
+      concurrency: busy,
+      gbSecondsMonthly: gbSeconds,
+      sqsMonthly: requests * SECONDS_PER_MONTH * PRICES.sqsRequest.usd,
+      lambdaMonthly: lambdaMonthly(messages, gbSeconds),
+      assumedDuration: operation === undefined,
+    };
+  });
+};
+
 /** The model's answer for a mix at a population. */
-export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOptions): CapacityAnswer => {
+export const capacity = (
+  mix: Mix,
+  {
+    persons,
+    defaultThrottleRate,
+    streamSubscriptions = STREAM_SUBSCRIPTIONS,
+    busSubscriptions = BUS_SUBSCRIPTIONS,
+  }: ModelOptions,
+): CapacityAnswer => {
   const design = { ...DESIGN, ...mix.design };
   const model = costModel({
     persons,
@@ -130,12 +254,13 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
     operation: string,
     rate: number,
     perRequest: OperationCost,
-    { http = true, invocationsPerRequest = 1, kind = operation } = {},
+    { http = true, invocationsPerRequest = 1, kind = operation, extraMsPerRequest = 0 } = {},
   ) => {
     if (rate <= 0) return;
     const rcu = rate * perRequest.rcu;
     const wcu = rate * (perRequest.wcu + perRequest.indexWcu);
     const invocations = rate * invocationsPerRequest;
+    const busy = (invocations * duration(kind) + rate * extraMsPerRequest) / 1000;
     rows.push({
       operation,
       rate,
@@ -146,8 +271,8 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
       onDemandMonthly: onDemand(rcu, wcu),
       provisionedMonthly: provisioned(rcu, wcu),
       invocationsPerSecond: invocations,
-      gbSecondsMonthly:
-        ((invocations * duration(kind)) / 1000) * (FUNCTION_MEMORY_MB / 1024) * SECONDS_PER_MONTH,
+      gbSecondsMonthly: gbSecondsOf(busy),
+      concurrency: busy,
     });
   };
 
@@ -171,20 +296,29 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
   add('history', rates.history, model.history());
 
   // The stream's work, from what the requests above write.
+  const batchingOf = (handler: string) =>
+    streamSubscriptions.find((subscription) => subscription.handler === handler)?.batching;
   const creates = rates.create + mix.import.rate;
-  const appendBatching = STREAM_BATCHING['append-events'];
-  const countBatching = STREAM_BATCHING['count-postings'];
+  const appendBatching = batchingOf('append-events');
+  const countBatching = batchingOf('count-postings');
   const defaultBatch = { size: 1, windowSeconds: 1 };
-  add('enrich', creates * mix.enrichment.share, model.enrich(), { http: false });
+  // Enrichment's writes, for the persons it finds something for; its function's time is its queue's.
+  add('enrich', creates * mix.enrichment.share, model.enrich(), { http: false, invocationsPerRequest: 0 });
+  const eventsPerSecond: Partial<Record<EventType, number>> = {};
+  for (const row of rows)
+    for (const [type, count] of Object.entries(row.perRequest.events) as [EventType, number][])
+      eventsPerSecond[type] = (eventsPerSecond[type] ?? 0) + row.rate * count;
   const changes = rows.reduce((sum, row) => sum + row.rate * row.perRequest.changes, 0);
-  const perShardBatch =
-    Math.min(
-      (appendBatching ?? defaultBatch).size,
-      changes * (appendBatching ?? defaultBatch).windowSeconds,
-    ) / DESIGN.feedShards;
-  const append = model.feedAppend(perShardBatch);
-  const appendInvocations = 1 / Math.max(1, perShardBatch * DESIGN.feedShards);
-  add('feed-append', changes, append, { http: false, invocationsPerRequest: appendInvocations });
+  // A stream batch's events: appended to the feed (per feed shard), then put on the bus, ten a call.
+  const appendBatch = appendBatching ?? defaultBatch;
+  const batchEvents = Math.max(1, Math.min(appendBatch.size, changes * appendBatch.windowSeconds));
+  const append = model.feedAppend(batchEvents / DESIGN.feedShards);
+  const putEventsPerEvent = Math.ceil(batchEvents / LIMITS.putEventsEntries.value) / batchEvents;
+  add('feed-append', changes, append, {
+    http: false,
+    invocationsPerRequest: 1 / batchEvents,
+    extraMsPerRequest: putEventsPerEvent * duration('put-events'),
+  });
   const postingRecords = rows.reduce((sum, row) => sum + row.rate * row.perRequest.postingRecords, 0);
   const countBatch = countBatching ?? defaultBatch;
   const countInvocations = Math.max(
@@ -222,26 +356,42 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
   });
   const storageMonthly = storage.reduce((sum, row) => sum + row.monthly, 0);
 
-  const invocations = rows.reduce((sum, row) => sum + row.invocationsPerSecond, 0);
-  const gbSeconds = rows.reduce((sum, row) => sum + row.gbSecondsMonthly, 0);
+  // The bus: each event put once (at least once: a batch delivered again puts its events again), and
+  // each consumer's queue.
+  const queues = queueRows(eventsPerSecond, busSubscriptions, duration);
+  const queueRequests = queues.reduce((sum, row) => sum + row.requestsPerSecond, 0);
+
+  const invocations =
+    rows.reduce((sum, row) => sum + row.invocationsPerSecond, 0) +
+    queues.reduce((sum, row) => sum + row.invocationsPerSecond, 0);
+  const gbSeconds =
+    rows.reduce((sum, row) => sum + row.gbSecondsMonthly, 0) +
+    queues.reduce((sum, row) => sum + row.gbSecondsMonthly, 0);
   const lambda = {
     gbSecondsMonthly: gbSeconds,
     requestsMonthly: invocations * SECONDS_PER_MONTH,
-    monthly:
-      gbSeconds * PRICES.lambdaGbSecond.usd + invocations * SECONDS_PER_MONTH * PRICES.lambdaRequest.usd,
+    monthly: lambdaMonthly(invocations, gbSeconds),
   };
   const httpRate = rows.filter((row) => row.http).reduce((sum, row) => sum + row.rate, 0);
   const api = {
     requestsMonthly: httpRate * SECONDS_PER_MONTH,
     monthly: httpRate * SECONDS_PER_MONTH * PRICES.httpApiRequest.usd,
   };
+  const billedEvents = changes * Math.ceil(BUS_MESSAGE_BYTES / BILLED_CHUNK_BYTES);
   const eventBridge = {
-    eventsMonthly: changes * SECONDS_PER_MONTH,
-    monthly: changes * SECONDS_PER_MONTH * PRICES.eventBridgeEvent.usd,
+    eventsPerSecond,
+    eventsMonthly: billedEvents * SECONDS_PER_MONTH,
+    putEventsCallsMonthly: changes * putEventsPerEvent * SECONDS_PER_MONTH,
+    monthly: billedEvents * SECONDS_PER_MONTH * PRICES.eventBridgeEvent.usd,
+  };
+  const queueCost = {
+    rows: queues,
+    requestsMonthly: queueRequests * SECONDS_PER_MONTH,
+    monthly: queues.reduce((sum, row) => sum + row.sqsMonthly, 0),
   };
   const dynamoOnDemand = rows.reduce((sum, row) => sum + row.onDemandMonthly, 0);
   const dynamoProvisioned = rows.reduce((sum, row) => sum + row.provisionedMonthly, 0);
-  const others = storageMonthly + lambda.monthly + api.monthly + eventBridge.monthly;
+  const others = storageMonthly + lambda.monthly + api.monthly + eventBridge.monthly + queueCost.monthly;
 
   return {
     name: mix.name,
@@ -258,17 +408,26 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
     lambda,
     api,
     eventBridge,
+    queues: queueCost,
     monthly: { onDemand: dynamoOnDemand + others, provisioned: dynamoProvisioned + others },
     limits: limitsOf(rows, {
       totalRcu,
       totalWcu,
       httpRate,
       throttleRate: mix.throttleRate ?? defaultThrottleRate,
-      concurrency: rows
-        .filter((row) => row.http)
-        .reduce((sum, row) => sum + (row.rate * duration(row.operation.replace(/ \(.*$/, ''))) / 1000, 0),
-      countPartitionWcu: countPartitionLoad(creates, postingRecords, model.sizes.busiestPrefixPostings, mix),
+      concurrency:
+        rows.reduce((sum, row) => sum + row.concurrency, 0) +
+        queues.reduce((sum, row) => sum + row.concurrency, 0),
+      countPartitionWcu: countPartitionLoad(
+        creates,
+        postingRecords,
+        model.sizes.busiestPrefixPostings,
+        mix,
+        countBatching,
+      ),
       personBytes: model.sizes.person,
+      streamReaders: streamSubscriptions.length,
+      queues,
     }),
     notes: [
       ...(mix.regions > 1
@@ -282,6 +441,7 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
           ]
         : []),
       'count-postings is priced at most: one count write per posting record; a batch sums its records per gram, so under load it writes far fewer.',
+      ...queueNotes(queues, busSubscriptions),
       'Index write units (byName, byChange, byChangeId) are counted with the table writes; the bench counts table units only.',
     ],
     sizes: model.sizes,
@@ -293,8 +453,13 @@ export const capacity = (mix: Mix, { persons, defaultThrottleRate }: ModelOption
  * UpdateItem per gram of the prefix per stream batch; batches of `count-postings` come as fast as
  * posting records fill them, or once per window when they do not.
  */
-const countPartitionLoad = (creates: number, postingRecords: number, prefixPostings: number, mix: Mix) => {
-  const batching = STREAM_BATCHING['count-postings'];
+const countPartitionLoad = (
+  creates: number,
+  postingRecords: number,
+  prefixPostings: number,
+  mix: Mix,
+  batching: StreamSubscription['batching'],
+) => {
   if (!batching || postingRecords === 0) return 0;
   const batches = Math.max(1 / batching.windowSeconds, postingRecords / batching.size);
   return Math.min(creates * mix.commonPrefixShare, batches) * prefixPostings;
@@ -310,6 +475,8 @@ const limitsOf = (
     concurrency: number;
     countPartitionWcu: number;
     personBytes: number;
+    streamReaders: number;
+    queues: readonly QueueRow[];
   },
 ): LimitRow[] => {
   const hot = new Map<string, { wcu: number; rcu: number }>();
@@ -379,9 +546,17 @@ const limitsOf = (
     limit('item size', 'the typical Person item', load.personBytes, LIMITS.itemBytes, true),
     limit(
       'Lambda concurrency',
-      'HTTP functions (rate × duration)',
+      'all functions: HTTP, stream, queues (rate × duration)',
       load.concurrency,
       LIMITS.lambdaConcurrency,
+    ),
+    ...load.queues.map((queue) =>
+      limit(
+        'queue batches at once',
+        `${queue.handler}'s queue (messages × duration)`,
+        queue.concurrency,
+        LIMITS.sqsConcurrentBatches,
+      ),
     ),
     limit('HTTP API requests', 'the account, all HTTP APIs of the region', load.httpRate, LIMITS.httpApiRps),
     limit('stage throttle', "the stage's throttleRate (deploy option)", load.httpRate, {
@@ -391,8 +566,8 @@ const limitsOf = (
     }),
     limit(
       'stream readers',
-      `${STREAM_SUBSCRIPTIONS.length} functions subscribed to the one stream (lib/db/table/stream-subscriptions.ts), at any load`,
-      STREAM_SUBSCRIPTIONS.length,
+      `${load.streamReaders} functions subscribed to the one stream (lib/db/table/stream-subscriptions.ts), at any load`,
+      load.streamReaders,
       LIMITS.streamReaders,
       true,
     ),
@@ -400,4 +575,30 @@ const limitsOf = (
   return rows_
     .filter((row) => row.load > 0)
     .sort((a, b) => Number(a.design) - Number(b.design) || a.headroom - b.headroom);
+};
+
+/**
+ * What the queues' prices assume, and how long Lambda takes to reach the concurrency a consumer needs
+ * (it adds up to 300 batches a minute while messages wait, from five: a steady rate is met once the
+ * ramp is over, and the messages wait in the queue meanwhile).
+ */
+const queueNotes = (queues: readonly QueueRow[], subscriptions: readonly BusSubscription[]): string[] => {
+  if (subscriptions.length === 0) return [];
+  const idle = queues[0]?.idleRequestsPerSecond ?? 0;
+  const start = SQS_POLLING.idlePollers.value;
+  const ramping = queues.filter((queue) => queue.concurrency > start);
+  const usd = (value: number) => `$${value.toFixed(2)}`;
+  return [
+    `The bus's queues are priced at most: a ReceiveMessage, a DeleteMessageBatch and an invocation a message; a queue that backs up fills batches (${subscriptions.map((subscription) => `${subscription.handler} ${subscription.batchSize}`).join(', ')} messages), down to that share of them. A quiet queue costs its pollers' long polls, assumed ${start} pollers × one every ${SQS_POLLING.longPollSeconds.value} s: ${Math.round(idle * 3600)} requests an hour, ${usd(idle * SECONDS_PER_MONTH * PRICES.sqsRequest.usd)} a month a queue.`,
+    ...queues
+      .filter((queue) => queue.assumedDuration)
+      .map(
+        (queue) =>
+          `${queue.handler} is timed at ${ASSUMED_DURATION_MS['bus-consumer']} ms a message (bus-consumer): ASSUMED_DURATION_MS names no time for it.`,
+      ),
+    ...ramping.map(
+      (queue) =>
+        `${queue.handler} keeps ${queue.concurrency.toFixed(1)} batches busy at once: from a quiet queue Lambda reaches them in about ${Math.ceil((queue.concurrency - start) / SQS_POLLING.scalingPerMinute.value)} minute(s) (${SQS_POLLING.scalingPerMinute.value} more a minute), the messages waiting in the queue meanwhile.`,
+    ),
+  ];
 };

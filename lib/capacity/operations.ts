@@ -11,6 +11,8 @@
  * transaction, and the load on the busiest partition of each kind the request touches.
  */
 
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { eventOfRecord } from '../db/feed/feed-appender';
 import { APPEND_CHUNK, appendActions } from '../db/feed/feed-log';
 import { historyActions } from '../db/history/history-actions';
 import { personPut, toPersonItem } from '../db/person/person-items';
@@ -56,11 +58,10 @@ import {
   postingPartition,
   postingsPendingKey,
 } from '../db/table/keys';
-import { STREAM_SUBSCRIPTIONS } from '../db/table/stream-subscriptions';
 import type { Action } from '../db/write/actions';
 import { ID_BLOCK_SIZE } from '../db/write/ids';
 import { changeEntry, NO_ORIGIN } from '../domain/change-history';
-import { FEED_SHARDS, feedEventOf, pageShares } from '../domain/feed';
+import { type EventType, FEED_SHARDS, feedEventOf, pageShares } from '../domain/feed';
 import { NO_ABBREVIATIONS, PERSON_TYPE, type Person } from '../domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
 import { MAX_PROBES_PER_FILTER } from '../domain/search';
@@ -141,8 +142,10 @@ export interface OperationCost {
   /** Bytes stored after the request less before (items and index entries, 100 bytes of overhead each). */
   stored: Partial<Record<StorageKind, number>>;
   hot: HotLoad[];
-  /** ChangeHistory entries the request makes: each is a feed event to append. */
+  /** ChangeHistory entries the request makes: each is a feed event to append, and put on the bus. */
   changes: number;
+  /** The same entries by the type of their event (`person.created`...), as the feed's appender reads them. */
+  events: Partial<Record<EventType, number>>;
   /** Postings it stores or deletes: each is a stream record the posting counts take. */
   postingRecords: number;
 }
@@ -299,8 +302,24 @@ const eventualRead = (item: Item | undefined) => readUnits(item ? itemSize(item)
 const postingsOfWrite = (cost: WriteCost) =>
   cost.partitions.filter(({ partition }) => partition.startsWith(POSTING_STEM)).length;
 
-const changesOfWrite = (actions: readonly (readonly Action[])[]) =>
-  actions.flat().filter(([, role]) => role.kind === 'history').length;
+/**
+ * The events of a write's ChangeHistory entries, by type: each entry as the table's stream hands it to
+ * the feed's appender (an INSERT of the item the write puts), read by the appender's own
+ * `eventOfRecord` (so a merge's source is `person.merged`, as the appender says).
+ */
+const eventsOfWrite = (actions: readonly (readonly Action[])[]): Partial<Record<EventType, number>> => {
+  const events: Partial<Record<EventType, number>> = {};
+  for (const [item, role] of actions.flat()) {
+    if (role.kind !== 'history' || !item.Put?.Item) continue;
+    const NewImage = marshall(item.Put.Item, { removeUndefinedValues: true }) as never;
+    const { type } = eventOfRecord({ eventName: 'INSERT', dynamodb: { NewImage } });
+    events[type] = (events[type] ?? 0) + 1;
+  }
+  return events;
+};
+
+const countOf = (events: Partial<Record<EventType, number>>) =>
+  Object.values(events).reduce((sum, count) => sum + count, 0);
 
 const asOperation = (
   cost: WriteCost,
@@ -309,13 +328,13 @@ const asOperation = (
     rcu,
     design,
     commonShare,
-    changes,
+    events,
   }: {
     calls: number;
     rcu: number;
     design: Design;
     commonShare: number;
-    changes: number;
+    events: Partial<Record<EventType, number>>;
   },
 ): OperationCost => ({
   calls,
@@ -328,7 +347,8 @@ const asOperation = (
   transactionBytes: cost.bytes,
   stored: cost.stored as Partial<Record<StorageKind, number>>,
   hot: hotWrites(cost, design, commonShare),
-  changes,
+  changes: countOf(events),
+  events,
   postingRecords: postingsOfWrite(cost),
 });
 
@@ -341,6 +361,7 @@ const READ_ONLY: Omit<OperationCost, 'calls' | 'rcu' | 'hot'> = {
   transactionBytes: 0,
   stored: {},
   changes: 0,
+  events: {},
   postingRecords: 0,
 };
 
@@ -419,7 +440,7 @@ export const costModel = ({
       calls: 1 + created.reservedIds / ID_BLOCK_SIZE,
       rcu: 0,
       ...common,
-      changes: changesOfWrite(transactions),
+      events: eventsOfWrite(transactions),
     });
   };
 
@@ -446,7 +467,7 @@ export const costModel = ({
       calls: 1 + transactions.length + reserved / ID_BLOCK_SIZE,
       rcu: read,
       ...common,
-      changes: changesOfWrite(transactions),
+      events: eventsOfWrite(transactions),
     });
   };
 
@@ -628,7 +649,7 @@ export const costModel = ({
       calls: 1 + transactions.length + 2 / ID_BLOCK_SIZE,
       rcu: read,
       ...common,
-      changes: changesOfWrite(transactions),
+      events: eventsOfWrite(transactions),
     });
   };
 
@@ -676,7 +697,7 @@ export const costModel = ({
       calls: 2 + 1 / ID_BLOCK_SIZE,
       rcu: consistentRead(personItem),
       ...common,
-      changes: 1,
+      events: eventsOfWrite([actions]),
     });
   };
 
@@ -700,7 +721,7 @@ export const costModel = ({
     const read = ((k + 1) * readUnits(itemSize(head))) / k;
     // 2k + 1 actions, k at most APPEND_CHUNK: the feed cuts its appends to fit, whatever the load.
     return {
-      ...asOperation(cost, { calls: 2 / k, rcu: read, ...common, changes: 0 }),
+      ...asOperation(cost, { calls: 2 / k, rcu: read, ...common, events: {} }),
       actions: 2 * k + 1,
       ownActions: 0,
     };
@@ -730,7 +751,7 @@ export const costModel = ({
     const key = postingCountKey(gramOfPostingKey(first as Key) ?? 'abc');
     const cost = singleWriteCost(key, { ...key, postings: Number.MAX_SAFE_INTEGER }, new Map(), kindOf);
     // The busiest count partition's load is the batches' (model.ts), not one write per record.
-    return { ...asOperation(cost, { calls: 1, rcu: 0, ...common, changes: 0 }), hot: [] };
+    return { ...asOperation(cost, { calls: 1, rcu: 0, ...common, events: {} }), hot: [] };
   };
 
   /**
@@ -842,7 +863,3 @@ const busiestPrefix = (person: Person) => {
 export const feedPageRcu = (shares: readonly number[], heads = FEED_SHARDS) =>
   heads * readUnits(0) +
   shares.filter((share) => share > 0).reduce((sum, share) => sum + readUnits(share * FEED_EVENT_BYTES), 0);
-
-export const STREAM_BATCHING = Object.fromEntries(
-  STREAM_SUBSCRIPTIONS.map((subscription) => [subscription.handler, subscription.batching]),
-);

@@ -38,12 +38,59 @@ export const PRICES = {
     per: 'HTTP API request (first 300 million a month)',
     source: 'https://aws.amazon.com/api-gateway/pricing/',
   },
+  /**
+   * Each 64 KB chunk of an entry is billed as one event (a feed event is about 0.5 KB: one). What a
+   * rule then delivers to a target in the same account (here, each consumer's SQS queue) is not a
+   * charge of its own on that page: cross-account delivery is, as an event again.
+   */
   eventBridgeEvent: {
     usd: 1 / 1e6,
-    per: 'custom event put on a bus',
+    per: 'custom event put on a bus (each 64 KB chunk one event)',
     source: 'https://aws.amazon.com/eventbridge/pricing/',
   },
+  /**
+   * Every SQS API call is a request (SendMessage, ReceiveMessage, an empty one too, DeleteMessageBatch),
+   * each 64 KB chunk of its payload one request; the first million a month are free (not subtracted
+   * here, as no free tier is).
+   */
+  sqsRequest: {
+    usd: 0.4 / 1e6,
+    per: 'SQS standard queue request (each 64 KB chunk one request; first 100 billion a month)',
+    source: 'https://aws.amazon.com/sqs/pricing/',
+  },
 } as const satisfies Record<string, Price>;
+
+/** Bytes of a chunk that EventBridge bills as one event and SQS as one request. */
+export const BILLED_CHUNK_BYTES = 64 * 1024;
+
+const LAMBDA_SQS = 'https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html';
+
+/**
+ * How Lambda reads a standard SQS queue (its event source mapping), as its page says: pollers long-poll
+ * the queue until messages come, five batches at a time at first, then up to 300 more concurrent
+ * batches a minute while messages wait, at most 1 000 batches at once. The pollers cost no Lambda
+ * time; their ReceiveMessage calls are SQS requests, billed to the queue's owner. Assumed for a quiet
+ * queue: the five pollers each waiting the longest long poll SQS allows, 20 s, so a queue with no
+ * message still costs 5 × 3 600 / 20 = 900 requests an hour (Lambda may use as few as two).
+ */
+export const SQS_POLLING = {
+  idlePollers: {
+    value: 5,
+    unit: 'pollers long-polling a quiet queue (assumed: the first five batches)',
+    source: LAMBDA_SQS,
+  },
+  longPollSeconds: {
+    value: 20,
+    unit: 'seconds a long poll waits on an empty queue (the most ReceiveMessage allows)',
+    source:
+      'https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/best-practices-setting-up-long-polling.html',
+  },
+  scalingPerMinute: {
+    value: 300,
+    unit: 'more concurrent batches a minute while messages wait',
+    source: LAMBDA_SQS,
+  },
+} as const satisfies Record<string, Limit>;
 
 /**
  * Provisioned capacity is bought for the load at the target utilisation auto scaling keeps (its
@@ -89,6 +136,16 @@ export const LIMITS = {
     value: 10_000,
     unit: 'requests a second per region across HTTP APIs (account default, burst 5 000)',
     source: 'https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-quotas.html',
+  },
+  putEventsEntries: {
+    value: 10,
+    unit: 'entries per PutEvents call',
+    source: 'https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEvents.html',
+  },
+  sqsConcurrentBatches: {
+    value: 1_000,
+    unit: 'batches a standard SQS event source mapping processes at once',
+    source: LAMBDA_SQS,
   },
   streamReaders: {
     value: 2,

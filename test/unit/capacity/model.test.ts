@@ -1,8 +1,14 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Mix } from '../../../lib/capacity/mix';
 import { capacity, firstLimit } from '../../../lib/capacity/model';
 import { DESIGN } from '../../../lib/capacity/operations';
 import { HOURS_PER_MONTH, LIMITS, PRICES } from '../../../lib/capacity/prices';
+import { renderAnswer } from '../../../lib/capacity/report';
+import { STREAM_SUBSCRIPTIONS } from '../../../lib/db/table/stream-subscriptions';
+
+const PROFILES = resolve(import.meta.dirname, '../../../lib/capacity/profiles');
 
 const answer = (mix: unknown, persons = 1_000_000) =>
   capacity(Mix.parse(mix), { persons, defaultThrottleRate: 100 });
@@ -82,6 +88,39 @@ describe('the capacity model of a mix', () => {
     expect(firstLimit(migration.limits)).toMatchObject({ limit: 'table writes', design: false });
   });
 
+  it("prints as its headline's first limit the one of least headroom of all the limits it prints", () => {
+    const headlineOf = (result: ReturnType<typeof answer>) => {
+      const text = renderAnswer(result);
+      const printed = text.slice(text.indexOf('## Limits the load meets'), text.indexOf('First limit:'));
+      const rows = [...printed.matchAll(/^(\S.*?)\s{2,}.*\s([\d.,]+)×$/gm)].map(([, limit, headroom]) => ({
+        limit,
+        headroom: Number(headroom?.replaceAll(',', '')),
+      }));
+      const [, limit, headroom] = /^First limit: (.+?) \(.*, headroom ([\d.,]+)×/m.exec(text) ?? [];
+      return { rows, limit, headroom: Number(headroom?.replaceAll(',', '')) };
+    };
+    const light = { rates: { get: 50, create: 1 } };
+    const third = { handler: 'detect-duplicates', accepts: () => true, filterPattern: {} };
+    for (const result of [
+      answer(light),
+      answer({ ...light, throttleRate: 50 }),
+      capacity(Mix.parse(light), {
+        persons: 1_000_000,
+        defaultThrottleRate: 100,
+        streamSubscriptions: [...STREAM_SUBSCRIPTIONS, third],
+      }),
+      answer({ import: { rate: 2_000 }, throttleRate: 10_000 }),
+    ]) {
+      const { rows, limit, headroom } = headlineOf(result);
+      expect(rows.length).toBe(result.limits.length);
+      const least = Math.min(...rows.map((row) => row.headroom));
+      expect(headroom).toBe(least);
+      expect(rows.filter((row) => row.headroom === least).map((row) => row.limit)).toContain(limit);
+    }
+    // The stage throttle at 50 (0.98× for 51 requests a second) comes before the stream's two readers (1×): it heads the answer.
+    expect(headlineOf(answer({ ...light, throttleRate: 50 })).limit).toBe('stage throttle');
+  });
+
   it('sees the stage throttle at the stack default when the mix names none', () => {
     expect(limitAt(answer({ rates: { get: 50 } }), 'throttleRate')).toMatchObject({
       capacity: 100,
@@ -89,11 +128,43 @@ describe('the capacity model of a mix', () => {
     });
   });
 
-  it('names the stream readers as a limit of the design, passed at any load', () => {
+  it("counts the stream's readers from the catalogue: two, at the limit (1×), a limit of the design", () => {
     const readers = answer({ rates: { get: 1 } }).limits.find((row) => row.limit === 'stream readers');
-    expect(readers).toMatchObject({ design: true, capacity: LIMITS.streamReaders.value });
-    expect(readers?.headroom).toBeLessThan(1);
+    expect(readers).toMatchObject({
+      design: true,
+      load: STREAM_SUBSCRIPTIONS.length,
+      capacity: LIMITS.streamReaders.value,
+      headroom: LIMITS.streamReaders.value / STREAM_SUBSCRIPTIONS.length,
+    });
+    expect(STREAM_SUBSCRIPTIONS.length).toBe(2);
+    expect(readers?.headroom).toBe(1);
   });
+
+  it('finds a third reader of the stream below 1× at any load, and names it in the headline', () => {
+    const third = { handler: 'detect-duplicates', accepts: () => true, filterPattern: {} };
+    const result = capacity(Mix.parse({ rates: { get: 1 } }), {
+      persons: 1_000_000,
+      defaultThrottleRate: 100,
+      streamSubscriptions: [...STREAM_SUBSCRIPTIONS, third],
+    });
+    const readers = result.limits.find((row) => row.limit === 'stream readers');
+    expect(readers).toMatchObject({ load: 3, design: true });
+    expect(readers?.headroom).toBeLessThan(1);
+    expect(firstLimit(result.limits)).toBe(readers);
+    expect(renderAnswer(result)).toMatch(/^First limit: stream readers \(3 functions .*headroom 0\.67×/m);
+  });
+
+  it.each(readdirSync(PROFILES).filter((file) => file.endsWith('.json')))(
+    'keeps every limit of the design at 1× or more for %s',
+    (file) => {
+      const mix = Mix.parse(JSON.parse(readFileSync(join(PROFILES, file), 'utf8')));
+      const design = capacity(mix, { persons: mix.persons ?? 0, defaultThrottleRate: 100 }).limits.filter(
+        (row) => row.design,
+      );
+      expect(design.map((row) => row.limit)).toContain('stream readers');
+      for (const row of design) expect(row.headroom, row.limit).toBeGreaterThanOrEqual(1);
+    },
+  );
 
   it('says a second region is not modelled', () => {
     expect(answer({ regions: 3, rates: { get: 1 } }).notes.join(' ')).toContain('only one is modelled');
