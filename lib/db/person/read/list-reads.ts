@@ -19,6 +19,9 @@ export const costRecorder = () => {
   return { cost, record };
 };
 
+/** What a list's reads report each call's cost to. */
+export type RecordCost = ReturnType<typeof costRecorder>['record'];
+
 /**
  * Items one Query may evaluate: a page of index entries about DynamoDB's 1 MB per call. Filtered
  * reads pass it too: in AWS the 1 MB cap binds first either way, but DynamoDB Local without a `Limit`

@@ -21,7 +21,7 @@ import {
   PERSON_LIST_SHARDS,
 } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
-import { compareSortKeys, costRecorder, MAX_QUERY_LIMIT, sortBySortKey } from './list-reads';
+import { compareSortKeys, costRecorder, MAX_QUERY_LIMIT, type RecordCost, sortBySortKey } from './list-reads';
 import { searchLocalReference } from './local-reference-search';
 import { searchPostings } from './posting-search';
 
@@ -92,7 +92,7 @@ interface Cursor {
 interface IndexRead extends Storage {
   filters: PersonFilters;
   descending: boolean;
-  record: ReturnType<typeof costRecorder>['record'];
+  record: RecordCost;
 }
 
 const openCursors = (): Cursor[] =>
@@ -173,12 +173,12 @@ const readWindow = async (read: IndexRead, wanted: number) => {
 const indexList = async (
   storage: Storage,
   filters: PersonFilters,
-  { descending, window }: { descending: boolean; window: Window },
+  { descending, window, filtered }: { descending: boolean; window: Window; filtered: boolean },
 ): Promise<PersonListResult> => {
   const { cost, record } = costRecorder();
   const read: IndexRead = { ...storage, filters, descending, record };
   const wanted = window.offset + window.limit;
-  const [count, matches] = Object.values(filters).some(Boolean)
+  const [count, matches] = filtered
     ? await readAll(read).then((all) => [all.length, all] as const)
     : await Promise.all([
         countPersons(storage, record),
@@ -207,10 +207,9 @@ export const personList = ({
           ]
         : plan.probes.length > 0
           ? ['postings', await searchPostings(storage, plan, { descending, window })]
-          : [
-              plan.filters.length > 0 ? 'index, filtered' : 'index',
-              await indexList(storage, filters, { descending, window }),
-            ];
+          : plan.filters.length > 0
+            ? ['index, filtered', await indexList(storage, filters, { descending, window, filtered: true })]
+            : ['index', await indexList(storage, filters, { descending, window, filtered: false })];
     logger.info('list cost', {
       source,
       offset: window.offset,

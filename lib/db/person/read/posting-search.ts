@@ -38,7 +38,7 @@ import type { Storage } from '../../table/client';
 import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
 import { fromPersonItem, isLivePersonItem } from '../person-items';
-import { costRecorder, MAX_QUERY_LIMIT, sortedWindow } from './list-reads';
+import { costRecorder, MAX_QUERY_LIMIT, type RecordCost, sortedWindow } from './list-reads';
 import { readPostingCounts } from './posting-counts';
 
 /**
@@ -122,7 +122,7 @@ export const filterChecker = async (
 
 /** One list's reads of postings: the storage, where their cost goes, and the postings they read. */
 interface PostingReads extends Storage {
-  counted: ReturnType<typeof costRecorder>['record'];
+  counted: RecordCost;
   /** Postings every Query read, and those the samples read (round 2). */
   postingsRead: number;
   samplePostings: number;

@@ -39,7 +39,7 @@ import type { Storage } from '../../table/client';
 import { claimKey, personKey } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
 import { fromPersonItem, isLivePersonItem } from '../person-items';
-import { costRecorder } from './list-reads';
+import { costRecorder, type RecordCost } from './list-reads';
 import { probeText, searchPostings } from './posting-search';
 
 /** Persons read whole for one query at most: the limit's largest, and the namesakes with it. */
@@ -72,8 +72,6 @@ const readPersons = async (
   }
   return persons;
 };
-
-type RecordCost = ReturnType<typeof costRecorder>['record'];
 
 /** The stubs of every person a plan's postings hold; what the read cost joins `total`. */
 const searchPlan = async (storage: Storage, plan: QueryPlan, total: ListCost) => {
