@@ -247,8 +247,9 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // A merge (person-merge.ts): both persons, their POSTINGS items and the requester read together (a
   // merged one read on to the live end of its chain); the survivor put and the source's merged item
   // put over it, both history entries, the moved email claims put (re-pointed), the name claims no
-  // one holds any more, the source's reference item and postings deleted, a person counter and the
-  // change counters stepped, in one transaction; postings that do not fit follow as on update.
+  // one holds any more, the source's reference item and postings deleted, the survivor's link to the
+  // source put in its own partition (merged-from.ts), a person counter and the change counters
+  // stepped, in one transaction; postings that do not fit follow as on update.
   // A delegate's binding change (API.md 9.1), with or without requester binding on: the person and
   // both sides of its binding in one BatchGetItem, then both sides put (the person checked live) or
   // deleted. A person's side is in the person's own partition.
@@ -282,6 +283,35 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
       transactional: true,
     },
     // A chain of more than one transaction checks its POSTINGS item's token.
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+  ],
+  // An erasure (API.md 15): the person, its POSTINGS item, its principal side and the requester read
+  // together (a merged person read on to the live end of its chain, for the 409); the tombstone put
+  // over the Person item and the ERASE history entry put; its email and name claims (released, never
+  // taken), reference item, postings, POSTINGS item and principal side deleted, with the binding that
+  // side names (bound with or without requester binding on, as bind-principal binds); a person counter
+  // stepped down (ADD -1) and a change counter bumped; the requester checked: one transaction.
+  // Postings that do not fit follow as on update, their deletes only. Then the history chain
+  // (history-erasure.ts): the persons merged into it found by a Query of each one's links
+  // (merged-from.ts), the entries of each queried (keys only) and each one's object rewritten, the
+  // tombstone's mark removed last, in transactions. No Idempotency-Key record: a second erasure
+  // answers the tombstone by itself, and an erased person's stored answers are never replayed.
+  'erase-person': [
+    RESERVE_IDS,
+    // The stored answers of keyed writes about the person (found by their links) made its tombstone.
+    { actions: ['UpdateItem'], partitions: [partitionsLike(idempotencyKey('hash'))] },
+    { actions: ['BatchGetItem', 'GetItem', 'Query'], partitions: [PERSONS] },
+    { actions: ['PutItem'], partitions: [PERSONS], transactional: true },
+    {
+      actions: ['DeleteItem'],
+      partitions: [PERSONS, ...PERSON_CLAIMS, LOCAL_REFERENCES, POSTINGS, BINDINGS],
+      transactional: true,
+    },
+    {
+      actions: ['UpdateItem'],
+      partitions: [PERSONS, ...PERSON_COUNTER_SHARDS, ...changeCountersOf('Person')],
+      transactional: true,
+    },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
   ],
   // The person and its enrichment mark read; person, history entry and mark put, a change counter
@@ -322,7 +352,8 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // The deploy-time backfill of the postings (lib/db/person/write/backfill.ts): the table scanned for persons, each
   // person's postings, reference item and POSTINGS item read, missing postings and reference items
   // put and stale postings deleted in transactions checking the person's version, a person read again
-  // when it changed; each segment's position read and kept.
+  // when it changed; a merged person's survivor's link read (GetItem) and, when missing, put in a
+  // transaction checking the merged person's version; each segment's position read and kept.
   'backfill-postings': [
     { actions: ['Scan'] },
     { actions: ['GetItem', 'PutItem'], partitions: [BACKFILL_POSITIONS] },
@@ -377,6 +408,11 @@ export const BINDING_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>
   ],
   // A merge is a delegate's (API.md 9.1): no caller's binding to read or check, only the source's to move.
   'merge-person': [{ actions: ['PutItem'], partitions: [BINDINGS], transactional: true }],
+  // An erasure by the person itself or a delegate (API.md 15): the caller's binding read with the
+  // person, as a PATCH reads it. Its check in the transaction is the erased person's own binding's
+  // delete, on condition that it names the person (granted in TABLE_ACCESS: a binding can exist with
+  // the option off); one transaction may not touch the item twice.
+  'erase-person': [{ actions: ['BatchGetItem'], partitions: [PERSONS, BINDINGS] }],
   ...Object.fromEntries(
     ['create-name-prefix', 'update-name-prefix', 'create-name-suffix', 'update-name-suffix'].map(
       (handler) => [

@@ -28,6 +28,10 @@ export const METRICS = {
   },
   PersonsPatched: { unit: 'Count', description: 'PATCH /Person/{id} requests that stored a change' },
   PersonsMerged: { unit: 'Count', description: 'Merges that superseded a person' },
+  PersonsErased: {
+    unit: 'Count',
+    description: 'Persons erased (DELETE /Person/{id}; a repeat is not counted)',
+  },
   UniquenessConflicts: {
     unit: 'Count',
     description: 'Creates and PATCHes refused 409 because another person holds the email or the name',

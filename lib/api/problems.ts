@@ -20,6 +20,7 @@ const STATUS_AND_TITLE = {
   'duplicate-name': { status: 409, title: 'A person with this name and no email already exists' },
   'duplicate-abbreviation': { status: 409, title: 'Another entry has this abbreviation' },
   merged: { status: 409, title: 'The person was merged into another' },
+  erased: { status: 410, title: 'The person was erased' },
   'principal-already-bound': { status: 409, title: 'The caller or the person is bound already' },
   'request-in-progress': {
     status: 409,
@@ -112,6 +113,11 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'The person was merged into another (a duplicate merged into its survivor) and takes no more changes: ' +
     'its GET answers 301 to the survivor. `existing` links the survivor: send the change there. Nothing ' +
     'was written.',
+  erased:
+    'The person was erased (the right to erasure): every personal value it held is gone, and only its id ' +
+    'is kept, as a tombstone that its GET answers with this status (`live_status` 0, `erased` naming ' +
+    'when). It takes no more changes: a PATCH, a merge or an unmerge of it, or the replay of an earlier ' +
+    'write to it, is refused with this problem. Nothing was written.',
   'request-in-progress':
     'The first request sent with this `Idempotency-Key` (by the same requester) has not been answered ' +
     'yet, so this one was not run. Wait the seconds the `Retry-After` header names and send it again, ' +

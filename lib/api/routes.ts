@@ -38,6 +38,7 @@ const ROUTE_TABLE = [
   { method: 'GET', path: '/Person/me', handler: 'get-own-person', operation: 'getOwnPerson' },
   { method: 'GET', path: '/Person/{id}', handler: 'get-person', operation: 'getPerson' },
   { method: 'PATCH', path: '/Person/{id}', handler: 'update-person', operation: 'updatePerson' },
+  { method: 'DELETE', path: '/Person/{id}', handler: 'erase-person', operation: 'erasePerson' },
   { method: 'POST', path: '/Person/{id}/merge', handler: 'merge-person', operation: 'mergePersons' },
   { method: 'PUT', path: '/Person/{id}/principal', handler: 'bind-principal', operation: 'bindPrincipal' },
   {

@@ -7,6 +7,7 @@ import { logger as defaultLogger } from '../logger';
 import { findPerson, getLivePerson, liveEndOf, ownPerson } from './person/read/person-reads';
 import { bindPrincipal, unbindPrincipal } from './person/write/bind-principal';
 import { createPerson } from './person/write/create-person';
+import { erasePerson } from './person/write/erase-person';
 import { mergePerson } from './person/write/merge-person';
 import type { WriteContext } from './person/write/read-for-write';
 import { updatePerson } from './person/write/update-person';
@@ -40,6 +41,8 @@ export const personRepository = (deps: PersonRepositoryDeps): PersonRepository =
       asRequester(requester, (acting) => updatePerson(ctx, id, body, acting, options)),
     merge: (survivorId, sourceId, requester, options) =>
       asRequester(requester, (acting) => mergePerson(ctx, survivorId, sourceId, acting, options)),
+    erase: (id, requester, options) =>
+      asRequester(requester, (acting) => erasePerson(ctx, id, acting, options)),
     bind: (id, principal, options) => bindPrincipal(ctx, id, principal, options),
     unbind: (id, options) => unbindPrincipal(ctx, id, options),
   };

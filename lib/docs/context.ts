@@ -116,6 +116,7 @@ export const jsonLdContext = (termBase: string) => {
     created_audit_id: 'aps:created_audit_id',
     modified_audit_id: 'aps:modified_audit_id',
     live_status: 'aps:live_status',
+    erased: dateTime('aps:erased'),
     validated: 'aps:validated',
     checksum: 'aps:checksum',
     // GRC's CoreMetaData keys that clients send and the service ignores (API.md 11.1).

@@ -9,6 +9,7 @@
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import type { OperationId } from '../api/routes';
 import { type ChangeEntry, changeEntry, type RequestOrigin, toAuditEntry } from '../domain/change-history';
+import { tombstoneOf } from '../domain/erasure';
 import {
   cloudEventOf,
   encodeFeedCursor,
@@ -43,6 +44,7 @@ import {
 import {
   auditEntryOut,
   changeHistoryOut,
+  erasedPersonOut,
   type Links,
   mergedPersonOut,
   referenceOut,
@@ -79,6 +81,7 @@ const SEEDED_AT = '2026-11-20T08:00:00.000Z';
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const CHANGED_AT = '2026-11-22T09:30:12.345Z';
 const MERGED_AT = '2026-11-24T16:05:00.000Z';
+const ERASED_AT = '2026-11-24T11:42:17.908Z';
 const ENTRY_CREATED_AT = '2026-11-23T10:15:00.000Z';
 const ENTRY_CHANGED_AT = '2026-11-23T10:20:00.000Z';
 
@@ -225,6 +228,12 @@ const mergedOut = mergedPersonOut(
   LINKS,
 );
 
+/**
+ * The sample person as an erasure after its PATCH leaves it (API.md 15, another ending than the merge):
+ * its id and times, nothing personal.
+ */
+const erasedOut = erasedPersonOut(tombstoneOf(changed.person, ERASED_AT), LINKS);
+
 // ---------------------------------------------------------------------------------------------------
 // The change feed: the person's changes as events
 // ---------------------------------------------------------------------------------------------------
@@ -345,6 +354,10 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   MergedPerson: {
     summary: 'The sample person once merged into the person that survived it: a link, no personal data',
     value: mergedOut,
+  },
+  ErasedPerson: {
+    summary: 'The sample person once erased after its PATCH: its tombstone, no personal data',
+    value: erasedOut,
   },
   PersonExport: {
     summary: `A page of GET /Person/export?limit=${EXPORT_DEFAULTS.limit}: the sample person, and the next page`,

@@ -240,6 +240,11 @@ const CONDITIONAL_HEADERS = {
     'If-None-Match':
       'Refuse the change (412) when this is `*` or names the current ETag (`W/"3"` names "3"): the object exists',
   },
+  erase: {
+    'If-Match':
+      'Erase only if this is `*` or lists the current ETag, compared strongly (a weak tag never matches), ' +
+      'else 412',
+  },
 } as const;
 
 /** API.md 5.6: every write takes a key, and its retries are answered once. */
@@ -258,8 +263,8 @@ const IDEMPOTENCY_KEY = {
   schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
 };
 
-const headerParameters = ({ requester, conditional }: OperationDoc) => [
-  ...(requester ? [IDEMPOTENCY_KEY] : []),
+const headerParameters = ({ requester, idempotencyKey, conditional }: OperationDoc) => [
+  ...(requester && idempotencyKey !== false ? [IDEMPOTENCY_KEY] : []),
   ...(requester
     ? [
         {

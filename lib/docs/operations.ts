@@ -65,7 +65,8 @@ export type RequestSchemaName =
 export type ResponseHeader = 'ETag' | 'Location';
 
 export interface SuccessDoc {
-  status: 200 | 201 | 204 | 301 | 303 | 304;
+  /** 410 is here for the tombstone an erased person's GET answers: a body of its own, not a problem. */
+  status: 200 | 201 | 204 | 301 | 303 | 304 | 410;
   description: string;
   /** A JSON body in the negotiated media types; several names mean one of them. */
   json?: ResponseSchemaName | ResponseSchemaName[];
@@ -91,10 +92,17 @@ export interface OperationDoc {
   body?: { schema: RequestSchemaName; description: string; example: unknown };
   requester?: RequesterRule;
   /**
-   * The conditional headers the operation honours (API.md 2.1): a read answers 304 to If-None-Match;
-   * a write takes If-Match and If-None-Match and answers 412 when they do not hold.
+   * `false` for a write that takes no `Idempotency-Key` (API.md 5.6): one that is safe to send again by
+   * itself, as an erasure is (a second answers the same tombstone and writes nothing), and that must
+   * never answer a stored answer about a person it erased.
    */
-  conditional?: 'read' | 'write';
+  idempotencyKey?: false;
+  /**
+   * The conditional headers the operation honours (API.md 2.1): a read answers 304 to If-None-Match;
+   * a write takes If-Match and If-None-Match and answers 412 when they do not hold; an erasure takes
+   * If-Match only (it creates nothing that If-None-Match could refuse).
+   */
+  conditional?: 'read' | 'write' | 'erase';
   success: SuccessDoc[];
   problems: ProblemType[];
 }
@@ -524,7 +532,9 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
   getPerson: {
     tag: 'Person',
     summary: 'Get a person',
-    description: 'The full Person, with its version as a strong ETag.',
+    description:
+      'The full Person, with its version as a strong ETag. A person merged into another answers 301 to ' +
+      'its survivor; an erased person answers 410 with its tombstone, which holds nothing personal.',
     conditional: 'read',
     success: [
       { status: 200, description: `The Person. ${PERSON_RESPONSE_NOTE}`, json: 'Person', headers: ['ETag'] },
@@ -537,6 +547,13 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
         headers: ['Location'],
       },
       { status: 304, description: 'The ETag sent in If-None-Match is current', headers: ['ETag'] },
+      {
+        status: 410,
+        description:
+          'The person was erased (`DELETE /Person/{id}`): the body is its tombstone, its id and when it ' +
+          'was erased, with no personal data',
+        json: 'ErasedPerson',
+      },
     ],
     problems: ['not-found', 'precondition-failed', ...STORAGE_PROBLEMS],
   },
@@ -576,7 +593,44 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
         headers: ['ETag'],
       },
     ],
-    problems: [...WRITE_PROBLEMS, 'not-found', 'merged', 'precondition-failed'],
+    problems: [...WRITE_PROBLEMS, 'not-found', 'merged', 'erased', 'precondition-failed'],
+  },
+  erasePerson: {
+    tag: 'Person',
+    summary: 'Erase a person',
+    description:
+      'The right to erasure (GDPR Art. 17): every personal value of the person and of its sub-objects ' +
+      '(names, emails, phone numbers, addresses, roles, memberships, social addresses, the ' +
+      '`local_reference_id`s) is removed from the person, from every ChangeHistory entry of it (their ' +
+      '`previous_object` and `current_object` become the tombstone; the entries keep their type, time, ' +
+      'requester and changed paths), and from search, lists, counts, matching, export and the duplicates ' +
+      'queue. Its email and name claims and its principal binding are released: a later create with the ' +
+      'same email is a new person with a new id. The id is kept and resolves to a tombstone: GET answers ' +
+      '410 with it. Persons merged into this one are erased with it; a merged person itself is 409 ' +
+      '`merged`, naming its live end. The answer is the tombstone; a second DELETE answers the same ' +
+      'tombstone and writes nothing, so the request is safe to send again and takes no ' +
+      '`Idempotency-Key`. One ChangeHistory entry of `type` `ERASE` names the requester and the caller ' +
+      'and holds nothing personal; the change feed carries `person.erased`. Afterwards a PATCH or merge ' +
+      'of the person is 410 `erased`. With requester binding on, only the person itself (its own ' +
+      'principal) or a delegate may erase it. Backups keep older copies for their retention period ' +
+      '(SECURITY.md). If-Match (`*`, or a list of ETags) erases only when it names the current version, ' +
+      'compared strongly; else 412 with the current ETag.',
+    requester: 'update',
+    idempotencyKey: false,
+    conditional: 'erase',
+    success: [{ status: 200, description: 'The tombstone the person is now', json: 'ErasedPerson' }],
+    problems: [
+      'unauthorized',
+      'missing-requester',
+      'invalid-requester',
+      'unknown-requester',
+      'requester-mismatch',
+      'delegate-required',
+      'not-found',
+      'merged',
+      'precondition-failed',
+      ...STORAGE_PROBLEMS,
+    ],
   },
   mergePersons: {
     tag: 'Person',
@@ -616,6 +670,7 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       'delegate-required',
       'not-found',
       'merged',
+      'erased',
       'principal-already-bound',
       'precondition-failed',
       ...STORAGE_PROBLEMS,

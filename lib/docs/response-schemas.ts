@@ -24,6 +24,7 @@ import {
 import type {
   auditEntryOut,
   changeHistoryOut,
+  erasedPersonOut,
   mergedPersonOut,
   referenceOut,
   vocabularyOut,
@@ -98,7 +99,13 @@ export const AuditEntryOut = z.object({
   '@id': z.url(),
   id,
   person_id: id,
-  action: z.enum(['create', 'update', 'enrich', 'merge'] as const satisfies readonly AuditEntry['action'][]),
+  action: z.enum([
+    'create',
+    'update',
+    'enrich',
+    'merge',
+    'erase',
+  ] as const satisfies readonly AuditEntry['action'][]),
   requester: id.nullable().describe('The person who asked; null for the service (enrichment)'),
   at: z.iso.datetime(),
   changed: z.array(z.string()).describe('JSON Pointers of the top-level parts that changed'),
@@ -162,10 +169,37 @@ export const MergedPersonOut = z.object({
 });
 
 /**
- * A Person (or a merged person), NamePrefix or NameSuffix as GET /{endpoint}/{object_id} answered it,
+ * An erased person's tombstone (API.md 15), as its GET answers it with 410 and its DELETE with 200: the
+ * id, and when it was made and erased; nothing personal, not even who created or erased it.
+ */
+export const ErasedPersonOut = z
+  .object({
+    '@context': context,
+    '@type': z.literal('Person'),
+    '@id': z.url(),
+    id: id.describe('The erased person: its id is kept, and never given to another person'),
+    CoreMetaData: z.object({
+      date_created: z.iso.datetime(),
+      date_modified: z.iso.datetime().describe('When it was erased'),
+      version: z.int().positive().describe('Its version: the one its erasure made'),
+      live_status: z.literal(0).describe('0: erased (as a merged person is 0 too)'),
+      erased: z.iso.datetime().describe('When it was erased'),
+    }),
+  })
+  .describe('An erased person: its id resolves to this and nothing more');
+
+/**
+ * A Person (or a merged or erased person), NamePrefix or NameSuffix as GET /{endpoint}/{object_id} answered it,
  * or null.
  */
-const snapshot = z.union([PersonOut, MergedPersonOut, NamePrefixOut, NameSuffixOut, z.null()]);
+const snapshot = z.union([
+  PersonOut,
+  MergedPersonOut,
+  ErasedPersonOut,
+  NamePrefixOut,
+  NameSuffixOut,
+  z.null(),
+]);
 
 /** One ChangeHistory entry (API.md 11.5). */
 export const ChangeHistoryOut = z.object({
@@ -181,7 +215,7 @@ export const ChangeHistoryOut = z.object({
   type: z
     .enum(Object.values(CHANGE_TYPES))
     .describe(
-      'The change: POST (created), PATCH (updated), ENRICH (enriched by the service) or MERGE (on both persons of a merge)',
+      'The change: POST (created), PATCH (updated), ENRICH (enriched by the service), MERGE (on both persons of a merge) or ERASE (the person erased)',
     ),
   changed: z.array(z.string()).describe('JSON Pointers of the top-level parts that changed'),
   previous_object: snapshot.describe('The object as GET showed it before the change; null before a create'),
@@ -280,6 +314,7 @@ export const ProblemOut = z.object({
 export const RESPONSE_SCHEMAS = {
   Person: PersonOut,
   MergedPerson: MergedPersonOut,
+  ErasedPerson: ErasedPersonOut,
   PersonExport: PersonExportOut,
   Stub: StubOut,
   StubList: StubListOut,
@@ -349,6 +384,7 @@ type ChangeHistoryOf = Omit<ReturnType<typeof changeHistoryOut>, 'previous_objec
     'previous_object' | 'current_object',
     | z.output<typeof PersonOut>
     | ReturnType<typeof mergedPersonOut>
+    | ReturnType<typeof erasedPersonOut>
     | Entry<'NamePrefix'>
     | Entry<'NameSuffix'>
     | null
@@ -363,6 +399,7 @@ true satisfies Describes<
 >;
 true satisfies Describes<typeof AuditEntryOut, ReturnType<typeof auditEntryOut>>;
 true satisfies Describes<typeof MergedPersonOut, ReturnType<typeof mergedPersonOut>>;
+true satisfies Describes<typeof ErasedPersonOut, ReturnType<typeof erasedPersonOut>>;
 true satisfies Describes<typeof NamePrefixOut, Entry<'NamePrefix'>>;
 true satisfies Describes<typeof NameSuffixOut, Entry<'NameSuffix'>>;
 true satisfies Describes<typeof PrefixOut, Reference<'NamePrefix'>>;

@@ -2,6 +2,7 @@
  * Domain errors: what went wrong in the terms of the contract, free of HTTP and AWS. The one table that
  * turns them into problem+json lives in lib/http/problems.ts.
  */
+import type { ErasedPerson } from './erasure';
 import { type PreconditionRefusal, refusalMessage } from './preconditions';
 
 /** One offending element of a request, named by the JSON Pointer of its place in the body. */
@@ -59,6 +60,16 @@ export class PersonMerged extends DomainError {
     readonly survivor: number,
   ) {
     super(`Person ${personId} was merged into person ${survivor}`);
+  }
+}
+
+/**
+ * A person erased (API.md 15): GET answers 410 with its tombstone, and every write of it is 410
+ * `erased`.
+ */
+export class PersonErased extends DomainError {
+  constructor(readonly tombstone: ErasedPerson) {
+    super(`Person ${tombstone.id} was erased`);
   }
 }
 

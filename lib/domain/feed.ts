@@ -26,6 +26,7 @@ export const EVENT_TYPES = [
   'person.updated',
   'person.enriched',
   'person.merged',
+  'person.erased',
   'nameprefix.created',
   'nameprefix.updated',
   'namesuffix.created',
@@ -55,12 +56,13 @@ export interface PlacedEvent extends FeedEvent {
   seq: number;
 }
 
-const VERB: Record<AuditAction, 'created' | 'updated' | 'enriched'> = {
+const VERB: Record<AuditAction, 'created' | 'updated' | 'enriched' | 'erased'> = {
   create: 'created',
   update: 'updated',
   enrich: 'enriched',
   // The survivor's side of a merge; the source's is `person.merged` (below).
   merge: 'updated',
+  erase: 'erased',
 };
 
 /**

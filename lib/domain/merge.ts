@@ -51,13 +51,16 @@ export const isMergedPerson = (value: unknown): value is MergedPerson =>
   typeof value === 'object' && value !== null && typeof (value as MergedPerson).superceded_by === 'number';
 
 /**
- * What a merged person implies for the items derived from a person (postings, reference item,
- * claims): as much as a person holding nothing.
+ * What a merged (or erased) person implies for the items derived from a person (postings, reference
+ * item, claims): as much as a person holding nothing.
  */
-export const holdingNothing = (person: Pick<Person, 'id' | 'CoreMetaData'>): Person => ({
+export const holdingNothing = (person: {
+  id: number;
+  CoreMetaData: Pick<Person['CoreMetaData'], 'date_created' | 'date_modified' | 'version'>;
+}): Person => ({
   id: person.id,
   fullname: '',
-  CoreMetaData: person.CoreMetaData,
+  CoreMetaData: { created_by: 0, modified_by: null, ...person.CoreMetaData },
   local_reference_id: null,
   ...(Object.fromEntries(SET_NAMES.map((set) => [set, []])) as unknown as Pick<Person, SetName>),
   SocialAddresses: {} as Person['SocialAddresses'],

@@ -127,3 +127,10 @@ export const PERSON_PARTS = [
   ...SET_NAMES.map((set) => [set, setPointer(set)] as const),
   ['SocialAddresses', '/SocialAddresses'],
 ] as const satisfies readonly (readonly [keyof Person, string])[];
+
+/** The parts a person holds (their pointers, as `changed` names them): what a merge or an erasure takes. */
+export const heldParts = (person: Person): string[] => [
+  ...(person.local_reference_id ? ['/local_reference_id'] : []),
+  ...SET_NAMES.filter((set) => person[set].length > 0).map(setPointer),
+  ...(Object.values(person.SocialAddresses).some((value) => value != null) ? ['/SocialAddresses'] : []),
+];

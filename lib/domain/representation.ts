@@ -5,6 +5,7 @@
 import type { AuditEntry } from './audit';
 import { CHANGE_TYPES, type ChangeEntry, type ResourceType } from './change-history';
 import { recordChecksum } from './checksum';
+import { type ErasedPerson, isErasedPerson } from './erasure';
 import { isMergedPerson, type MergedPerson } from './merge';
 import type { Tombstone, Tombstones } from './patch';
 import { fullnameOfPerson, type Person, primaryEmailOf } from './person';
@@ -32,7 +33,7 @@ export interface Links {
 export const resourceUrl = (baseUrl: string, type: string, id: number) => `${baseUrl}/${type}/${id}`;
 export const personUrl = (baseUrl: string, id: number) => resourceUrl(baseUrl, 'Person', id);
 
-/** A record is live (1) until it is merged into another (0, API.md 11.2 and 13). */
+/** A record is live (1) until it is merged into another or erased (0, API.md 11.2, 13 and 15). */
 const LIVE = 1 as const;
 const MERGED = 0 as const;
 
@@ -81,6 +82,24 @@ export const mergedPersonOut = (merged: MergedPerson, links: Links) => ({
   },
 });
 
+/**
+ * An erased person's tombstone as its GET (410) and its DELETE (200) answer it (API.md 15): its id
+ * and its record's dates and version, `live_status` 0 and when it was erased; nothing personal.
+ */
+export const erasedPersonOut = (erased: ErasedPerson, links: Links) => ({
+  '@context': links.contextUrl,
+  '@type': 'Person' as const,
+  '@id': personUrl(links.baseUrl, erased.id),
+  id: erased.id,
+  CoreMetaData: {
+    date_created: erased.CoreMetaData.date_created,
+    date_modified: erased.CoreMetaData.date_modified,
+    version: erased.CoreMetaData.version,
+    live_status: MERGED,
+    erased: erased.erased,
+  },
+});
+
 /** A NamePrefix or NameSuffix as its own endpoints show it (API.md 11.4). */
 export const vocabularyOut = (kind: VocabularyKind, entry: VocabularyEntry, links: Links) => ({
   '@context': links.contextUrl,
@@ -110,7 +129,8 @@ export const referenceOut = (kind: VocabularyKind, entry: VocabularyEntry, links
 const objectOut = (endpoint: ResourceType, object: unknown, links: Links) => {
   if (object == null) return null;
   if (endpoint !== 'Person') return vocabularyOut(endpoint, object as VocabularyEntry, links);
-  return isMergedPerson(object) ? mergedPersonOut(object, links) : toPersonOut(object as Person, links);
+  if (isMergedPerson(object)) return mergedPersonOut(object, links);
+  return isErasedPerson(object) ? erasedPersonOut(object, links) : toPersonOut(object as Person, links);
 };
 
 /**

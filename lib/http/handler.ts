@@ -228,9 +228,12 @@ export interface WriteHandlerOptions extends HttpHandlerOptions {
   once?: AnswerOnce;
 }
 
-/** A write handler: the requester and the body are read and validated before `handle` runs. */
-export const writeHandler = <S extends z.ZodType>(
-  body: S,
+/**
+ * A write handler: the requester and the body, when the operation takes one (a DELETE takes none), are
+ * read and validated before `handle` runs.
+ */
+export const writeHandler = <S extends z.ZodType = z.ZodUndefined>(
+  body: S | undefined,
   requester: RequesterRule,
   { once, ...options }: WriteHandlerOptions = {},
 ) => ({
@@ -243,7 +246,7 @@ export const writeHandler = <S extends z.ZodType>(
             event,
             links: linksFor(event, config),
             requester: requesterId,
-            body: bodyOf(event, body),
+            body: (body ? bodyOf(event, body) : undefined) as z.output<S>,
             write: {
               origin: originOf(event),
               ruling,

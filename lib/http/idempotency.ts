@@ -16,6 +16,8 @@ import { IdempotencyConfig, makeIdempotent } from '@aws-lambda-powertools/idempo
 import type { BasePersistenceLayer } from '@aws-lambda-powertools/idempotency/persistence';
 import type { ResponseHook } from '@aws-lambda-powertools/idempotency/types';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { isErasedAnswer } from '../domain/erasure';
+import { PersonErased } from '../domain/errors';
 import type { AnswerOnce } from './handler';
 import { HttpProblem } from './problems';
 import { headerOf, originOf, routePath } from './request';
@@ -100,9 +102,12 @@ export const keyedRequestOf = (event: APIGatewayProxyEventV2, key: string, reque
 
 /**
  * A replayed answer says so (`Idempotent-Replayed: true`, as Stripe's API does), so a client that
- * retried learns its first request had landed; status, headers and body are the first answer's.
+ * retried learns its first request had landed; status, headers and body are the first answer's. An
+ * answer about a person erased since is 410 `erased` instead.
  */
 const replayed: ResponseHook = (response) => {
+  // The person the answer was about is erased since (API.md 15): the answer is its tombstone now.
+  if (isErasedAnswer(response)) throw new PersonErased(response.erasedPerson);
   const result = response as Result;
   return { ...result, headers: { ...result.headers, 'idempotent-replayed': 'true' } };
 };

@@ -25,7 +25,16 @@ import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { listResponse, pagedResponse } from './paged';
 import { notModifiedRead, preconditionsOf } from './preconditions';
 import { authorizerOf, personIdOf, queryOf, routePath } from './request';
-import { movedPermanently, noContent, notModified, ok, personCreated, personOk, seeOther } from './responses';
+import {
+  movedPermanently,
+  noContent,
+  notModified,
+  ok,
+  personCreated,
+  personOk,
+  seeOther,
+  tombstoneResponse,
+} from './responses';
 import { withoutTrailingSlash } from './routes';
 
 /** GET /Person: stubs, filtered and sorted, by limit/offset or in the PaginatedList envelope. */
@@ -57,14 +66,16 @@ export const exportPersonsHandler = ({ personExport }: { personExport: PersonExp
 
 /**
  * GET /Person/{id}: 412 when If-Match does not name the current version, 304 when If-None-Match does;
- * 301 to the survivor of a merged person (API.md 13), the live end of its chain, whatever the
- * conditions say (RFC 9110 13.2.1: they apply to the answer a 2xx would be).
+ * 301 to the survivor of a merged person (API.md 13), the live end of its chain, and 410 with the
+ * tombstone of an erased one (API.md 15), whatever the conditions say (RFC 9110 13.2.1: they apply to
+ * the answer a 2xx would be).
  */
 export const getPersonHandler = ({ persons }: { persons: PersonRepository }) =>
   readHandler().handler(async ({ event, links }) => {
     const found = await persons.find(personIdOf(event));
     if ('merged' in found)
       return movedPermanently(personUrl(links.baseUrl, found.liveEnd), mergedPersonOut(found.merged, links));
+    if ('erased' in found) return tombstoneResponse(found.erased, links, 410);
     const { person } = found;
     return notModifiedRead(event, person.CoreMetaData.version, 'person')
       ? notModified(etagOf(person))
@@ -168,6 +179,20 @@ export const mergePersonHandler = ({ persons, idempotency, config }: WriteDeps) 
       return personOk({ person, tombstones: {} }, links);
     },
   );
+
+/**
+ * DELETE /Person/{id} (API.md 15): the person erased, answered with its tombstone; a person erased
+ * already answers the same tombstone. With requester binding on, the person itself or a delegate.
+ * No `Idempotency-Key`: the DELETE is idempotent by itself, and no answer about the person is kept.
+ */
+export const erasePersonHandler = ({ persons, config }: Omit<WriteDeps, 'idempotency'>) =>
+  writeHandler(undefined, 'update', { config }).handler(async ({ event, requester, write, links }) => {
+    const tombstone = await persons.erase(personIdOf(event), requester, {
+      ...write,
+      conditions: preconditionsOf(event),
+    });
+    return tombstoneResponse(tombstone, links, 200);
+  });
 
 /** GET /Person/{id}/audit: the person's AuditEntries, newest first, in the PaginatedList envelope. */
 export const listPersonAuditHandler = ({ audit }: { audit: AuditLog }) =>

@@ -10,6 +10,7 @@ import {
   DelegateRequired,
   type FieldError,
   NotFound,
+  PersonErased,
   PersonMerged,
   PreconditionFailed,
   PrincipalAlreadyBound,
@@ -113,6 +114,7 @@ export const problemOf = (error: unknown): Problem => {
         existing: { type: 'Person', id: error.survivor },
       },
     ]);
+  if (error instanceof PersonErased) return problem('erased', error.message);
   if (error instanceof UniquenessConflict)
     return problem(`duplicate-${error.field}`, error.message, error.errors);
   if (error instanceof PreconditionFailed)

@@ -1,8 +1,9 @@
 /** Response helpers: every handler answers through these, so media types and headers stay uniform. */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import Negotiator from 'negotiator';
+import type { ErasedPerson } from '../domain/erasure';
 import type { WriteOutcome } from '../domain/ports/persons';
-import { etagOf, type Links, personUrl, toPersonOut } from '../domain/representation';
+import { erasedPersonOut, etagOf, type Links, personUrl, toPersonOut } from '../domain/representation';
 import { headerOf } from './request';
 
 /**
@@ -91,6 +92,13 @@ export const movedPermanently = (location: string, body: unknown): ApiResponse =
   status: 301,
   body,
   headers: { Location: location },
+});
+
+/** An erased person's tombstone with its ETag (API.md 15): 200 to its DELETE, 410 (Gone) to its GET. */
+export const tombstoneResponse = (erased: ErasedPerson, links: Links, status: 200 | 410): ApiResponse => ({
+  status,
+  body: erasedPersonOut(erased, links),
+  headers: { ETag: etagOf(erased) },
 });
 
 /** 303 to the resource the request stands for (`GET /Person/me`: the caller's own person). */

@@ -39,7 +39,7 @@ const bySegment = new Map<number, SegmentProgress>();
 const summary = () => {
   const { persons, repaired, written, segmentsDone } = backfillTotals([...bySegment.values()]);
   const seconds = (Date.now() - started) / 1000;
-  return `backfill ${tableName}: ${persons} persons checked, ${repaired} repaired, ${written} postings and reference items written; ${segmentsDone}/${segments} segments done; ${seconds.toFixed(1)} s`;
+  return `backfill ${tableName}: ${persons} persons checked, ${repaired} repaired, ${written} postings, reference items and links written; ${segmentsDone}/${segments} segments done; ${seconds.toFixed(1)} s`;
 };
 let shown = 0;
 

@@ -201,7 +201,7 @@ describe('corsOrigins', () => {
   it('turns on API Gateway’s CORS for those origins: every method served, the shared headers, an hour', () => {
     expect(apiOf(withCors).Properties.CorsConfiguration).toEqual({
       AllowOrigins: ['https://app.example.org', 'http://localhost:5173'],
-      AllowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'PUT', 'DELETE'],
+      AllowMethods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'PUT'],
       AllowHeaders: [...CORS_ALLOWED_HEADERS],
       ExposeHeaders: [...CORS_EXPOSED_HEADERS],
       MaxAge: 3600,
@@ -319,6 +319,11 @@ describe('requesterBinding and delegates (API.md 9.1)', () => {
     ]);
     // A merge is a delegate's: only the source's binding, moved to the survivor.
     expect(bindingGrants(bound, 'merge-person')).toEqual(['dynamodb:PutItem']);
+    // An erasure reads its caller's binding as a PATCH does; the erased person's own binding is
+    // released with or without the option (a delegate may bind a principal either way), and its
+    // conditional delete is the caller's check.
+    expect(bindingGrants(bound, 'erase-person')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:DeleteItem']);
+    expect(bindingGrants(defaults, 'erase-person')).toEqual(['dynamodb:DeleteItem']);
     expect(bindingGrants(bound, 'create-name-suffix')).toEqual(['dynamodb:ConditionCheckItem']);
     expect(bindingGrants(bound, 'get-person')).toEqual([]);
     for (const handler of ['create-person', 'update-person', 'merge-person'])

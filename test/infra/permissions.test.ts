@@ -10,6 +10,7 @@ import {
   claimsOf,
   partitionsLike,
   TABLE_ACCESS,
+  tableAccessOf,
   vocabularyOf,
 } from '../../infra/table-access';
 import {
@@ -20,11 +21,14 @@ import {
   feedMarkKey,
   historyKey,
   idCounterKey,
+  idempotencyKey,
+  localReferenceKey,
   PERSON_COUNTER_KEYS,
   personCounterKey,
   personKey,
   postingCountKey,
   postingKey,
+  principalKey,
   vocabularyKey,
 } from '../../lib/db/table/keys';
 import {
@@ -216,6 +220,19 @@ const EXPECTED: Record<string, string[]> = {
     `dynamodb:PutItem on table [PERSON#* EMAIL#* GRAM#*] ${TX}`,
     `dynamodb:DeleteItem on table [PERSON#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
     `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+  ],
+  // No idempotency records; claims, postings, reference item and binding only deleted (API.md 15).
+  'erase-person': [
+    RESERVE_IDS,
+    'dynamodb:UpdateItem on table [IDEMPOTENCY#*]',
+    'dynamodb:BatchGetItem on table [PERSON#*]',
+    'dynamodb:GetItem on table [PERSON#*]',
+    // The links of the persons merged into it and the entries of each (merged-from.ts, history-erasure.ts) and the stored answers' links.
+    'dynamodb:Query on table [PERSON#*]',
+    `dynamodb:PutItem on table [PERSON#*] ${TX}`,
+    `dynamodb:DeleteItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#* PRINCIPAL#*] ${TX}`,
+    `dynamodb:UpdateItem on table [PERSON#* ${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
   ],
   'bind-principal': [
@@ -517,12 +534,51 @@ describe('partition patterns', () => {
     ).toEqual([['BatchGetItem']]);
   });
 
+  it('let an erasure release the claims, postings, reference item and binding, never take one, and keep no idempotency record of its own (API.md 15)', () => {
+    const rules = tableAccessOf('erase-person', { requesterBinding: true });
+    const actionsOn = (pk: string) =>
+      [
+        ...new Set(
+          rules
+            .filter((rule) => rule.partitions?.some((pattern) => matches(pattern, pk)))
+            .flatMap((rule) => rule.actions),
+        ),
+      ].sort();
+    const released = [
+      claimKey({ field: 'email', value: 'ada@example.org' }),
+      claimKey({ field: 'name', value: 'ada lovelace' }),
+      claimKey({ field: 'name', value: 'ada '.repeat(300) }),
+      localReferenceKey('ada-1', 7),
+      postingKey('ada', 7),
+    ];
+
+    for (const { pk } of released)
+      expect({ pk, actions: actionsOn(pk) }).toEqual({ pk, actions: ['DeleteItem'] });
+    expect(actionsOn(principalKey('https://issuer.example.org ada').pk)).toEqual([
+      'BatchGetItem',
+      'DeleteItem',
+    ]);
+    // A stored answer about the person is made its tombstone; none is put or deleted.
+    expect(actionsOn(idempotencyKey('hash').pk)).toEqual(['UpdateItem']);
+    expect(actionsOn(personCounterKey(7).pk)).toEqual(['UpdateItem']);
+    // Outside its transactions it writes nothing but the reservation of its history entry's id.
+    const reads = ['BatchGetItem', 'GetItem', 'Query'];
+    expect(
+      rules.filter((rule) => !rule.transactional && rule.actions.some((action) => !reads.includes(action))),
+    ).toEqual([
+      { actions: ['UpdateItem'], partitions: [idCounterKey.pk] },
+      { actions: ['UpdateItem'], partitions: ['IDEMPOTENCY#*'] },
+    ]);
+  });
+
   it('leave the id counter (and the backfill its own positions, keyed writes their idempotency records, the posting counts: the stream and the deploy seed) the only partitions written outside a transaction', () => {
     const writes = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
     const allowed = [
       { actions: ['UpdateItem'], partitions: [idCounterKey.pk] },
       { actions: ['GetItem', 'PutItem'], partitions: ['BACKFILL#*'] },
       { actions: ['PutItem', 'UpdateItem', 'DeleteItem'], partitions: ['IDEMPOTENCY#*'] },
+      // An erasure makes the stored answers about its person the tombstone (API.md 15).
+      { actions: ['UpdateItem'], partitions: ['IDEMPOTENCY#*'] },
       { actions: ['UpdateItem'], partitions: ['POSTINGCOUNT#*'] },
       { actions: ['PutItem'], partitions: ['POSTINGCOUNT#'] },
     ];

@@ -80,6 +80,7 @@ const TABLE_HANDLERS = [
   'list-events',
   'create-person',
   'update-person',
+  'erase-person',
   'enrich-person',
   'count-postings',
   'append-events',

@@ -66,7 +66,12 @@ import {
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
 import { feedEventOf } from '../../lib/domain/feed';
-import { createPersonHandler, mergePersonHandler, updatePersonHandler } from '../../lib/http/person-handlers';
+import {
+  createPersonHandler,
+  erasePersonHandler,
+  mergePersonHandler,
+  updatePersonHandler,
+} from '../../lib/http/person-handlers';
 import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http/vocabulary-handlers';
 import { startLocalBus } from '../../lib/local/bus';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
@@ -927,6 +932,38 @@ beforeAll(async () => {
       200,
     );
   }
+
+  // Erasures (API.md 15), last: they release what the writes above took. A merged person is refused
+  // (its chain read on to the survivor); an email-less person's literal name claim and reference item
+  // released; the hashed name claim of another, its postings too many for one transaction (a chain of
+  // deletes) and the source merged into it erased with it, then the same erasure again (nothing
+  // written); Ada's email claim, reference item and binding (bound by a delegate, binding off).
+  const erase = (id: number, status: number) =>
+    invoke('erase-person', { method: 'DELETE', ...person(id), requester: grace.id }, status);
+  await erase(nameOnly.id, 409);
+  await erase(lin.id, 200);
+  await erase(long.id, 200);
+  await erase(long.id, 200);
+  await erase(ada.id, 200);
+  // An email-less person with a name that folds past 1024 bytes: its hashed name claim released.
+  const longOnly = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: grace.id,
+      body: { Names: { '@set': [{ first_name: LONG, last_name: 'Erased' }] } },
+    },
+    201,
+  );
+  await erase(longOnly.id, 200);
+  // With binding on, a bound caller erases its own person: its binding read, checked and released.
+  await bindingCall(
+    'erase-person',
+    (deps) => erasePersonHandler(deps as never),
+    { method: 'DELETE', ...person(self.id), requester: self.id, authorizer: jwt('keeper') },
+    200,
+  );
 }, 120_000);
 
 afterAll(() => {

@@ -2,15 +2,18 @@
  * The backfill of the search postings (lib/db/person/write/backfill.ts, `npm run backfill`): a table that holds
  * persons without postings gets exactly the postings writing them through the API gives; a second run
  * writes nothing; a run that stops is continued by the next; unfinished writes are finished. Persons
- * stored before reference items existed (#32) get theirs in the same run.
+ * stored before reference items existed (#32) get theirs in the same run, and the survivors of merges
+ * made before their links (#56) theirs.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
+import { mergedSources } from '../../lib/db/person/merged-from';
 import { fromPersonItem } from '../../lib/db/person/person-items';
 import { personList } from '../../lib/db/person/read/person-list';
 import { backfillPostings, repairPostings, type SegmentProgress } from '../../lib/db/person/write/backfill';
+import { mergedFromKey } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
@@ -190,6 +193,41 @@ describe('backfilling the postings', () => {
     expect(await checkInvariants(bare)).toEqual([]);
   });
 
+  it('gives the survivor of a merge made before the links its link to the merged person; a second run writes none', async () => {
+    const table = await createTestTable();
+    const api = personApi(testRepository(table));
+    const create = async (label: string) =>
+      (await api.post(personBody(label, uniqueTag('Merged'), uniqueEmail()))).body.id;
+    const [a, b, c] = [await create('A'), await create('B'), await create('C')];
+    expect((await api.merge(b, { source: a })).status).toBe(200);
+    expect((await api.merge(c, { source: b })).status).toBe(200);
+    const links = async () => (await scanAll(table)).filter((item) => item.type === 'MergedFrom');
+    const merged = await links();
+    expect(byKey(merged)).toEqual(byKey([{ ...mergedFromKey(b, a) }, { ...mergedFromKey(c, b) }]));
+    // A table of before #56: the merges' links gone.
+    for (const link of merged)
+      await table.client.send(
+        new DeleteCommand({ TableName: table.tableName, Key: { pk: link.pk, sk: link.sk } }),
+      );
+    expect((await checkInvariants(table)).filter((problem) => problem.includes('link'))).toHaveLength(2);
+
+    const [done] = await backfillPostings(table, { run: 'test', segments: 1 });
+    expect(done).toMatchObject({ done: true, persons: 3, repaired: 2, written: 2 });
+    // The same links, `at` the merged person's last change (its merge).
+    const stored = (await scanAll(table)).filter((item) => item.sk === 'PERSON');
+    const modified = (id: number) =>
+      (stored.find((item) => item.id === id)?.CoreMetaData as { date_modified?: string } | undefined)
+        ?.date_modified;
+    expect((await links()).sort(inKeyOrder)).toEqual(
+      merged.map((link) => ({ ...link, at: modified(link.sourceId as number) })).sort(inKeyOrder),
+    );
+    expect(await mergedSources(table, c)).toEqual([b, a]);
+    expect(await checkInvariants(table)).toEqual([]);
+
+    const [again] = await backfillPostings(table, { run: 'test', segments: 1, restart: true });
+    expect(again).toMatchObject({ done: true, persons: 3, repaired: 0, written: 0 });
+  });
+
   it('npm run backfill does it on a running DynamoDB Local, with a progress line', async () => {
     const written = await createTestTable();
     await writePersons(written, 6);
@@ -207,7 +245,7 @@ describe('backfilling the postings', () => {
     );
     expect(stdout).toMatch(
       new RegExp(
-        `^backfill ${bare.tableName}: 6 persons checked, 6 repaired, \\d+ postings and reference items written; 2/2 segments done; [\\d.]+ s\\n$`,
+        `^backfill ${bare.tableName}: 6 persons checked, 6 repaired, \\d+ postings, reference items and links written; 2/2 segments done; [\\d.]+ s\\n$`,
       ),
     );
     expect(await checkInvariants(bare)).toEqual([]);

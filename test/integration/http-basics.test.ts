@@ -230,7 +230,7 @@ describe('CORS with CORS_ORIGINS', () => {
 
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
-    expect(response.headers.get('access-control-allow-methods')).toBe('GET,HEAD,PATCH');
+    expect(response.headers.get('access-control-allow-methods')).toBe('GET,HEAD,PATCH,DELETE');
   });
 
   it('sends no CORS header to a preflight from an origin not listed', async () => {

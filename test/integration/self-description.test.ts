@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildBindPrincipal } from '../../functions/bind-principal';
 import { buildHandler as buildCreateNamePrefix } from '../../functions/create-name-prefix';
 import { buildHandler as buildCreateNameSuffix } from '../../functions/create-name-suffix';
+import { buildHandler as buildErasePerson } from '../../functions/erase-person';
 import { buildHandler as buildExportPersons } from '../../functions/export-persons';
 import { buildHandler as buildGetChangeHistory } from '../../functions/get-change-history';
 import { handler as getContext } from '../../functions/get-context';
@@ -412,6 +413,46 @@ describe('real responses match the schemas the document declares', () => {
     expectDeclared('GET', '/Person/{id}', asReply(gone));
     const refused = await api().patch(source, {}, { requester: survivor });
     expect(refused.status).toBe(409);
+    expectDeclared('PATCH', '/Person/{id}', asReply(refused));
+  });
+
+  it('DELETE /Person/{id}: 200 with the tombstone (again on a second), 400, 403, 404, 409 and 412; then GET 410 and PATCH 410', async () => {
+    const erase = buildErasePerson({ persons: testRepository(suite.table) });
+    const create = async (label: string) =>
+      (await api().post(personBody(uniqueTag(label), 'Erased', uniqueEmail(label)))).body.id as number;
+    const [erased, survivor, source] = [await create('Gone'), await create('Kept'), await create('Dupe')];
+    expect((await api().merge(survivor, { source })).status).toBe(200);
+    const del = (id: number | string, requester?: number | string, headers: Record<string, string> = {}) =>
+      call(
+        erase,
+        httpEvent({
+          method: 'DELETE',
+          route: '/Person/{id}',
+          ...idPath('/Person/{id}', id),
+          requester,
+          headers,
+        }),
+      );
+
+    const replies = [
+      await del(erased, person.id, { 'if-match': '"7"' }),
+      await del(erased, person.id),
+      await del(erased, person.id),
+      await del(erased),
+      await del(erased, 'abc'),
+      await del(erased, 999_999_999),
+      await del(999_999_999, person.id),
+      await del(source, person.id),
+    ];
+
+    expect(replies.map(({ status }) => status)).toEqual([412, 200, 200, 400, 400, 403, 404, 409]);
+    expect(replies[2]?.json).toEqual(replies[1]?.json);
+    for (const reply of replies) expectDeclared('DELETE', '/Person/{id}', reply);
+    const tombstone = await api().get(erased);
+    expect(tombstone.status).toBe(410);
+    expectDeclared('GET', '/Person/{id}', asReply(tombstone));
+    const refused = await api().patch(erased, {}, { requester: person.id });
+    expect(refused.status).toBe(410);
     expectDeclared('PATCH', '/Person/{id}', asReply(refused));
   });
 
@@ -840,7 +881,7 @@ describe('real responses match the schemas the document declares', () => {
   it('405 from the router matches the document’s method-not-allowed response', async () => {
     const reply = await call(
       routeNotFound,
-      httpEvent({ method: 'DELETE', route: '$default', path: '/Person/1' }),
+      httpEvent({ method: 'PUT', route: '$default', path: '/Person/1' }),
     );
     const declared = document.components.responses?.['method-not-allowed'] as Declared;
     const validate = ajv.getSchema(
@@ -850,7 +891,7 @@ describe('real responses match the schemas the document declares', () => {
     expect(reply.status).toBe(405);
     expect(Object.keys(declared.content ?? {})).toEqual(['application/problem+json']);
     expect(validate?.(reply.json)).toBe(true);
-    expect(reply.headers.allow).toBe('GET, HEAD, PATCH');
+    expect(reply.headers.allow).toBe('GET, HEAD, PATCH, DELETE');
   });
 
   it('every operation of the document was checked against a real response', () => {

@@ -2,6 +2,7 @@
 
 import { buildHandler as buildBind } from '../../functions/bind-principal';
 import { buildHandler as buildCreate } from '../../functions/create-person';
+import { buildHandler as buildErase } from '../../functions/erase-person';
 import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildMerge } from '../../functions/merge-person';
 import { buildHandler as buildUnbind } from '../../functions/unbind-principal';
@@ -31,6 +32,7 @@ export const personApi = (persons: PersonRepository, config?: HttpConfig) => {
   const merge = buildMerge({ persons, config });
   const bind = buildBind({ persons, config });
   const unbind = buildUnbind({ persons, config });
+  const erase = buildErase({ persons, config });
   /** PUT or DELETE /Person/{id}/principal, by the caller `authorizer` names (no requester). */
   const principalOf = (
     handler: typeof bind,
@@ -88,6 +90,20 @@ export const personApi = (persons: PersonRepository, config?: HttpConfig) => {
           path: `/Person/${id}`,
           pathParameters: { id: String(id) },
           body,
+          ...requesterHeader(requester === undefined ? id : requester),
+          ...(headers ? { headers } : {}),
+          ...(authorizer ? { authorizer } : {}),
+        }),
+      ),
+    /** DELETE /Person/{id} (API.md 15); the requester is the person itself unless said. */
+    erase: (id: number | string, { requester, headers, authorizer }: CallOptions = {}) =>
+      invoke<Json>(
+        erase,
+        httpEvent({
+          method: 'DELETE',
+          route: '/Person/{id}',
+          path: `/Person/${id}`,
+          pathParameters: { id: String(id) },
           ...requesterHeader(requester === undefined ? id : requester),
           ...(headers ? { headers } : {}),
           ...(authorizer ? { authorizer } : {}),

@@ -4,10 +4,11 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { MERGED_FROM_TYPE } from '../../lib/db/person/merged-from';
 import { fromPersonItem } from '../../lib/db/person/person-items';
 import { localReferenceItemOf } from '../../lib/db/person/write/local-references';
 import { postingItemsOf } from '../../lib/db/person/write/postings';
-import { PERSON_COUNTER_KEYS } from '../../lib/db/table/keys';
+import { mergedFromKey, PERSON_COUNTER_KEYS, personKey } from '../../lib/db/table/keys';
 import { claimsOf, type Person } from '../../lib/domain/person';
 import { abbreviationClaim, type VocabularyKind } from '../../lib/domain/vocabulary';
 import type { TestTable } from './dynamo';
@@ -124,8 +125,53 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
         `merged person ${id} is at version ${CoreMetaData.version} with ${versions} ChangeHistory entries`,
       );
   }
+  problems.push(...mergedFromProblems(items));
+  // Erased persons (API.md 15): one history entry per version, and no binding left on either side; no
+  // claim, posting or reference item names them (the checks above and below count only live persons).
+  for (const erased of items.filter((item) => item.type === 'ErasedPerson')) {
+    const { id, CoreMetaData } = erased as { id: number; CoreMetaData: { version: number } };
+    const versions = entriesOf('Person', id);
+    if (versions !== CoreMetaData.version)
+      problems.push(`erased person ${id} is at version ${CoreMetaData.version} with ${versions} entries`);
+    if (items.some((item) => item.pk === erased.pk && item.type === 'PersonPrincipal'))
+      problems.push(`erased person ${id} is still bound`);
+    if (items.some((item) => item.type === 'Binding' && item.personId === id))
+      problems.push(`a principal is still bound to erased person ${id}`);
+  }
   problems.push(...postingProblems(items, persons));
   problems.push(...localReferenceProblems(items, persons));
+  return problems;
+};
+
+/**
+ * Every merged person's survivor holds its link to it (lib/db/person/merged-from.ts), and every link
+ * names a person merged into the survivor whose partition holds it. The survivor may have been merged
+ * since (a chain) or erased (API.md 15): its links stay.
+ */
+export const mergedFromProblems = (items: Item[]): string[] => {
+  const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${item.pk} ${item.sk}`;
+  const byKey = new Map(items.map((item) => [keyOf(item), item]));
+  const links = items.filter((item) => item.type === MERGED_FROM_TYPE);
+  const problems: string[] = [];
+  for (const merged of items.filter((item) => item.type === 'MergedPerson')) {
+    const { id, superceded_by } = merged as { id: number; superceded_by: number };
+    const link = byKey.get(keyOf(mergedFromKey(superceded_by, id)));
+    if (link?.type !== MERGED_FROM_TYPE || link.sourceId !== id)
+      problems.push(`merged person ${id} has no link in its survivor ${superceded_by}'s partition`);
+  }
+  const SURVIVOR_TYPES = new Set(['Person', 'MergedPerson', 'ErasedPerson']);
+  for (const link of links) {
+    const survivor = byKey.get(`${link.pk} ${personKey(0).sk}`);
+    const source = byKey.get(keyOf(personKey(link.sourceId as number)));
+    if (!survivor || !SURVIVOR_TYPES.has(survivor.type as string))
+      problems.push(`link ${keyOf(link)} is in the partition of no stored person`);
+    else if (keyOf(link) !== keyOf(mergedFromKey(survivor.id as number, link.sourceId as number)))
+      problems.push(`link ${keyOf(link)} names person ${link.sourceId} under another key`);
+    else if (source?.type !== 'MergedPerson' || source.superceded_by !== survivor.id)
+      problems.push(
+        `link ${keyOf(link)} names person ${link.sourceId}, which is not merged into ${survivor.id}`,
+      );
+  }
   return problems;
 };
 

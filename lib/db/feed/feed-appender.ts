@@ -13,7 +13,7 @@
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { type ChangeEntry, RESOURCE_TYPES } from '../../domain/change-history';
+import { CHANGE_TYPES, type ChangeEntry, RESOURCE_TYPES } from '../../domain/change-history';
 import { type FeedEvent, feedEventOf } from '../../domain/feed';
 import type { MergedPerson } from '../../domain/merge';
 import type { EventPublisher } from '../../domain/ports/feed';
@@ -23,7 +23,7 @@ import { decodeSnapshot } from '../history/snapshots';
 import type { Storage } from '../table/client';
 import { feedLog } from './feed-log';
 
-const ACTIONS = ['create', 'update', 'enrich', 'merge'];
+const ACTIONS = Object.keys(CHANGE_TYPES);
 
 /** A snapshot as the stream hands it over: bytes from the SDK, base64 in a Lambda event's JSON. */
 const bytesOf = (value: unknown): Uint8Array | undefined =>

@@ -1,10 +1,12 @@
 /**
  * The Person item's codec: the item from a domain Person and back (also from a stream record's image),
  * and its version-conditioned Put; and the item of a person merged into another (API.md 13), which
- * takes its place under the same key. What a write sends around them is person-write.ts's plan.
+ * takes its place under the same key, as an erased person's tombstone does (API.md 15). What a write
+ * sends around them is person-write.ts's plan.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { type ErasedPerson, isErasedPerson } from '../../domain/erasure';
 import { searchableForms } from '../../domain/listing';
 import { holdingNothing, isMergedPerson, type MergedPerson } from '../../domain/merge';
 import { fullnameOfPerson, PERSON_TYPE, type Person } from '../../domain/person';
@@ -81,20 +83,76 @@ export const mergedPersonPut = (tableName: string, merged: MergedPerson, previou
     previousVersion,
   );
 
-/** A stored item under a Person's key: the person, or the person merged into another. */
-export const fromStoredPersonItem = (item: Record<string, unknown>): Person | MergedPerson =>
-  item.type === MERGED_PERSON_TYPE
-    ? ({ id: item.id, superceded_by: item.superceded_by, CoreMetaData: item.CoreMetaData } as MergedPerson)
-    : fromPersonItem(item);
+/**
+ * An erased person's tombstone (API.md 15): under the Person's key, its id, when it was erased and its
+ * dates and version only. Like a merged person's item, no `listPk` and no Person `type`.
+ */
+export const ERASED_PERSON_TYPE = 'ErasedPerson';
 
-/** Whether an item under a Person's key is a live person's (not a merged one's). */
-export const isLivePersonItem = (item: Record<string, unknown>) => item.type !== MERGED_PERSON_TYPE;
+/**
+ * The tombstone's mark while the person's ChangeHistory (and that of the persons merged into it) is
+ * still to be erased (history/history-erasure.ts): put with the tombstone, removed by the chain's last
+ * transaction.
+ */
+const HISTORY_PENDING = 'historyPending';
+
+/** The tombstone's Put, over the version of the Person it replaces, marked: its history is to follow. */
+export const erasedPersonPut = (tableName: string, erased: ErasedPerson, previousVersion: number): Action =>
+  objectPut(
+    tableName,
+    {
+      ...personKey(erased.id),
+      type: ERASED_PERSON_TYPE,
+      ...erased,
+      [HISTORY_PENDING]: true,
+    } satisfies Record<string, unknown>,
+    previousVersion,
+  );
+
+/** Whether an erased person's item still says its history is to be erased. */
+export const historyPendingIn = (item: Record<string, unknown> | undefined) =>
+  item?.[HISTORY_PENDING] === true;
+
+/** The tombstone's mark removed: its history is erased (the last action of the chain). */
+export const historyErased = (tableName: string, id: number): Action => [
+  {
+    Update: {
+      TableName: tableName,
+      Key: personKey(id),
+      UpdateExpression: 'REMOVE #pending',
+      ConditionExpression: '#type = :erased',
+      ExpressionAttributeNames: { '#pending': HISTORY_PENDING, '#type': 'type' },
+      ExpressionAttributeValues: { ':erased': ERASED_PERSON_TYPE },
+    },
+  },
+  { kind: 'object' },
+];
+
+/** What is stored under a Person's key: the person, the person merged into another, or the tombstone. */
+export type StoredPerson = Person | MergedPerson | ErasedPerson;
+
+/** A stored item under a Person's key, read. */
+export const fromStoredPersonItem = (item: Record<string, unknown>): StoredPerson => {
+  if (item.type === MERGED_PERSON_TYPE)
+    return {
+      id: item.id,
+      superceded_by: item.superceded_by,
+      CoreMetaData: item.CoreMetaData,
+    } as MergedPerson;
+  if (item.type === ERASED_PERSON_TYPE)
+    return { id: item.id, erased: item.erased, CoreMetaData: item.CoreMetaData } as ErasedPerson;
+  return fromPersonItem(item);
+};
+
+/** Whether an item under a Person's key is a live person's (not a merged or erased one's). */
+export const isLivePersonItem = (item: Record<string, unknown>) =>
+  item.type !== MERGED_PERSON_TYPE && item.type !== ERASED_PERSON_TYPE;
 
 /**
  * The person whose postings and reference item an item under a Person's key implies: the person, or
- * for a merged one a person holding nothing (it implies none).
+ * for a merged or erased one a person holding nothing (it implies none).
  */
 export const impliedPerson = (item: Record<string, unknown>): Person => {
   const stored = fromStoredPersonItem(item);
-  return isMergedPerson(stored) ? holdingNothing(stored) : stored;
+  return isMergedPerson(stored) || isErasedPerson(stored) ? holdingNothing(stored) : stored;
 };

@@ -22,6 +22,7 @@
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/person/write/backfill.ts) |
  * | principal binding | `PRINCIPAL#<sha256 of the principal>` | `BINDING` | personId, principal: the one person of a caller (API.md 9.1, requester binding on) |
  * | person's principal | `PERSON#<id>`             | `PRINCIPAL`             | principal: the one caller bound to the person (the other side of the binding) |
+ * | merged from       | `PERSON#<survivor>`         | `MERGEDFROM#<source, 16 digits>` | sourceId, at: person `source` was merged into this one (lib/db/person/merged-from.ts) |
  * | feed head         | `FEED#<shard>`              | `HEAD`                  | seq: how many events the shard holds (API.md 14, lib/db/feed/feed-log.ts) |
  * | feed event        | `FEED#<shard>`              | `EVENT#<seq, 12 digits>` | the event (lib/domain/feed.ts `FeedEvent`), its shard and seq |
  * | feed mark         | `FEEDEVENT#<entry id>`      | `FEEDEVENT`             | shard, seq: the event of that ChangeHistory entry is in the feed (appended once) |
@@ -259,8 +260,8 @@
  *   Put, its entry and change counter, one Put per email that passes to it (re-pointed on condition
  *   that the claim still names the source), its name claim released when it gains emails; the
  *   source's merged item, its entry and change counter, its name claim and reference item deleted,
- *   its person counter stepped down: 7 actions, one per moved email and one per claim or reference
- *   item released. Then the postings, the source's part first (its deletes take the room before the
+ *   its person counter stepped down, and the survivor's link to the source (below): 8 actions, one
+ *   per moved email and one per claim or reference item released. Then the postings, the source's part first (its deletes take the room before the
  *   survivor's new postings, so it leaves search with the write whenever they fit; one action kept
  *   for the survivor's `POSTINGS` item): every posting of the source deleted, and the survivor's new
  *   ones (the moved names' and emails' grams, and every posting whose values now hold them). So the
@@ -275,6 +276,14 @@
  *   merge: the counters are the source's shard and the two entries' shards. The persons' bindings
  *   (below) are read with them (two more items); a bound source's binding moves in the same
  *   transaction, 3 actions.
+ * The survivor keeps a link to each person merged into it, `PERSON#<survivor>` / `MERGEDFROM#<source>`
+ * (sourceId, at), put in the merge's transaction, so what was merged into a person is one Query of its
+ * own partition, `begins_with(sk, 'MERGEDFROM#')`, never a Scan: an erasure follows the links to erase
+ * the persons merged into the one erased (API.md 15), an unmerge will read them (13.1). A chain (A into
+ * B, then B into C) is followed link by link (lib/db/person/merged-from.ts). Merges made before
+ * the links are given theirs by `npm run backfill`, from the merged persons it scans anyway. The links
+ * sort between `ENRICHMENT` and `PERSON`, after every `AUDIT#` key: no history read meets them (the
+ * enrichment's one Query of `sk >= ENRICHMENT` does, a small item per merge, as it meets `POSTINGS`).
  *
  * The change feed (API.md 14, lib/domain/feed.ts, lib/db/feed/feed-log.ts): `FEED_SHARDS` (8) logs,
  * each a partition `FEED#<shard>` holding its `HEAD` and its events by number. An object's events all
@@ -574,6 +583,27 @@ export const principalKey = (principalName: string): Key => ({
 export const personPrincipalKey = (id: number): Key => ({
   pk: `${PERSON_PARTITION_PREFIX}${id}`,
   sk: 'PRINCIPAL',
+});
+
+/** What the sort key of every link from a survivor to a person merged into it starts with (see above). */
+export const MERGED_FROM_SORT_KEY_PREFIX = 'MERGEDFROM#';
+
+/** The survivor's link to person `sourceId`, merged into it (API.md 13; see above). */
+export const mergedFromKey = (survivorId: number, sourceId: number): Key => ({
+  pk: `${PERSON_PARTITION_PREFIX}${survivorId}`,
+  sk: `${MERGED_FROM_SORT_KEY_PREFIX}${idDigits(sourceId)}`,
+});
+
+/** What the sort key of every link from a person to a stored keyed answer about it starts with. */
+export const KEYED_ANSWER_SORT_KEY_PREFIX = 'KEYEDANSWER#';
+
+/**
+ * Person `id`'s link to the stored answer of a keyed write about it (API.md 5.6), by the answer's
+ * record hash (`idempotencyKey`): how an erasure finds the answers that hold the person (API.md 15).
+ */
+export const keyedAnswerKey = (id: number, hash: string): Key => ({
+  pk: `${PERSON_PARTITION_PREFIX}${id}`,
+  sk: `${KEYED_ANSWER_SORT_KEY_PREFIX}${hash}`,
 });
 
 /** A person's postings that a write has not finished yet (see above). */

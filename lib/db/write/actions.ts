@@ -8,7 +8,7 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { ResourceType } from '../../domain/change-history';
 import { ValidationFailed } from '../../domain/errors';
 import type { ClaimToTake, VocabularyReference } from '../../domain/patch';
-import type { Claim } from '../../domain/person';
+import { type Claim, PERSON_TYPE } from '../../domain/person';
 import { type Principal, principalName, type RequesterRuling } from '../../domain/principal';
 import { claimKey, type Key, personKey, personPrincipalKey, principalKey } from '../table/keys';
 
@@ -214,15 +214,25 @@ export const existsCheck = (tableName: string, key: Key, role: ActionRole): Acti
 ];
 
 /**
- * A check that the requester is a live person: it exists and was not merged into another. One that
- * was hands its item back, so the write can be made again as its survivor (API.md 13).
+ * The condition that a person's item is a live person's: there, and neither merged into another nor
+ * erased (their items have types of their own, person-items.ts).
+ */
+const IS_LIVE_PERSON = {
+  ConditionExpression: '#type = :person',
+  ExpressionAttributeNames: { '#type': 'type' },
+  ExpressionAttributeValues: { ':person': PERSON_TYPE },
+};
+
+/**
+ * A check that the requester is a live person: it exists, and was neither merged into another nor
+ * erased. A merged one hands its item back, so the write can be made again as its survivor (API.md 13).
  */
 export const requesterCheck = (tableName: string, requester: number): Action => [
   {
     ConditionCheck: {
       TableName: tableName,
       Key: personKey(requester),
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(superceded_by)',
+      ...IS_LIVE_PERSON,
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     },
   },
@@ -304,10 +314,25 @@ export const liveCheck = (tableName: string, personId: number): Action => [
     ConditionCheck: {
       TableName: tableName,
       Key: personKey(personId),
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(superceded_by)',
+      ...IS_LIVE_PERSON,
     },
   },
   { kind: 'object' },
+];
+
+/**
+ * A check that person `personId` is bound to no principal (an erasure of an unbound person): a binding
+ * made meanwhile makes the write read again, and release it.
+ */
+export const unboundCheck = (tableName: string, personId: number): Action => [
+  {
+    ConditionCheck: {
+      TableName: tableName,
+      Key: personPrincipalKey(personId),
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  },
+  { kind: 'rebind' },
 ];
 
 /**

@@ -2,6 +2,7 @@
  * The persons port: what the handlers ask of the person store (API.md 3 to 9, 13), declared where it is
  * used. `lib/db/person-repository.ts` implements it on the table; tests may hand the handlers their own.
  */
+import type { ErasedPerson } from '../erasure';
 import type { MergedPerson } from '../merge';
 import type { Tombstones } from '../patch';
 import type { Person } from '../person';
@@ -15,8 +16,14 @@ export interface WriteOutcome {
   tombstones: Tombstones;
 }
 
-/** A person as GET finds it: live, or merged into another (API.md 13) with the live end of its chain. */
-export type FoundPerson = { person: Person } | { merged: MergedPerson; liveEnd: number };
+/**
+ * A person as GET finds it: live, merged into another (API.md 13) with the live end of its chain, or
+ * erased (API.md 15).
+ */
+export type FoundPerson =
+  | { person: Person }
+  | { merged: MergedPerson; liveEnd: number }
+  | { erased: ErasedPerson };
 
 /** How a merge is sent: as a write, and only over the survivor's version If-Match names. */
 export interface MergeOptions extends WriteOptions {
@@ -41,6 +48,11 @@ export interface PersonRepository {
   update(id: number, body: PersonBody, requester: number, options?: UpdateOptions): Promise<WriteOutcome>;
   /** Merges person `source` into person `survivor` (API.md 13) and answers the survivor. */
   merge(survivor: number, source: number, requester: number, options?: MergeOptions): Promise<Person>;
+  /**
+   * Erases person `id` (API.md 15) and answers its tombstone; one erased already answers the same
+   * tombstone, and nothing is written.
+   */
+  erase(id: number, requester: number, options?: UpdateOptions): Promise<ErasedPerson>;
   /**
    * Binds `principal` to live person `id` (API.md 9.1), `by` the delegate that asks: true when bound
    * now, false when it was bound to it already; either side bound elsewhere is `PrincipalAlreadyBound`.

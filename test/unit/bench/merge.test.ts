@@ -32,8 +32,9 @@ describe('predictMerge', () => {
     expect(model.transactions).toBe(1);
     expect(model.actions).toHaveLength(1);
     expect(model.actions[0]).toBeLessThanOrEqual(MAX_TRANSACTION_ACTIONS);
-    // The postings are most of it; the parts' own actions (7, one more per moved email) the rest.
-    expect(model.postings).toBe((model.actions[0] ?? 0) - 8);
+    // The postings are most of it; the parts' own actions (8 with the survivor's link to the source,
+    // one more per moved email) the rest.
+    expect(model.postings).toBe((model.actions[0] ?? 0) - 9);
   });
 
   it("counts a large pair's write and its chains, as composeWrite composes them for the repository", () => {

@@ -97,6 +97,7 @@ describe('the JSON-LD context', () => {
     'created_audit_id',
     'modified_audit_id',
     'live_status',
+    'erased',
     'validated',
     'checksum',
   ])('maps %s to a term of its own', async (term) => {

@@ -355,6 +355,55 @@ describe('openApiDocument', () => {
     }
   });
 
+  it('documents DELETE /Person/{id} (API.md 15): requester and If-Match, no Idempotency-Key, the tombstone', () => {
+    const names = ((operation('delete', '/Person/{id}').parameters ?? []) as Parameter[]).map(
+      ({ name }) => name,
+    );
+    const problemTypes = (method: string, path: string, status: number) =>
+      response(method, path, status).content?.['application/problem+json'] as ProblemMedia | undefined;
+    const tombstone = {
+      '@context': 'https://api.example.test/context.jsonld',
+      '@type': 'Person',
+      '@id': 'https://api.example.test/Person/7',
+      id: 7,
+      CoreMetaData: { date_created: NOW, date_modified: NOW, version: 3, live_status: 0, erased: NOW },
+    };
+
+    expect(names).toEqual(['id', 'x-requester-person', 'If-Match']);
+    expect(parameter('delete', '/Person/{id}', 'x-requester-person')).toMatchObject({
+      required: true,
+      schema: { type: 'integer', minimum: 1 },
+    });
+    expect(schemasOf(response('delete', '/Person/{id}', 200))).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/ErasedPerson' } },
+      'application/ld+json': { schema: { $ref: '#/components/schemas/ErasedPerson' } },
+    });
+    expect(schemasOf(response('get', '/Person/{id}', 410))).toEqual(
+      schemasOf(response('delete', '/Person/{id}', 200)),
+    );
+    expect(problemTypes('delete', '/Person/{id}', 409)?.schema.properties.type.enum).toEqual([
+      '/problems/merged',
+    ]);
+    expect(problemTypes('delete', '/Person/{id}', 412)?.schema.properties.type.enum).toEqual([
+      '/problems/precondition-failed',
+    ]);
+    expect(Object.keys(operation('delete', '/Person/{id}').responses).sort()).toEqual(
+      ['200', '400', '401', '403', '404', '409', '412', '500', '503'].sort(),
+    );
+    for (const [method, path] of [
+      ['patch', '/Person/{id}'],
+      ['post', '/Person/{id}/merge'],
+    ] as const)
+      expect(problemTypes(method, path, 410)?.schema.properties.type.enum, path).toEqual([
+        '/problems/erased',
+      ]);
+    expect(schema('ErasedPerson')(tombstone)).toBe(true);
+    expect(schema('ErasedPerson')({ ...tombstone, fullname: 'Ada Lovelace' })).toBe(false);
+    expect(
+      schema('ErasedPerson')({ ...tombstone, CoreMetaData: { ...tombstone.CoreMetaData, live_status: 1 } }),
+    ).toBe(false);
+  });
+
   it('documents the bodies of POST and PATCH in both JSON media types', () => {
     const bodyOf = (method: string, path: string) =>
       operation(method, path).requestBody as {
@@ -553,6 +602,7 @@ describe('openApiDocument', () => {
         anyOf: [
           { $ref: '#/components/schemas/Person' },
           { $ref: '#/components/schemas/MergedPerson' },
+          { $ref: '#/components/schemas/ErasedPerson' },
           { $ref: '#/components/schemas/NamePrefix' },
           { $ref: '#/components/schemas/NameSuffix' },
           { type: 'null' },

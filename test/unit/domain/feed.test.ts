@@ -66,6 +66,8 @@ describe('the event of a change', () => {
     // The survivor of a merge is updated; the source is merged, and says into whom.
     ['Person', 'merge', null, 'person.updated'],
     ['Person', 'merge', 30001, 'person.merged'],
+    // An erasure (API.md 15): thin like every event, nothing of the person but its id.
+    ['Person', 'erase', null, 'person.erased'],
     ['NamePrefix', 'create', null, 'nameprefix.created'],
     ['NamePrefix', 'update', null, 'nameprefix.updated'],
     ['NameSuffix', 'create', null, 'namesuffix.created'],
@@ -87,11 +89,11 @@ describe('the event of a change', () => {
   it('is a valid CloudEvents 1.0 event, of every type, by the spec’s JSON Schema', () => {
     fc.assert(
       fc.property(
-        // Every change there is: a person's four kinds, a vocabulary entry's create and update.
+        // Every change there is: a person's five kinds, a vocabulary entry's create and update.
         fc.oneof(
           fc.tuple(
             fc.constant('Person' as const),
-            fc.constantFrom(...(['create', 'update', 'enrich', 'merge'] as const)),
+            fc.constantFrom(...(['create', 'update', 'enrich', 'merge', 'erase'] as const)),
           ),
           fc.tuple(
             fc.constantFrom(...(['NamePrefix', 'NameSuffix'] as const)),

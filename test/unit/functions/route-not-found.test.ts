@@ -47,7 +47,7 @@ describe('route-not-found', () => {
 
   it.each([
     ['/Person', 'GET, HEAD, POST'],
-    ['/Person/12/', 'GET, HEAD, PATCH'],
+    ['/Person/12/', 'GET, HEAD, PATCH, DELETE'],
     ['/openapi.json', 'GET, HEAD'],
   ])('answers OPTIONS %s with 204 and the methods of the path in Allow', async (path, allow) => {
     const response = await invoke(handler, atDefault('OPTIONS', path));

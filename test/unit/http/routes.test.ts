@@ -72,7 +72,7 @@ describe('matchRoute', () => {
     });
     expect(matchRoute('PUT', '/Person/12')).toEqual({
       kind: 'method-not-allowed',
-      allow: ['GET', 'HEAD', 'PATCH'],
+      allow: ['GET', 'HEAD', 'PATCH', 'DELETE'],
     });
   });
 
@@ -83,7 +83,7 @@ describe('matchRoute', () => {
     });
     expect(matchRoute('options', '/Person/12/')).toEqual({
       kind: 'options',
-      allow: ['GET', 'HEAD', 'PATCH'],
+      allow: ['GET', 'HEAD', 'PATCH', 'DELETE'],
     });
   });
 

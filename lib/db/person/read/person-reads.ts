@@ -3,7 +3,8 @@
  * and the person a principal is bound to (API.md 9.1): consistent reads of one item each.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { PersonMerged, PersonNotFound } from '../../../domain/errors';
+import { isErasedPerson } from '../../../domain/erasure';
+import { PersonErased, PersonMerged, PersonNotFound } from '../../../domain/errors';
 import { isMergedPerson, type MergedPerson } from '../../../domain/merge';
 import type { Person } from '../../../domain/person';
 import type { FoundPerson } from '../../../domain/ports/persons';
@@ -35,21 +36,26 @@ export const liveEndOf = async (storage: Storage, merged: MergedPerson): Promise
   return current.superceded_by;
 };
 
-/** The live person: 404 when there is none, 409 `merged` naming its chain's live end when merged. */
+/**
+ * The live person: 404 when there is none, 409 `merged` naming its chain's live end when merged, 410
+ * `erased` when erased.
+ */
 export const getLivePerson = async (storage: Storage, id: number): Promise<Person> => {
-  const stored = await getStoredPerson(storage, id);
-  if (!stored) throw new PersonNotFound(id);
-  if (isMergedPerson(stored)) throw new PersonMerged(id, await liveEndOf(storage, stored));
-  return stored;
+  const found = await findPerson(storage, id);
+  if ('merged' in found) throw new PersonMerged(id, found.liveEnd);
+  if ('erased' in found) throw new PersonErased(found.erased);
+  return found.person;
 };
 
-/** The person as GET finds it: live, or merged with the live end of its chain; 404 when there is none. */
+/**
+ * The person as GET finds it: live, merged with the live end of its chain, or erased; 404 when there
+ * is none.
+ */
 export const findPerson = async (storage: Storage, id: number): Promise<FoundPerson> => {
   const stored = await getStoredPerson(storage, id);
   if (!stored) throw new PersonNotFound(id);
-  return isMergedPerson(stored)
-    ? { merged: stored, liveEnd: await liveEndOf(storage, stored) }
-    : { person: stored };
+  if (isMergedPerson(stored)) return { merged: stored, liveEnd: await liveEndOf(storage, stored) };
+  return isErasedPerson(stored) ? { erased: stored } : { person: stored };
 };
 
 /** The person `principal` is bound to, if any. */

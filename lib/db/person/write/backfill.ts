@@ -1,9 +1,12 @@
 /**
- * The backfill of the search postings (issue #25) and of the reference items (#32): makes every
- * stored person's postings and reference item exactly what it implies, for a table that held persons
- * before they existed, or after a write left some postings unfinished. Idempotent: a person whose
- * items are right costs one BatchGetItem of them and writes nothing. Resumable: the table is scanned in segments, and each segment's position is kept in the
- * table (`BACKFILL#postings`) after every page, so a run that stops is continued by the next.
+ * The backfill of the search postings (issue #25), of the reference items (#32) and of the survivors'
+ * links to the persons merged into them (#56, merged-from.ts): makes every stored person's postings
+ * and reference item exactly what it implies, and gives each merged person's survivor its link, for a
+ * table that held persons before they existed, or after a write left some postings unfinished.
+ * Idempotent: a person whose items are right costs one BatchGetItem of them (a merged person one
+ * GetItem more, of its link) and writes nothing. Resumable: the table is scanned in segments, and
+ * each segment's position is kept in the table (`BACKFILL#postings`) after every page, so a run that
+ * stops is continued by the next.
  *
  * A one-off, so it scans the whole table (every item once; persons are picked out by a filter). Each
  * person is written like a write's postings (postings.ts), with a check that the person is still at
@@ -12,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { isMergedPerson } from '../../../domain/merge';
 import { PERSON_TYPE, type Person } from '../../../domain/person';
 import type { SearchTerms } from '../../../domain/search';
 import { batchGet, keyString } from '../../table/batch-get';
@@ -20,7 +24,8 @@ import { backfillSegmentKey, personKey, postingsPendingKey } from '../../table/k
 import { storageCall } from '../../table/storage-errors';
 import { MAX_TRANSACTION_ACTIONS, transactionOf, versionCheck } from '../../write/actions';
 import { jitteredBackoff, sendWrite } from '../../write/send';
-import { impliedPerson, MERGED_PERSON_TYPE } from '../person-items';
+import { MERGED_FROM_TYPE, mergedFromItem, mergedFromPut } from '../merged-from';
+import { ERASED_PERSON_TYPE, fromStoredPersonItem, impliedPerson, MERGED_PERSON_TYPE } from '../person-items';
 import { localReferenceItemOf, localReferencePut } from './local-references';
 import { planPostings, postingChanges, postingItemsOf } from './postings';
 import { sendChain } from './send-with-postings';
@@ -28,7 +33,7 @@ import { sendChain } from './send-with-postings';
 /** How far one segment of the scan has come. */
 export interface SegmentProgress {
   segment: number;
-  /** Persons checked, persons with items to write, postings and reference items put or deleted. */
+  /** Persons checked, persons with items to write, postings, reference items and links put or deleted. */
   persons: number;
   repaired: number;
   written: number;
@@ -96,6 +101,36 @@ export const repairPostings = async (storage: Storage, first: Person): Promise<n
   throw new Error(`Person ${first.id} kept changing while its postings were written`);
 };
 
+/**
+ * Gives the survivor of a merge made before the links (merged-from.ts) its link to the merged person
+ * `first` (an item under a Person's key); answers the links put, 0 or 1. Reads the link first, so a
+ * link already there costs one GetItem and writes nothing; the Put, the same item a merge puts with
+ * `at` the merged person's last change (its merge), is checked against the merged person's version,
+ * so it lands only while that person is still merged into that survivor.
+ */
+export const repairMergedFrom = async (storage: Storage, first: Record<string, unknown>): Promise<number> => {
+  const { client, tableName } = storage;
+  let item = first;
+  for (let attempt = 1; attempt <= PERSON_ATTEMPTS; attempt++) {
+    const merged = fromStoredPersonItem(item);
+    if (!isMergedPerson(merged)) return 0;
+    const link = mergedFromItem(merged.superceded_by, merged.id, merged.CoreMetaData.date_modified);
+    const { Item: found } = await storageCall(() =>
+      client.send(
+        new GetCommand({ TableName: tableName, Key: { pk: link.pk, sk: link.sk }, ConsistentRead: true }),
+      ),
+    );
+    if (found?.type === MERGED_FROM_TYPE && found.sourceId === merged.id) return 0;
+    const guard = versionCheck(tableName, personKey(merged.id), merged.CoreMetaData.version);
+    if (await sendWrite(client, transactionOf([guard, mergedFromPut(tableName, link)]))) return 1;
+    const { Item } = await storageCall(() =>
+      client.send(new GetCommand({ TableName: tableName, Key: personKey(merged.id), ConsistentRead: true })),
+    );
+    item = Item ?? {};
+  }
+  throw new Error(`Person ${String(first.id)} kept changing while its survivor's link was written`);
+};
+
 /** Runs `work` over `items`, `concurrency` at a time. */
 const inParallel = async <T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) => {
   let next = 0;
@@ -136,19 +171,26 @@ const backfillPage = async (
         TotalSegments: segments,
         Limit: pageSize,
         ConsistentRead: true,
-        // Merged persons too: one whose merge left postings pending has them deleted (it implies none).
-        FilterExpression: '#type IN (:person, :merged)',
+        // Merged and erased persons too: one whose merge or erasure left postings pending has them
+        // deleted (it implies none).
+        FilterExpression: '#type IN (:person, :merged, :erased)',
         ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':person': PERSON_TYPE, ':merged': MERGED_PERSON_TYPE },
+        ExpressionAttributeValues: {
+          ':person': PERSON_TYPE,
+          ':merged': MERGED_PERSON_TYPE,
+          ':erased': ERASED_PERSON_TYPE,
+        },
         ...(progress.lastKey ? { ExclusiveStartKey: progress.lastKey } : {}),
       }),
     ),
   );
-  const persons = (page.Items ?? []).map(impliedPerson);
+  const persons = page.Items ?? [];
   let repaired = 0;
   let written = 0;
-  await inParallel(persons, PERSON_CONCURRENCY, async (person) => {
-    const count = await repairPostings(storage, person);
+  await inParallel(persons, PERSON_CONCURRENCY, async (item) => {
+    const count =
+      (await repairPostings(storage, impliedPerson(item))) +
+      (item.type === MERGED_PERSON_TYPE ? await repairMergedFrom(storage, item) : 0);
     if (count > 0) repaired++;
     written += count;
   });

@@ -5,7 +5,8 @@
  * nothing.
  */
 import { NO_ORIGIN } from '../../../domain/change-history';
-import { PersonMerged, PersonNotFound, ValidationFailed } from '../../../domain/errors';
+import { isErasedPerson } from '../../../domain/erasure';
+import { PersonErased, PersonMerged, PersonNotFound, ValidationFailed } from '../../../domain/errors';
 import { isMergedPerson } from '../../../domain/merge';
 import type { Person } from '../../../domain/person';
 import type { MergeOptions } from '../../../domain/ports/persons';
@@ -65,6 +66,7 @@ const planOn = async (
     if (liveEnd === survivorId) return { done: survivor };
     throw new PersonMerged(sourceId, liveEnd);
   }
+  if (isErasedPerson(source)) throw new PersonErased(source);
   if (requester !== survivorId && requester !== sourceId)
     checkRequester(requester, item(personKey(requester)));
   checkCaller(options.ruling, requester, item);

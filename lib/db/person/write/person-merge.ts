@@ -1,20 +1,19 @@
 /**
  * The plan of a merge (API.md 13), pure: the two persons' parts of one write, composed as any person
  * write is (person-write.ts `composeWrite`). The survivor's part: its next version over the one read,
- * its MERGE entry, the source's email claims re-pointed to it (each on condition that it still names
- * the source), its own name claim released when it gained emails, its postings. The source's part:
- * the merged person over the version read, its MERGE entry, its name claim released, its reference
- * item deleted, one person fewer in its counter, every posting deleted, its principal's binding (if
- * any) passed to the survivor. A claim that changed hands or
- * a version that moved cancels the whole write, read back to the person it belongs to
+ * its MERGE entry, its link to the source (merged-from.ts), the source's email claims re-pointed to
+ * it (each on condition that it still names the source), its own name claim released when it gained
+ * emails, its postings. The source's part: the merged person over the version read, its MERGE entry,
+ * its name claim released, its reference item deleted, one person fewer in its counter, every posting
+ * deleted, its principal's binding (if any) passed to the survivor. A claim that changed hands or a
+ * version that moved cancels the whole write, read back to the person it belongs to
  * (cancellation.ts), and the repository reads both again.
  */
 import { type ChangeEntry, changeEntry, type RequestOrigin } from '../../../domain/change-history';
 import { PrincipalAlreadyBound } from '../../../domain/errors';
 import { holdingNothing, type MergeResult, mergePersons } from '../../../domain/merge';
-import { PERSON_TYPE, type Person } from '../../../domain/person';
+import { heldParts, PERSON_TYPE, type Person } from '../../../domain/person';
 import { OPEN, type Principal, principalName, type RequesterRuling } from '../../../domain/principal';
-import { SET_NAMES, setPointer } from '../../../domain/schemas';
 import type { SearchTerms } from '../../../domain/search';
 import { historyActions } from '../../history/history-actions';
 import { personCounterKey } from '../../table/keys';
@@ -27,6 +26,7 @@ import {
   counterAdd,
   rulingActions,
 } from '../../write/actions';
+import { mergedFromItem, mergedFromPut } from '../merged-from';
 import { mergedPersonPut, personPut } from '../person-items';
 import { localReferenceActions } from './local-references';
 import type { WritePart } from './person-write';
@@ -62,25 +62,11 @@ export interface MergePlan {
   parts: [WritePart, WritePart];
 }
 
-/** The parts of a person the merge took from the source: every one it held, and its link. */
-const sourceChanges = (source: Person) => [
-  ...(source.local_reference_id ? ['/local_reference_id'] : []),
-  ...SET_NAMES.filter((set) => source[set].length > 0).map(setPointer),
-  ...(Object.values(source.SocialAddresses).some((value) => value != null) ? ['/SocialAddresses'] : []),
-  '/superceded_by',
-];
-
-const PERSON = (id: number): ClaimOwner => ({ type: PERSON_TYPE, id });
+export const PERSON = (id: number): ClaimOwner => ({ type: PERSON_TYPE, id });
 
 /** The merge's two write parts, the source's first: what each writes, and its postings' before and after. */
 const mergeParts = (
-  {
-    tableName,
-    survivor,
-    source,
-    requester,
-    ruling,
-  }: Required<Omit<MergeInput, 'now' | 'changeIds' | 'origin'>>,
+  { tableName, survivor, source, requester, ruling, now }: Required<Omit<MergeInput, 'changeIds' | 'origin'>>,
   plan: {
     result: MergeResult;
     entries: MergePlan['entries'];
@@ -109,6 +95,8 @@ const mergeParts = (
       actions: [
         personPut(tableName, result.person, survivor.person.CoreMetaData.version),
         ...historyActions(tableName, entries.survivor, result.person),
+        // Its link to the source: what an erasure of it follows (API.md 15), and an unmerge will.
+        mergedFromPut(tableName, mergedFromItem(survivor.person.id, source.person.id, now)),
         ...claimRepoints(tableName, PERSON(source.person.id), PERSON(survivor.person.id), result.repoint),
         ...claimActions(tableName, PERSON(survivor.person.id), [], result.releaseSurvivor),
         ...localReferenceActions(tableName, survivor.person, result.person),
@@ -151,7 +139,8 @@ export const planMerge = ({
     source: changeEntry(PERSON_TYPE, result.source, {
       ...change,
       id: changeIds.source,
-      changed: sourceChanges(source.person),
+      // The source loses every part it held, and gains its link.
+      changed: [...heldParts(source.person), '/superceded_by'],
     }),
   };
   const emptied = holdingNothing(source.person);
@@ -173,7 +162,7 @@ export const planMerge = ({
     // The source's part first: its postings' deletes get the write's room before the survivor's new
     // ones, so the source leaves search with the write itself whenever they fit.
     parts: mergeParts(
-      { tableName, survivor, source, requester, ruling },
+      { tableName, survivor, source, requester, ruling, now },
       { result, entries, emptied, binding, callerShownByMove },
     ),
   };

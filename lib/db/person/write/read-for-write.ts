@@ -5,7 +5,9 @@
  * sends on these.
  */
 import { randomUUID } from 'node:crypto';
+import { isErasedPerson } from '../../../domain/erasure';
 import {
+  PersonErased,
   PersonMerged,
   PersonNotFound,
   RequesterMerged,
@@ -26,7 +28,7 @@ import type { Storage } from '../../table/client';
 import { type Key, personKey, personPrincipalKey, postingsPendingKey, principalKey } from '../../table/keys';
 import type { IdAllocator } from '../../write/ids';
 import type { objectQueue } from '../../write/send';
-import { fromStoredPersonItem } from '../person-items';
+import { fromStoredPersonItem, type StoredPerson } from '../person-items';
 import {
   type PersonWrite,
   type PersonWritePlan,
@@ -71,21 +73,25 @@ export const pendingTermsIn = (item: ReadItems, id: number) =>
 export const principalIn = (item: ReadItems, id: number) =>
   (item(personPrincipalKey(id))?.principal as Principal | undefined) ?? null;
 
-/** A person a write reads: live, else 404, or 409 `merged` naming its chain's live end. */
+/** A person a write reads: live, else 404, 409 `merged` naming its chain's live end, or 410 `erased`. */
 export const livePerson = async (
   ctx: WriteContext,
   id: number,
-  stored: Person | MergedPerson | undefined,
+  stored: StoredPerson | undefined,
 ): Promise<Person> => {
   if (!stored) throw new PersonNotFound(id);
   if (isMergedPerson(stored)) throw new PersonMerged(id, await ctx.liveEndOf(stored));
+  if (isErasedPerson(stored)) throw new PersonErased(stored);
   return stored;
 };
 
-/** A requester a write reads: a live person, else 403; a merged one acts as its survivor (asRequester). */
+/**
+ * A requester a write reads: a live person, else 403 (an erased person is no one); a merged one acts
+ * as its survivor (asRequester).
+ */
 export const checkRequester = (requester: number, item: Item | undefined) => {
-  if (!item) throw new RequesterUnknown(requester);
-  const stored = fromStoredPersonItem(item);
+  const stored = item && fromStoredPersonItem(item);
+  if (!stored || isErasedPerson(stored)) throw new RequesterUnknown(requester);
   if (isMergedPerson(stored)) throw new RequesterMerged(requester, stored.superceded_by);
 };
 

@@ -40,7 +40,8 @@ const enrichmentState = async (
     client.send(
       new QueryCommand({
         TableName: tableName,
-        // ENRICHMENT and PERSON sort after every AUDIT# key: the two items, and no history.
+        // ENRICHMENT and PERSON sort after every AUDIT# key: the two items, no history (and the small
+        // items beside them: a survivor's MERGEDFROM# links, POSTINGS, PRINCIPAL).
         KeyConditionExpression: 'pk = :pk AND sk >= :from',
         ExpressionAttributeValues: { ':pk': personKey(personId).pk, ':from': enrichmentKey(personId).sk },
         ConsistentRead: true,
@@ -49,7 +50,7 @@ const enrichmentState = async (
   );
   const item = Items.find((candidate) => candidate.sk === personKey(personId).sk);
   return {
-    // A person merged into another (API.md 13) is enriched no more: there is none to fill.
+    // A person merged into another (API.md 13) or erased (API.md 15) is enriched no more: none to fill.
     ...(item && isLivePersonItem(item) ? { person: fromPersonItem(item) } : {}),
     enriched: Items.some((candidate) => candidate.sk === enrichmentKey(personId).sk),
   };

@@ -88,6 +88,31 @@ describe('planMerge: the two parts of a merge', () => {
     expect(rest.filter(([, role]) => role.kind === 'history')).toHaveLength(1);
   });
 
+  it('puts the survivor’s link to the source in the survivor’s part, unconditionally, beside its entry', () => {
+    const { parts } = plan(survivor, source);
+    const [gone, own] = parts;
+    const links = (part: typeof own) =>
+      part.actions.map(([item]) => item.Put?.Item).filter((item) => item?.type === 'MergedFrom');
+    expect(links(own)).toEqual([
+      {
+        pk: 'PERSON#100',
+        sk: 'MERGEDFROM#0000000000000200',
+        type: 'MergedFrom',
+        sourceId: 200,
+        at: NOW,
+      },
+    ]);
+    expect(links(gone)).toEqual([]);
+    const link = own.actions.find(([item]) => item.Put?.Item?.type === 'MergedFrom');
+    expect(link?.[0].Put?.ConditionExpression).toBeUndefined();
+    expect(keysOf(own.actions.map(([item]) => item)).slice(0, 4)).toEqual([
+      'Put PERSON#100',
+      'Put PERSON#100',
+      expect.stringMatching(/^Update COUNTER#changes#Person#/),
+      'Put PERSON#100',
+    ]);
+  });
+
   it('puts the source merged over its version, deletes its reference item and counts one person fewer', () => {
     const { parts, result } = plan(survivor, source);
     const [gone] = parts;

@@ -211,8 +211,11 @@ describe('planPersonWrite for a create', () => {
           ConditionCheck: {
             TableName: TABLE,
             Key: { pk: 'PERSON#5', sk: 'PERSON' },
-            // A live person: a merged one answers its item, to act as its survivor (API.md 13).
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(superceded_by)',
+            // A live person (neither merged nor erased): a merged one answers its item, to act as its
+            // survivor (API.md 13).
+            ConditionExpression: '#type = :person',
+            ExpressionAttributeNames: { '#type': 'type' },
+            ExpressionAttributeValues: { ':person': 'Person' },
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         },

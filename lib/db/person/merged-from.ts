@@ -1,0 +1,82 @@
+/**
+ * The survivor's link to a person merged into it (API.md 13; keys.ts has the design): one item in the
+ * survivor's own partition per source, so what was merged into a person is found by a Query of that
+ * partition (`mergedSources` below), never a Scan. The merge puts it in its transaction
+ * (write/person-merge.ts); the backfill puts it for merges made before the links (write/backfill.ts).
+ */
+import type { Storage } from '../table/client';
+import { type Key, MERGED_FROM_SORT_KEY_PREFIX, mergedFromKey } from '../table/keys';
+import { sortKeyRange } from '../table/sort-key-range';
+import type { Action } from '../write/actions';
+
+export const MERGED_FROM_TYPE = 'MergedFrom';
+
+export type MergedFromItem = Key & { type: typeof MERGED_FROM_TYPE; sourceId: number; at: string };
+
+/** The link saying that person `sourceId` was merged into `survivorId` at `at`. */
+export const mergedFromItem = (survivorId: number, sourceId: number, at: string): MergedFromItem => ({
+  ...mergedFromKey(survivorId, sourceId),
+  type: MERGED_FROM_TYPE,
+  sourceId,
+  at,
+});
+
+/**
+ * The link's Put, unconditional: a source is merged once (its merged item's version condition in the
+ * same transaction guards it), and the backfill's Put of the same link is idempotent.
+ */
+export const mergedFromPut = (tableName: string, item: MergedFromItem): Action => [
+  { Put: { TableName: tableName, Item: item } },
+  { kind: 'object' },
+];
+
+/** The most sources one survivor's chain may hold before the read gives up (a bound, not a use). */
+export const MAX_MERGED_SOURCES = 10_000;
+
+/** Persons of one level of the chain whose links are read at once. */
+const QUERIES_AT_ONCE = 16;
+
+/** The ids person `personId`'s own links name, every page of its partition's `MERGEDFROM#` range. */
+const directSources = async (storage: Storage, personId: number): Promise<number[]> =>
+  (
+    await sortKeyRange<{ sourceId: number }>(
+      storage,
+      mergedFromKey(personId, 0).pk,
+      MERGED_FROM_SORT_KEY_PREFIX,
+      ['sourceId'],
+    )
+  ).map((item) => item.sourceId);
+
+/**
+ * Every person merged into `survivorId`, directly or through a chain, nearest first (breadth-first),
+ * each once. Costs one Query per person of the chain (the survivor and each source: a source with no
+ * links of its own answers an empty Query, half a read unit). A merge never makes a cycle (a merged
+ * person cannot be a survivor), but the read keeps a `seen` set anyway, and throws past
+ * `MAX_MERGED_SOURCES` rather than run on.
+ */
+export const mergedSources = async (storage: Storage, survivorId: number): Promise<number[]> => {
+  const seen = new Set<number>([survivorId]);
+  const sources: number[] = [];
+  let level = [survivorId];
+  while (level.length > 0) {
+    const found: number[] = [];
+    for (let start = 0; start < level.length; start += QUERIES_AT_ONCE)
+      found.push(
+        ...(
+          await Promise.all(
+            level.slice(start, start + QUERIES_AT_ONCE).map((id) => directSources(storage, id)),
+          )
+        ).flat(),
+      );
+    level = [];
+    for (const id of found) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      sources.push(id);
+      level.push(id);
+      if (sources.length > MAX_MERGED_SOURCES)
+        throw new Error(`Person ${survivorId} has more than ${MAX_MERGED_SOURCES} persons merged into it`);
+    }
+  }
+  return sources;
+};
