@@ -39,14 +39,6 @@ const create = async (body: unknown, requester = 0) => {
   return created;
 };
 
-/** Sends a request that must be refused and checks that the table is as it was. */
-const unchangedBy = async <T>(request: () => Promise<T>): Promise<T> => {
-  const before = await snapshot(suite.table);
-  const response = await request();
-  expect(await snapshot(suite.table)).toEqual(before);
-  return response;
-};
-
 /** A person whose every value carries `tag`: names, emails, phones, addresses, roles, references. */
 const tagged = async (tag: string) =>
   create({
@@ -183,7 +175,7 @@ describe('DELETE /Person/{id} (API.md 15)', () => {
     const person = await create(personBody('Twice', uniqueTag('twice'), uniqueEmail()));
     const first = await suite.api.erase(person.id, { headers: { 'if-match': `"${meta(person).version}"` } });
     expect(first.status).toBe(200);
-    const second = await unchangedBy(() =>
+    const second = await suite.unchangedBy(() =>
       suite.api.erase(person.id, { headers: { 'if-match': `"${meta(person).version}"` } }),
     );
     expect(second.status).toBe(200);
@@ -192,7 +184,7 @@ describe('DELETE /Person/{id} (API.md 15)', () => {
 
   it('honours If-Match: another version is 412 and changes nothing', async () => {
     const person = await create(personBody('Match', uniqueTag('match'), uniqueEmail()));
-    const stale = await unchangedBy(() =>
+    const stale = await suite.unchangedBy(() =>
       suite.api.erase(person.id, { headers: { 'if-match': `"${meta(person).version + 5}"` } }),
     );
     expect(stale.status).toBe(412);
@@ -204,15 +196,15 @@ describe('DELETE /Person/{id} (API.md 15)', () => {
     const person = await create(personBody('Gone', uniqueTag('gone'), uniqueEmail()));
     const other = await create(personBody('Other', uniqueTag('other'), uniqueEmail()));
     await suite.api.erase(person.id);
-    const patched = await unchangedBy(() => suite.api.patch(person.id, { local_reference_id: 'x' }));
+    const patched = await suite.unchangedBy(() => suite.api.patch(person.id, { local_reference_id: 'x' }));
     expect(patched.status).toBe(410);
     expect(patched.headers['content-type']).toContain('application/problem+json');
     expect(patched.body.type).toContain('/problems/erased');
-    const intoErased = await unchangedBy(() => suite.api.merge(person.id, { source: other.id }));
+    const intoErased = await suite.unchangedBy(() => suite.api.merge(person.id, { source: other.id }));
     expect(intoErased.status).toBe(410);
-    const erasedSource = await unchangedBy(() => suite.api.merge(other.id, { source: person.id }));
+    const erasedSource = await suite.unchangedBy(() => suite.api.merge(other.id, { source: person.id }));
     expect(erasedSource.status).toBe(410);
-    const byErased = await unchangedBy(() =>
+    const byErased = await suite.unchangedBy(() =>
       suite.api.patch(other.id, { local_reference_id: 'y' }, { requester: person.id }),
     );
     expect(byErased.status).toBe(403);
@@ -221,10 +213,12 @@ describe('DELETE /Person/{id} (API.md 15)', () => {
 
   it('refuses an unknown person 404 and an unknown requester 403, changing nothing', async () => {
     const person = await create(personBody('Kept', uniqueTag('kept'), uniqueEmail()));
-    expect((await unchangedBy(() => suite.api.erase(99_999_999, { requester: person.id }))).status).toBe(404);
-    const unknown = await unchangedBy(() => suite.api.erase(person.id, { requester: 99_999_999 }));
+    expect(
+      (await suite.unchangedBy(() => suite.api.erase(99_999_999, { requester: person.id }))).status,
+    ).toBe(404);
+    const unknown = await suite.unchangedBy(() => suite.api.erase(person.id, { requester: 99_999_999 }));
     expect(unknown.status).toBe(403);
-    expect((await unchangedBy(() => suite.api.erase(person.id, { requester: null }))).status).toBe(400);
+    expect((await suite.unchangedBy(() => suite.api.erase(person.id, { requester: null }))).status).toBe(400);
     expect((await suite.api.get(person.id)).status).toBe(200);
   });
 
@@ -237,7 +231,7 @@ describe('DELETE /Person/{id} (API.md 15)', () => {
     const earlier = await tagged(earlierTag);
     expect((await suite.api.merge(source.id, { source: earlier.id })).status).toBe(200);
     expect((await suite.api.merge(survivor.id, { source: source.id })).status).toBe(200);
-    const refused = await unchangedBy(() => suite.api.erase(source.id, { requester: survivor.id }));
+    const refused = await suite.unchangedBy(() => suite.api.erase(source.id, { requester: survivor.id }));
     expect(refused.status).toBe(409);
     expect(refused.body.type).toContain('/problems/merged');
     expect(JSON.stringify(refused.body.errors)).toContain(`/Person/${survivor.id}`);
@@ -315,7 +309,7 @@ describe('the erased history (API.md 15)', () => {
     expect(retried.status).toBe(200);
     expect(await entriesHolding(tag)).toEqual([]);
     // Finished: a third DELETE writes nothing at all.
-    expect((await unchangedBy(() => suite.api.erase(person.id))).status).toBe(200);
+    expect((await suite.unchangedBy(() => suite.api.erase(person.id))).status).toBe(200);
   });
 });
 
@@ -441,12 +435,12 @@ describe('DELETE /Person/{id} with requester binding on (API.md 9.1, 15)', () =>
     expect(own.status).toBe(201);
     const other = await create(personBody('Other', uniqueTag('oth'), uniqueEmail()));
 
-    const notOwn = await unchangedBy(() =>
+    const notOwn = await suite.unchangedBy(() =>
       bound().erase(other.id, { requester: own.body.id, authorizer: jwt(subject) }),
     );
     expect(notOwn.status).toBe(403);
     expect(notOwn.body.type).toContain('/problems/delegate-required');
-    const posing = await unchangedBy(() =>
+    const posing = await suite.unchangedBy(() =>
       bound().erase(other.id, { requester: other.id, authorizer: jwt(subject) }),
     );
     expect(posing.status).toBe(403);

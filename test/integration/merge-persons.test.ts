@@ -18,7 +18,7 @@ import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { reconcileHandler } from '../../lib/http/reconcile-handlers';
 import { type Json, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, invoke } from '../support/events';
-import { checkInvariants, snapshot } from '../support/invariants';
+import { checkInvariants } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
@@ -37,14 +37,6 @@ const create = async (body: unknown, requester = 0) => {
   const { status, body: created } = await suite.api.post(body, { requester });
   expect(status).toBe(201);
   return created;
-};
-
-/** Sends a request that must be refused and checks that the table is as it was. */
-const unchangedBy = async <T>(request: () => Promise<T>): Promise<T> => {
-  const before = await snapshot(suite.table);
-  const response = await request();
-  expect(await snapshot(suite.table)).toEqual(before);
-  return response;
 };
 
 const listPersons = (query: Record<string, string>) =>
@@ -227,7 +219,7 @@ describe('POST /Person/{id}/merge (API.md 13)', () => {
   it('passes the email claims to the survivor and releases the name claim of an email-less source', async () => {
     const { survivor, source, countess } = await pair();
     await suite.api.merge(survivor.id, { source: source.id });
-    const clash = await unchangedBy(() => suite.api.post(personBody('New', 'Person', countess)));
+    const clash = await suite.unchangedBy(() => suite.api.post(personBody('New', 'Person', countess)));
     expect(clash.status).toBe(409);
     expect(clash.body).toMatchObject({
       type: '/problems/duplicate-email',
@@ -280,7 +272,7 @@ describe('POST /Person/{id}/merge (API.md 13)', () => {
   it('refuses a PATCH of the merged person with 409 merged naming the survivor', async () => {
     const { survivor, source } = await pair();
     await suite.api.merge(survivor.id, { source: source.id });
-    const patched = await unchangedBy(() =>
+    const patched = await suite.unchangedBy(() =>
       suite.api.patch(source.id, { local_reference_id: 'late' }, { requester: survivor.id }),
     );
     expect(patched.status).toBe(409);
@@ -303,18 +295,18 @@ describe('POST /Person/{id}/merge (API.md 13)', () => {
   it('answers a merge sent again the survivor, changing nothing; into another survivor, 409', async () => {
     const { survivor, source } = await pair();
     const first = await suite.api.merge(survivor.id, { source: source.id });
-    const again = await unchangedBy(() => suite.api.merge(survivor.id, { source: source.id }));
+    const again = await suite.unchangedBy(() => suite.api.merge(survivor.id, { source: source.id }));
     expect(again.status).toBe(200);
     expect(again.body).toEqual(first.body);
     const other = await create(personBody('Other', uniqueTag('Survivor'), uniqueEmail()));
-    const elsewhere = await unchangedBy(() => suite.api.merge(other.id, { source: source.id }));
+    const elsewhere = await suite.unchangedBy(() => suite.api.merge(other.id, { source: source.id }));
     expect(elsewhere.status).toBe(409);
     expect(elsewhere.body).toMatchObject({
       type: '/problems/merged',
       errors: [{ existing: `${BASE}/Person/${survivor.id}` }],
     });
     // Into the merged person itself: 409, naming its survivor.
-    const into = await unchangedBy(() =>
+    const into = await suite.unchangedBy(() =>
       suite.api.merge(source.id, { source: other.id }, { requester: other.id }),
     );
     expect(into.status).toBe(409);
@@ -326,17 +318,19 @@ describe('POST /Person/{id}/merge (API.md 13)', () => {
 
   it('refuses, changing nothing: itself 400, unknown persons 404, a set over its limit 400, a stale If-Match 412, a bad body 400', async () => {
     const { survivor, source } = await pair();
-    const itself = await unchangedBy(() => suite.api.merge(survivor.id, { source: survivor.id }));
+    const itself = await suite.unchangedBy(() => suite.api.merge(survivor.id, { source: survivor.id }));
     expect(itself.status).toBe(400);
-    expect((await unchangedBy(() => suite.api.merge(survivor.id, { source: 99_999_999 }))).status).toBe(404);
+    expect((await suite.unchangedBy(() => suite.api.merge(survivor.id, { source: 99_999_999 }))).status).toBe(
+      404,
+    );
     expect(
       (
-        await unchangedBy(() =>
+        await suite.unchangedBy(() =>
           suite.api.merge(99_999_998, { source: source.id }, { requester: survivor.id }),
         )
       ).status,
     ).toBe(404);
-    const stale = await unchangedBy(() =>
+    const stale = await suite.unchangedBy(() =>
       suite.api.merge(survivor.id, { source: source.id }, { headers: { 'if-match': '"99"' } }),
     );
     expect(stale.status).toBe(412);
@@ -346,12 +340,15 @@ describe('POST /Person/{id}/merge (API.md 13)', () => {
       { source: source.id, extra: 1 },
       { source: source.id, preview: 'yes' },
     ]) {
-      const refused = await unchangedBy(() => suite.api.merge(survivor.id, body));
+      const refused = await suite.unchangedBy(() => suite.api.merge(survivor.id, body));
       expect(refused.status, JSON.stringify(body)).toBe(400);
     }
     expect(
-      (await unchangedBy(() => suite.api.merge(survivor.id, { source: source.id }, { requester: null })))
-        .status,
+      (
+        await suite.unchangedBy(() =>
+          suite.api.merge(survivor.id, { source: source.id }, { requester: null }),
+        )
+      ).status,
     ).toBe(400);
 
     const phones = (from: number) =>
@@ -364,7 +361,7 @@ describe('POST /Person/{id}/merge (API.md 13)', () => {
       ...personBody('More', uniqueTag('Phones'), uniqueEmail()),
       PhoneNumbers: { '@set': phones(100) },
     });
-    const over = await unchangedBy(() => suite.api.merge(full.id, { source: more.id }));
+    const over = await suite.unchangedBy(() => suite.api.merge(full.id, { source: more.id }));
     expect(over.status).toBe(400);
     expect(over.body).toMatchObject({ errors: [{ path: '/PhoneNumbers/@set' }] });
     // With a current If-Match it lands.
@@ -378,7 +375,7 @@ describe('POST /Person/{id}/merge (API.md 13)', () => {
 
   it('answers a preview as the merge would, and writes nothing', async () => {
     const { survivor, source } = await pair();
-    const preview = await unchangedBy(() =>
+    const preview = await suite.unchangedBy(() =>
       suite.api.merge(survivor.id, { source: source.id, preview: true }),
     );
     expect(preview.status).toBe(200);

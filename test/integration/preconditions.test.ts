@@ -21,7 +21,6 @@ import { type Json, personApi, personBody, uniqueEmail, uniqueTag } from '../sup
 import type { TestTable } from '../support/dynamo';
 import { testRepository } from '../support/dynamo';
 import { httpEvent, invoke } from '../support/events';
-import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
@@ -49,14 +48,6 @@ const racedTable = (race: () => Promise<void>): TestTable & { raced: () => boole
     },
   }) as typeof client;
   return { client: interleaved, tableName, raced: () => raced };
-};
-
-/** Sends a request that must be refused and checks that the table is as it was. */
-const unchangedBy = async <T>(request: () => Promise<T>): Promise<T> => {
-  const before = await snapshot(suite.table);
-  const response = await request();
-  expect(await snapshot(suite.table)).toEqual(before);
-  return response;
 };
 
 const expect412 = (
@@ -233,7 +224,9 @@ describe.each(VOCABULARIES)('$kind: ETag, 304 and conditional PATCH (API.md 2.1)
   it('PATCH with a stale If-Match is 412 naming the version it is at, and writes nothing', async () => {
     const id = await entryAt(3);
 
-    const response = await unchangedBy(() => patch(id, { abbreviation: 'Stale.' }, { 'if-match': '"1"' }));
+    const response = await suite.unchangedBy(() =>
+      patch(id, { abbreviation: 'Stale.' }, { 'if-match': '"1"' }),
+    );
 
     const detail = expect412(response, '"3"');
     expect(detail).toMatch(new RegExp(`${kind} has changed`));
@@ -245,8 +238,12 @@ describe.each(VOCABULARIES)('$kind: ETag, 304 and conditional PATCH (API.md 2.1)
   it('PATCH with a weak or a malformed If-Match is 412 saying so, and writes nothing', async () => {
     const id = await entryAt(2);
 
-    const weak = await unchangedBy(() => patch(id, { local_reference_id: 'w' }, { 'if-match': 'W/"2"' }));
-    const malformed = await unchangedBy(() => patch(id, { local_reference_id: 'm' }, { 'if-match': 'abc' }));
+    const weak = await suite.unchangedBy(() =>
+      patch(id, { local_reference_id: 'w' }, { 'if-match': 'W/"2"' }),
+    );
+    const malformed = await suite.unchangedBy(() =>
+      patch(id, { local_reference_id: 'm' }, { 'if-match': 'abc' }),
+    );
 
     expect(expect412(weak, '"2"')).toMatch(/weak.*send the strong tag "2"/);
     expect(expect412(malformed, '"2"')).toMatch(/abc is not an entity tag.*"2"/);
@@ -255,11 +252,13 @@ describe.each(VOCABULARIES)('$kind: ETag, 304 and conditional PATCH (API.md 2.1)
   it('PATCH with If-None-Match * or naming the current version is 412, and writes nothing', async () => {
     const id = await entryAt(2);
 
-    const any = await unchangedBy(() => patch(id, { local_reference_id: 'x' }, { 'if-none-match': '*' }));
-    const strong = await unchangedBy(() =>
+    const any = await suite.unchangedBy(() =>
+      patch(id, { local_reference_id: 'x' }, { 'if-none-match': '*' }),
+    );
+    const strong = await suite.unchangedBy(() =>
       patch(id, { local_reference_id: 'x' }, { 'if-none-match': '"2"' }),
     );
-    const weak = await unchangedBy(() =>
+    const weak = await suite.unchangedBy(() =>
       patch(id, { local_reference_id: 'x' }, { 'if-none-match': 'W/"2"' }),
     );
 
@@ -366,7 +365,7 @@ describe('PATCH /Person/{id}: If-None-Match, and the reasons of If-Match (API.md
     return body.id;
   };
   const refused = (id: number, headers: Record<string, string>) =>
-    unchangedBy(() => suite.api.patch(id, { local_reference_id: 'refused' }, { headers }));
+    suite.unchangedBy(() => suite.api.patch(id, { local_reference_id: 'refused' }, { headers }));
 
   it('If-None-Match * is 412: the person exists', async () => {
     const id = await personAt2();

@@ -18,7 +18,6 @@ import type { HttpConfig } from '../../lib/http/config';
 import { type CallOptions, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
 import { httpEvent, invoke } from '../support/events';
-import { snapshot } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
@@ -44,14 +43,6 @@ const patch = (id: number, body: unknown, { config, ...call }: Call = {}) =>
 const merge = (id: number, source: number, { config, ...call }: Call = {}) =>
   api(config).merge(id, { source }, call);
 
-/** Sends a request that must be refused and checks that the table is as it was. */
-const unchangedBy = async <T>(request: () => Promise<T>): Promise<T> => {
-  const before = await snapshot(suite.table);
-  const response = await request();
-  expect(await snapshot(suite.table)).toEqual(before);
-  return response;
-};
-
 /** GET /Person/me as `authorizer`'s caller. */
 const ownOf = (authorizer: Authorizer) =>
   invoke(
@@ -70,7 +61,7 @@ const registered = async (subject: string) => {
 
 describe('requester binding on (API.md 9.1)', () => {
   it('answers a write without an authenticated caller 401, before anything else, writing nothing', async () => {
-    const refused = await unchangedBy(() => post(personBody('No', 'Token'), { requester: null }));
+    const refused = await suite.unchangedBy(() => post(personBody('No', 'Token'), { requester: null }));
     expect(refused.status).toBe(401);
     expect(refused.headers['www-authenticate']).toBe('Bearer');
     expect(refused.body).toMatchObject({ type: '/problems/unauthorized', status: 401 });
@@ -80,7 +71,7 @@ describe('requester binding on (API.md 9.1)', () => {
     const subject = uniqueTag('ada');
     const ada = await registered(subject);
     expect(ada.CoreMetaData.created_by).toBe(ada.id);
-    const again = await unchangedBy(() =>
+    const again = await suite.unchangedBy(() =>
       post(personBody('Ada', 'Again', uniqueEmail()), { authorizer: jwt(subject) }),
     );
     expect(again.status).toBe(409);
@@ -116,20 +107,20 @@ describe('requester binding on (API.md 9.1)', () => {
     expect(asHerself.status).toBe(200);
     expect(asHerself.body.CoreMetaData.modified_by).toBe(grace.id);
     for (const refused of [
-      await unchangedBy(() =>
+      await suite.unchangedBy(() =>
         patch(other.id, { local_reference_id: 'x' }, { requester: other.id, authorizer: jwt(subject) }),
       ),
-      await unchangedBy(() =>
+      await suite.unchangedBy(() =>
         post(personBody('By', 'Grace', uniqueEmail()), { requester: other.id, authorizer: jwt(subject) }),
       ),
       // A change of nothing is refused too: the caller proves nothing by changing nothing.
-      await unchangedBy(() => patch(other.id, {}, { requester: other.id, authorizer: jwt(subject) })),
+      await suite.unchangedBy(() => patch(other.id, {}, { requester: other.id, authorizer: jwt(subject) })),
     ]) {
       expect(refused.status).toBe(403);
       expect(refused.body).toMatchObject({ type: '/problems/requester-mismatch' });
     }
     // An unbound caller may only register itself.
-    const stranger = await unchangedBy(() =>
+    const stranger = await suite.unchangedBy(() =>
       patch(
         grace.id,
         { local_reference_id: 'y' },
@@ -177,7 +168,7 @@ describe('requester binding on (API.md 9.1)', () => {
       [keeper.id, { source: dupe.body.id, preview: true }],
       [stranger.id, { source: dupe.body.id }],
     ] as const) {
-      const refused = await unchangedBy(() =>
+      const refused = await suite.unchangedBy(() =>
         api().merge(keeper.id, body, { requester, authorizer: jwt(subject) }),
       );
       expect(refused.status, JSON.stringify(body)).toBe(403);
@@ -185,7 +176,8 @@ describe('requester binding on (API.md 9.1)', () => {
     }
     // An IAM caller not listed as a delegate is refused the same; a listed one merges.
     expect(
-      (await unchangedBy(() => merge(keeper.id, dupe.body.id, { authorizer: iam(`${IMPORTER}-2`) }))).status,
+      (await suite.unchangedBy(() => merge(keeper.id, dupe.body.id, { authorizer: iam(`${IMPORTER}-2`) })))
+        .status,
     ).toBe(403);
     expect((await merge(keeper.id, dupe.body.id, { authorizer: iam(IMPORTER) })).status).toBe(200);
   });
@@ -201,10 +193,10 @@ describe('requester binding on (API.md 9.1)', () => {
       await post(personBody('Unbound', uniqueTag('Target'), uniqueEmail()), { authorizer: iam(IMPORTER) })
     ).body;
     for (const refused of [
-      await unchangedBy(() =>
+      await suite.unchangedBy(() =>
         merge(unbound.id, bob.id, { requester: alice.id, authorizer: jwt(aliceSubject) }),
       ),
-      await unchangedBy(() =>
+      await suite.unchangedBy(() =>
         merge(unbound.id, erin.id, { requester: erin.id, authorizer: jwt(erinSubject) }),
       ),
     ]) {
@@ -272,7 +264,7 @@ describe('a merge of bound persons (API.md 9.1 and 13)', () => {
 
   it('refuses a merge of two persons bound to different principals with 409, writing nothing', async () => {
     const [first, second] = [await registered(uniqueTag('one')), await registered(uniqueTag('two'))];
-    const refused = await unchangedBy(() =>
+    const refused = await suite.unchangedBy(() =>
       merge(first.id, second.id, { requester: first.id, authorizer: iam(IMPORTER) }),
     );
     expect(refused.status).toBe(409);
@@ -319,7 +311,7 @@ describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
     });
     expect(register.status).toBe(409);
     // The same binding sent again is no change.
-    expect((await unchangedBy(() => bind(person.id, { issuer: ISSUER, subject }))).status).toBe(204);
+    expect((await suite.unchangedBy(() => bind(person.id, { issuer: ISSUER, subject }))).status).toBe(204);
   });
 
   it('binds an IAM principal by its arn, by a delegate listed by ARN', async () => {
@@ -341,13 +333,13 @@ describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
     const subject = uniqueTag('taken');
     const owner = await registered(subject);
     const person = await unboundPerson();
-    const principalTaken = await unchangedBy(() => bind(person.id, { issuer: ISSUER, subject }));
+    const principalTaken = await suite.unchangedBy(() => bind(person.id, { issuer: ISSUER, subject }));
     expect(principalTaken.status).toBe(409);
     expect(principalTaken.body).toMatchObject({
       type: '/problems/principal-already-bound',
       errors: [{ existing: `https://api.example.test/Person/${owner.id}` }],
     });
-    const personTaken = await unchangedBy(() =>
+    const personTaken = await suite.unchangedBy(() =>
       bind(owner.id, { issuer: ISSUER, subject: uniqueTag('new') }),
     );
     expect(personTaken.status).toBe(409);
@@ -380,8 +372,10 @@ describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
       [iam(`${IMPORTER}-2`), 403],
       [{}, 401],
     ] as const) {
-      const binding = await unchangedBy(() => bind(person.id, { issuer: ISSUER, subject: 'x' }, authorizer));
-      const unbinding = await unchangedBy(() => unbind(own.id, authorizer));
+      const binding = await suite.unchangedBy(() =>
+        bind(person.id, { issuer: ISSUER, subject: 'x' }, authorizer),
+      );
+      const unbinding = await suite.unchangedBy(() => unbind(own.id, authorizer));
       for (const refused of [binding, unbinding]) {
         expect(refused.status).toBe(status);
         expect(refused.body).toMatchObject({
@@ -405,11 +399,11 @@ describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
       [{ issuer: ISSUER, subject: 'x'.repeat(1025) }, '/subject'],
       [[], ''],
     ] as const) {
-      const refused = await unchangedBy(() => bind(person.id, body));
+      const refused = await suite.unchangedBy(() => bind(person.id, body));
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body).toMatchObject({ type: '/problems/validation-error', errors: [{ path }] });
     }
-    const notJson = await unchangedBy(() =>
+    const notJson = await suite.unchangedBy(() =>
       api().bind(person.id, 'issuer=x&subject=y', {
         authorizer: DELEGATE,
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -425,7 +419,7 @@ describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
       () => bind(source.id, { issuer: ISSUER, subject: uniqueTag('late') }),
       () => unbind(source.id),
     ]) {
-      const refused = await unchangedBy(request);
+      const refused = await suite.unchangedBy(request);
       expect(refused.status).toBe(409);
       expect(refused.body).toMatchObject({
         type: '/problems/merged',
@@ -433,8 +427,8 @@ describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
       });
     }
     for (const id of [999_999_999, 'abc']) {
-      expect((await unchangedBy(() => bind(id, { issuer: ISSUER, subject: 'x' }))).status).toBe(404);
-      expect((await unchangedBy(() => unbind(id))).status).toBe(404);
+      expect((await suite.unchangedBy(() => bind(id, { issuer: ISSUER, subject: 'x' }))).status).toBe(404);
+      expect((await suite.unchangedBy(() => unbind(id))).status).toBe(404);
     }
   });
 
@@ -444,11 +438,11 @@ describe('PUT and DELETE /Person/{id}/principal (API.md 9.1)', () => {
     const unbound = await unbind(person.id);
     expect(unbound.status).toBe(204);
     expect((await ownOf(jwt(subject))).status).toBe(404);
-    const refused = await unchangedBy(() =>
+    const refused = await suite.unchangedBy(() =>
       patch(person.id, { local_reference_id: 'gone' }, { authorizer: jwt(subject) }),
     );
     expect(refused.status).toBe(403);
-    expect((await unchangedBy(() => unbind(person.id))).status).toBe(204);
+    expect((await suite.unchangedBy(() => unbind(person.id))).status).toBe(204);
     // Both sides are free: the person takes another principal, the principal another person.
     expect((await bind(person.id, { issuer: ISSUER, subject: uniqueTag('successor') })).status).toBe(204);
     expect((await registered(subject)).id).not.toBe(person.id);

@@ -2,11 +2,13 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { PersonRepositoryDeps } from '../../lib/db/person-repository';
 import { personApi } from './api';
 import { createTestTable, type TestTable, testRepository } from './dynamo';
-import { checkInvariants } from './invariants';
+import { checkInvariants, snapshot } from './invariants';
 
 export interface Suite {
   table: TestTable;
   api: ReturnType<typeof personApi>;
+  /** Sends a request that must be refused and checks that the table is as it was. */
+  unchangedBy: <T>(request: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -14,7 +16,14 @@ export interface Suite {
  * checker must find nothing.
  */
 export const integrationSuite = (deps: Partial<PersonRepositoryDeps> = {}): Suite => {
-  const suite = {} as Suite;
+  const suite = {
+    unchangedBy: async (request) => {
+      const before = await snapshot(suite.table);
+      const response = await request();
+      expect(await snapshot(suite.table)).toEqual(before);
+      return response;
+    },
+  } as Suite;
   beforeAll(async () => {
     suite.table = await createTestTable();
     suite.api = personApi(testRepository(suite.table, deps));
