@@ -4,6 +4,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeSnapshot } from '../../lib/db/history/snapshots';
 import { MERGED_FROM_TYPE } from '../../lib/db/person/merged-from';
 import { fromPersonItem } from '../../lib/db/person/person-items';
 import { localReferenceItemOf } from '../../lib/db/person/write/local-references';
@@ -36,6 +37,13 @@ export const snapshot = async (table: TestTable): Promise<Item[]> =>
   (await scanAll(table))
     .filter((item) => item.pk !== 'COUNTER#ids')
     .sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
+
+/** An item as lowercase text, its ChangeHistory snapshot opened: what a scan of the table for a value reads. */
+export const textOf = (item: Item) =>
+  JSON.stringify({
+    ...item,
+    snapshot: item.snapshot ? decodeSnapshot(item.snapshot as Uint8Array) : undefined,
+  }).toLowerCase();
 
 export const checkInvariants = async (table: TestTable): Promise<string[]> => {
   const items = await scanAll(table);
