@@ -4,7 +4,8 @@
  * bash runs it against the real local server (only the `API=` line is pointed at the test's port),
  * every `# → status` mark is checked against the status lines the step printed, and a few facts the
  * walk-through promises are checked in its answers (enrichment's version 2, the tombstone of the
- * deleted phone, the list finding the new person, the history of all four changes).
+ * deleted phone, the list finding the new person, the history of all four changes, the erased person's
+ * tombstone and history).
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -55,7 +56,7 @@ const scriptOf = (steps: Step[], api: string) =>
       step.source.replace(DEFAULT_API, `API=${api}`),
       `printf '\\n${stepEnd(index)} %s @@@\\n' "$?"`,
     ]),
-    `printf '${VARS} %s %s %s %s @@@\\n' "$ID" "$PHONE" "$AUDIT" "$DUP"`,
+    `printf '${VARS} %s %s %s %s %s @@@\\n' "$ID" "$PHONE" "$AUDIT" "$DUP" "$ERASE"`,
   ].join('\n');
 
 const runBash = (script: string) =>
@@ -123,7 +124,7 @@ const commandsOf = (run: StepRun): Command[] => {
 let server: ServerProcess;
 let steps: StepRun[];
 let stderr: string;
-let vars: { id: number; phone: number; audit: number; duplicate: number };
+let vars: { id: number; phone: number; audit: number; duplicate: number; erased: number };
 
 /** The answer of the one command whose text contains `text` (the checks find commands by what they run). */
 const answerOf = (text: string): Answer => {
@@ -156,10 +157,16 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
       rest = end ? rest.slice(end.index + end[0].length) : '';
       return { ...parsedStep, output, exit: end ? Number(end[1]) : null, answers: answersIn(output) };
     });
-    const [id, phone, audit, duplicate] = (new RegExp(`${VARS} (.*) @@@`).exec(run.stdout)?.[1] ?? '').split(
-      ' ',
-    );
-    vars = { id: Number(id), phone: Number(phone), audit: Number(audit), duplicate: Number(duplicate) };
+    const [id, phone, audit, duplicate, erased] = (
+      new RegExp(`${VARS} (.*) @@@`).exec(run.stdout)?.[1] ?? ''
+    ).split(' ');
+    vars = {
+      id: Number(id),
+      phone: Number(phone),
+      audit: Number(audit),
+      duplicate: Number(duplicate),
+      erased: Number(erased),
+    };
   }, 120_000);
 
   afterAll(async () => {
@@ -316,5 +323,22 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
     expect(answerOf('openapi.json').json().openapi).toMatch(/^3\.1/);
     expect(answerOf('schema/Person').json().$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(answerOf('context.jsonld').json()['@context']).toBeDefined();
+  });
+
+  it('erases a person: the tombstone answered, then 410 with it, and a history of who and when with nothing personal', () => {
+    const tombstone = answerOf('DELETE $API/Person/$ERASE').json();
+    expect(tombstone).toMatchObject({
+      '@type': 'Person',
+      id: vars.erased,
+      CoreMetaData: { version: 2, live_status: 0, erased: expect.any(String) },
+    });
+    expect(Object.keys(tombstone).sort()).toEqual(['@context', '@id', '@type', 'CoreMetaData', 'id']);
+    expect(answerOf('curl -i $API/Person/$ERASE ').json()).toEqual(tombstone);
+    const history = answerOf('object_id=$ERASE').json()['@set'];
+    expect(history.map((entry: Json) => [entry.type, entry.person_fk])).toEqual([
+      ['ERASE', vars.erased],
+      ['POST', vars.id],
+    ]);
+    expect(JSON.stringify(history)).not.toMatch(/rosalind|franklin/i);
   });
 });
