@@ -314,6 +314,15 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
   ],
+  // The erasure's chain finished (lib/erasure/finish-erasures.ts): the tombstone read; the links of
+  // the persons merged into it, their entries and the stored answers' links queried; each stored answer
+  // made the tombstone; the entries rewritten, the links deleted and the mark removed in transactions.
+  // Nothing else of a person can be written or deleted.
+  'finish-erasure': [
+    { actions: ['UpdateItem'], partitions: [partitionsLike(idempotencyKey('hash'))] },
+    { actions: ['BatchGetItem', 'Query'], partitions: [PERSONS] },
+    { actions: ['UpdateItem', 'DeleteItem'], partitions: [PERSONS], transactional: true },
+  ],
   // The person and its enrichment mark read; person, history entry and mark put, a change counter
   // bumped, in one transaction.
   'enrich-person': [

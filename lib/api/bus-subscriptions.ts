@@ -40,6 +40,16 @@ export const BUS_SUBSCRIPTIONS: readonly BusSubscription[] = [
     batchSize: 5,
     maxReceiveCount: 5,
   },
+  {
+    handler: 'finish-erasure',
+    eventTypes: ['person.erased'],
+    deliverySafety:
+      'It acts only while the tombstone keeps its mark, and every step of the chain writes the same again: a second delivery, or one after the chain finished, writes nothing',
+    // An erasure's chain is a few transactions; a message that runs out of time comes again.
+    batchSize: 10,
+    maxReceiveCount: 10,
+    locally: 'always',
+  },
 ];
 
 /** The subscription of a consumer, by handler name. */

@@ -32,6 +32,10 @@ export const METRICS = {
     unit: 'Count',
     description: 'Persons erased (DELETE /Person/{id}; a repeat is not counted)',
   },
+  ErasuresFinished: {
+    unit: 'Count',
+    description: 'Erasures cut short that the finisher completed (history and stored answers erased)',
+  },
   UniquenessConflicts: {
     unit: 'Count',
     description: 'Creates and PATCHes refused 409 because another person holds the email or the name',

@@ -50,6 +50,8 @@ export const ASSUMED_DURATION_MS: Record<string, number> = {
   'count-postings': 400,
   'put-events': 30,
   enrich: 400,
+  // One read of the tombstone: its chain is nearly always done when the event comes.
+  'finish-erasure': 15,
   'bus-consumer': 100,
 };
 
@@ -61,6 +63,7 @@ export const CONSUMER_OPERATIONS: Record<string, string> = {
   'append-events': 'feed-append',
   'count-postings': 'count-postings',
   'enrich-person': 'enrich',
+  'finish-erasure': 'finish-erasure',
 };
 
 /**

@@ -7,7 +7,7 @@ import { logger as defaultLogger } from '../logger';
 import { findPerson, getLivePerson, liveEndOf, ownPerson } from './person/read/person-reads';
 import { bindPrincipal, unbindPrincipal } from './person/write/bind-principal';
 import { createPerson } from './person/write/create-person';
-import { erasePerson } from './person/write/erase-person';
+import { erasePerson, finishErasure } from './person/write/erase-person';
 import { mergePerson } from './person/write/merge-person';
 import type { WriteContext } from './person/write/read-for-write';
 import { updatePerson } from './person/write/update-person';
@@ -43,6 +43,7 @@ export const personRepository = (deps: PersonRepositoryDeps): PersonRepository =
       asRequester(requester, (acting) => mergePerson(ctx, survivorId, sourceId, acting, options)),
     erase: (id, requester, options) =>
       asRequester(requester, (acting) => erasePerson(ctx, id, acting, options)),
+    finishErasure: (id, deadline) => finishErasure(ctx, id, deadline),
     bind: (id, principal, options) => bindPrincipal(ctx, id, principal, options),
     unbind: (id, options) => unbindPrincipal(ctx, id, options),
   };

@@ -244,6 +244,15 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:BatchGetItem on table [PERSON#*]',
     `dynamodb:DeleteItem on table [PERSON#* PRINCIPAL#*] ${TX}`,
   ],
+  // Only the chain of an erasure: stored answers, history entries and the answers' links, the mark.
+  'finish-erasure': [
+    'dynamodb:UpdateItem on table [IDEMPOTENCY#*]',
+    'dynamodb:BatchGetItem on table [PERSON#*]',
+    'dynamodb:Query on table [PERSON#*]',
+    `dynamodb:UpdateItem on table [PERSON#*] ${TX}`,
+    `dynamodb:DeleteItem on table [PERSON#*] ${TX}`,
+    ...QUEUE_READS,
+  ],
   'enrich-person': [
     RESERVE_IDS,
     'dynamodb:Query on table [PERSON#*]',

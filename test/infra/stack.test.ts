@@ -82,6 +82,7 @@ const TABLE_HANDLERS = [
   'update-person',
   'erase-person',
   'enrich-person',
+  'finish-erasure',
   'count-postings',
   'append-events',
   'seed-reference-data',

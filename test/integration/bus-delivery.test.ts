@@ -10,10 +10,13 @@ import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
 import { clearbitProvider } from '../../lib/enrichment/clearbit';
 import { enrichPersons } from '../../lib/enrichment/enrich-persons';
+import { finishErasures } from '../../lib/erasure/finish-erasures';
 import { FIXTURE_EMAILS, startFixtureProvider } from '../../lib/local/fixture-provider';
 import { personBody, uniqueTag } from '../support/api';
+import { testRepository } from '../support/dynamo';
 import { personEventRecord } from '../support/events';
-import { snapshot } from '../support/invariants';
+import { injectFaults, sdkError } from '../support/faults';
+import { snapshot, textOf } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
@@ -55,6 +58,35 @@ const CHECKS: Record<string, () => Promise<void>> = {
     expect(await deliver(await personEventRecord(suite.table, person.id, { version: 3 }), created)).toEqual(
       noFailures,
     );
+    expect(await snapshot(suite.table)).toEqual(once);
+  },
+  'finish-erasure': async () => {
+    const finish = finishErasures({ persons: testRepository(suite.table), logger: quiet });
+    const deliver = (...records: SQSEvent['Records']) => finish({ Records: records });
+    const tag = uniqueTag('erased').toLowerCase();
+    const { body: person } = await suite.api.post(personBody('Ada', tag));
+    expect((await suite.api.patch(person.id, { local_reference_id: `ref-${tag}` })).status).toBe(200);
+    // The erasure's chain cut short at its first transaction: every entry still holds the person.
+    const stop = injectFaults(suite.table.client, (name, input) =>
+      name === 'TransactWriteItemsCommand' && JSON.stringify(input).includes('#snapshot')
+        ? sdkError('ThrottlingException')
+        : undefined,
+    );
+    try {
+      expect((await suite.api.erase(person.id)).status).toBe(503);
+    } finally {
+      stop();
+    }
+    const created = await personEventRecord(suite.table, person.id);
+    const erased = await personEventRecord(suite.table, person.id, { version: 3 });
+
+    expect(await deliver(erased, created)).toEqual(noFailures);
+    const once = await snapshot(suite.table);
+    expect(once.filter((item) => textOf(item).includes(tag))).toEqual([]);
+
+    // Twice, and the older event after it once more: nothing changes.
+    expect(await deliver(erased, erased)).toEqual(noFailures);
+    expect(await deliver(created, erased)).toEqual(noFailures);
     expect(await snapshot(suite.table)).toEqual(once);
   },
 };

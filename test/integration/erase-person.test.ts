@@ -20,18 +20,21 @@ import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
 import { MAX_TRANSACTION_ACTIONS } from '../../lib/db/write/actions';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
+import { finishErasures } from '../../lib/erasure/finish-erasures';
 import type { HttpConfig } from '../../lib/http/config';
 import { reconcileHandler } from '../../lib/http/reconcile-handlers';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 import { type Json, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
-import { httpEvent, invoke } from '../support/events';
+import { httpEvent, invoke, personEventRecord } from '../support/events';
 import { injectFaults, sdkError } from '../support/faults';
 import { scanAll, snapshot, textOf } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
 const BASE = 'https://api.example.test';
+
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 const meta = (person: Json) => person.CoreMetaData as Json & { version: number };
 
@@ -292,10 +295,13 @@ describe('the erased history (API.md 15)', () => {
     expect(await entriesHolding(tag)).toEqual([]);
   });
 
-  it('finishes a chain cut short when the DELETE is sent again: never half an erasure once it answers 200', async () => {
-    const tag = uniqueTag('chain').toLowerCase();
+  /**
+   * A person with more versions than one transaction rewrites (a chain of two), whose erasure is cut
+   * short at its second transaction: storage gone for good there, the SDK gave up, the DELETE 503.
+   */
+  const cutShort = async (label: string) => {
+    const tag = uniqueTag(label).toLowerCase();
     const person = await tagged(tag);
-    // More versions than one transaction rewrites: a chain of two.
     for (let n = 0; n < MAX_TRANSACTION_ACTIONS + 5; n++)
       expect((await suite.api.patch(person.id, { local_reference_id: `crm-${tag}-${n}` })).status).toBe(200);
     const rewrites = { transactions: 0 };
@@ -303,12 +309,10 @@ describe('the erased history (API.md 15)', () => {
       if (name !== 'TransactWriteItemsCommand' || !JSON.stringify(input).includes('#snapshot'))
         return undefined;
       rewrites.transactions += 1;
-      // Storage gone for good at the second: the SDK gave up, the chain stops where it is.
       return rewrites.transactions >= 2 ? sdkError('ThrottlingException') : undefined;
     });
     try {
-      const cut = await suite.api.erase(person.id);
-      expect(cut.status).toBe(503);
+      expect((await suite.api.erase(person.id)).status).toBe(503);
     } finally {
       stop();
     }
@@ -317,10 +321,27 @@ describe('the erased history (API.md 15)', () => {
     const waiting = await entriesHolding(tag);
     expect(waiting.length).toBeGreaterThan(0);
     expect(waiting.length).toBeLessThan(MAX_TRANSACTION_ACTIONS);
+    return { person, tag };
+  };
+
+  it('finishes a chain cut short when the DELETE is sent again: never half an erasure once it answers 200', async () => {
+    const { person, tag } = await cutShort('chain');
     const retried = await suite.api.erase(person.id);
     expect(retried.status).toBe(200);
     expect(await entriesHolding(tag)).toEqual([]);
     // Finished: a third DELETE writes nothing at all.
+    expect((await suite.unchangedBy(() => suite.api.erase(person.id))).status).toBe(200);
+  });
+
+  it('finishes a chain cut short when its person.erased comes from the bus, with no DELETE again', async () => {
+    const { person, tag } = await cutShort('finisher');
+    const version = meta((await suite.api.get(person.id)).body).version;
+    const finisher = finishErasures({ persons: testRepository(suite.table), logger: quiet });
+    const erased = await personEventRecord(suite.table, person.id, { version });
+    expect(await finisher({ Records: [erased] })).toEqual({ batchItemFailures: [] });
+    expect((await scanAll(suite.table)).filter((item) => textOf(item).includes(tag))).toEqual([]);
+    // Done: the same event again, or the DELETE a client sends late, writes nothing.
+    await suite.unchangedBy(() => finisher({ Records: [erased] }));
     expect((await suite.unchangedBy(() => suite.api.erase(person.id))).status).toBe(200);
   });
 });

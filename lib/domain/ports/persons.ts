@@ -54,6 +54,11 @@ export interface PersonRepository {
    */
   erase(id: number, requester: number, options?: UpdateOptions): Promise<ErasedPerson>;
   /**
+   * Finishes the erasure of person `id` whose chain was cut short (its history and stored answers still
+   * to erase), retrying until `deadline`: true when there was something to finish.
+   */
+  finishErasure(id: number, deadline?: number): Promise<boolean>;
+  /**
    * Binds `principal` to live person `id` (API.md 9.1), `by` the delegate that asks: true when bound
    * now, false when it was bound to it already; either side bound elsewhere is `PrincipalAlreadyBound`.
    */

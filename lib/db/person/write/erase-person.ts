@@ -4,7 +4,9 @@
  * write with its postings, read again while it meets concurrent writes of the person (a PATCH or a
  * merge landing first is erased with the rest); then its other copies erased in a chain
  * (erasure-chain.ts) before the answer. A person erased already answers its tombstone and nothing is
- * written, unless the chain of its erasure was cut short: then this one finishes it.
+ * written, unless the chain of its erasure was cut short: then this one finishes it, as
+ * `finishErasure` does for the bus's finisher (lib/erasure/finish-erasures.ts) whether or not a
+ * client retries.
  */
 import { NO_ORIGIN } from '../../../domain/change-history';
 import { type ErasedPerson, isErasedPerson } from '../../../domain/erasure';
@@ -90,3 +92,17 @@ export const erasePerson = (
     }),
   );
 };
+
+/**
+ * The chain of person `id`'s erasure run again while its tombstone still carries the mark (a chain cut
+ * short): true when there was something to finish. A person not erased, or erased completely, is one
+ * read and nothing written.
+ */
+export const finishErasure = (ctx: WriteContext, id: number, deadline = retryDeadline()): Promise<boolean> =>
+  ctx.queue(personKey(id).pk, async () => {
+    const item = await readItems(ctx, [personKey(id)]);
+    const stored = personIn(item, id);
+    if (!stored || !isErasedPerson(stored) || !historyPendingIn(item(personKey(id)))) return false;
+    await eraseCopies(ctx, stored, deadline);
+    return true;
+  });
