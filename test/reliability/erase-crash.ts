@@ -1,0 +1,424 @@
+/**
+ * Erasures cut by a crash (API.md 15, issue #56): `npm start --data DIR`, a few persons with long
+ * histories (some longer than one transaction of the erasure's chain rewrites), all their DELETEs sent
+ * at once, and DynamoDB Local killed with SIGKILL while they are in flight. Then the server is started
+ * again on the same folder and every person must be whole: untouched (its values, version and history
+ * as before the DELETE) or erased (410, the tombstone, nothing personal outside ChangeHistory entries
+ * and the stored answers its chain had still to rewrite). An erasure whose chain was cut keeps its
+ * `historyPending` mark, and a DELETE sent again finishes it. What the guarantee says in
+ * erase-person.ts: "an erasure that answered 200 is complete; one cut short already answers 410, and
+ * the next DELETE finishes the chain".
+ *
+ * DynamoDB Local's own durability (crash.ts): it may lose the last transactions it acknowledged before
+ * the kill, whole. A DELETE answered 200 within `STORAGE_DURABILITY_WINDOW_MS` of the kill whose
+ * erasure is then found undone (untouched, or its chain's last transactions gone) is reported apart,
+ * not counted against the service.
+ */
+import { decodeSnapshot } from '../../lib/db/history/snapshots';
+import { historyPartition, personKey } from '../../lib/db/table/keys';
+import { MAX_TRANSACTION_ACTIONS } from '../../lib/db/write/actions';
+import type { TestTable } from '../support/dynamo';
+import { request } from '../support/http';
+import { checkInvariants, type Item, scanAll } from '../support/invariants';
+import { type ServerProcess, startServer } from '../support/server';
+import { STORAGE_DURABILITY_WINDOW_MS, storageProcessOf } from './crash';
+import { seededRandom } from './http';
+import { storageEndpointOf, storageOf } from './storage';
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the code reading them
+type Json = Record<string, any>;
+
+/** What a person is found to be after the restart. */
+export type Outcome = 'untouched' | 'erased' | 'erased-pending' | 'broken';
+
+export interface ErasedCase {
+  id: number;
+  token: string;
+  patches: number;
+  /** ChangeHistory entries before the DELETE (its version). */
+  entries: number;
+  /** Stored answers of keyed PATCHes about it. */
+  keyedAnswers: number;
+  /** The DELETE's answer before the restart; 0 when none came. */
+  status: number;
+  /** Milliseconds from sending it to its answer. */
+  sentToAnswerMs: number;
+  /** Milliseconds from the kill to that answer (negative: before the kill). */
+  answeredAfterKillMs: number;
+  outcome: Outcome;
+  /** Items holding the token after the restart, by kind (before any DELETE is sent again). */
+  holding: Record<string, number>;
+}
+
+export interface EraseCrashOptions {
+  dataDir: string;
+  seed: number;
+  persons?: number;
+  log?: (line: string) => void;
+}
+
+export interface EraseCrashResult {
+  seed: number;
+  /** How the kill was timed: right after the first DELETE's answer, or a seeded delay after it. */
+  killTrigger: string;
+  /** From sending the DELETEs to the kill. */
+  killAfterMs: number;
+  cases: ErasedCase[];
+  /** DELETEs still unanswered when storage died. */
+  inFlightAtKill: number;
+  /** Broken promises: answers, restart, a person neither untouched nor erased, a token left behind. */
+  violations: string[];
+  /** The invariant checker after the restart and at the end. */
+  invariantViolations: string[];
+  /** Erasures answered 200 but found undone after the restart, within DynamoDB Local's window. */
+  lostToStorage: string[];
+  /** Statuses of the DELETEs sent again after the restart (cut chains, then the untouched). */
+  retriedStatuses: number[];
+  /** A create with an erased person's email after it all: status, and whether its id is new. */
+  recreate: { status: number; newId: boolean };
+  runMs: number;
+}
+
+/** Every value of the person carries the token (as erase-person.test.ts `tagged`). */
+const taggedBody = (token: string) => ({
+  '@type': 'Person',
+  local_reference_id: `crm-${token}`,
+  Names: {
+    '@set': [
+      { first_name: `Ada${token}`, last_name: `Lovelace${token}`, local_reference_id: `n-${token}` },
+      { first_name: `Augusta${token}`, last_name: `King${token}` },
+    ],
+  },
+  Emails: { '@set': [{ email: `${token}@example.org`, local_reference_id: `e-${token}` }] },
+  PhoneNumbers: { '@set': [{ phone_number: `+44 20 7946 0958 ext ${token}` }] },
+  PostalAddresses: { '@set': [{ address1: `12 ${token} Square`, city: `London${token}` }] },
+  PersonRoles: { '@set': [{ name: `Analyst${token}` }] },
+  SocialAddresses: { twitter: `@${token}`, linkedin: `in-${token}` },
+});
+
+/** An item as text, its ChangeHistory snapshot opened (as erase-person.test.ts `textOf`). */
+const textOf = (item: Item) =>
+  JSON.stringify({
+    ...item,
+    snapshot: item.snapshot ? decodeSnapshot(item.snapshot as Uint8Array) : undefined,
+  }).toLowerCase();
+
+/** What an item is, for the report of where a token was found. */
+const kindOf = (item: Item) =>
+  String(item.pk).startsWith('IDEMPOTENCY#') ? 'StoredAnswer' : String(item.type ?? item.pk);
+
+/** Kinds of item that may hold an erased person's values while its chain is pending. */
+const CHAIN_KINDS = new Set(['ChangeHistory', 'StoredAnswer']);
+
+const TOMBSTONE_KEYS = ['@context', '@type', '@id', 'id', 'CoreMetaData'].sort();
+
+const send = async (
+  url: string,
+  method: string,
+  path: string,
+  options: Parameters<typeof request>[3] = {},
+) => {
+  const response = await request(url, method, path, { ...options, redirect: 'manual' });
+  const text = await response.text();
+  let json: Json | undefined;
+  try {
+    json = text ? (JSON.parse(text) as Json) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, contentType: response.headers.get('content-type'), json, text };
+};
+
+const withTimeout = <T>(promise: Promise<T>, ms: number) =>
+  Promise.race([
+    promise,
+    new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), ms).unref()),
+  ]);
+
+const portRefuses = async (endpoint: string) => {
+  try {
+    await fetch(endpoint, { signal: AbortSignal.timeout(1_000) });
+    return false;
+  } catch (error) {
+    return (error as Error).name !== 'TimeoutError';
+  }
+};
+
+/** The person's ChangeHistory entries in a scan. */
+const entriesOf = (items: Item[], id: number) =>
+  items.filter((item) => item.type === 'ChangeHistory' && item.pk === historyPartition('Person', id));
+
+export const runEraseCrash = async ({
+  dataDir,
+  seed,
+  persons = 6,
+  log = () => undefined,
+}: EraseCrashOptions): Promise<EraseCrashResult> => {
+  const startedAt = performance.now();
+  const random = seededRandom(seed);
+  const violations: string[] = [];
+  const invariantViolations: string[] = [];
+  const lostToStorage: string[] = [];
+  const retriedStatuses: number[] = [];
+  const recreate = { status: 0, newId: false };
+
+  // Histories of 20 to about 110 entries: the two longest take two transactions of the chain (with
+  // their stored answers, the ERASE entry and the mark's removal), e.g. 92 + 9 + 1 + 1 > 100.
+  const lengths = [104, 92, 40, 25, 20, 20].slice(0, persons).map((n) => n + random.int(6));
+  for (let n = lengths.length - 1; n > 0; n--) {
+    const other = random.int(n + 1);
+    [lengths[n], lengths[other]] = [lengths[other] as number, lengths[n] as number];
+  }
+  const stem = `ec${seed.toString(36)}`;
+  const tokens = lengths.map((_, n) => `${stem}${String.fromCharCode(97 + n)}q`);
+
+  let server: ServerProcess = await startServer({ args: ['--data', dataDir], timeoutMs: 120_000 });
+  const before = new Map<number, Json>();
+  const cases: ErasedCase[] = [];
+  let killTrigger = '';
+  let killAfterMs = Number.NaN;
+  let inFlightAtKill = 0;
+  let firstUrl = '';
+  try {
+    const { url } = server;
+    firstUrl = url;
+    // The persons, each with its history (PATCHes one after another; every tenth sent with a key,
+    // so that the chain also has stored answers to rewrite).
+    await Promise.all(
+      tokens.map(async (token, n) => {
+        const created = await send(url, 'POST', '/Person', { requester: 0, body: taggedBody(token) });
+        if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
+        const id = created.json?.id as number;
+        const patches = (lengths[n] as number) - 1;
+        let keyedAnswers = 0;
+        for (let i = 0; i < patches; i++) {
+          const keyed = i % 10 === 5;
+          keyedAnswers += keyed ? 1 : 0;
+          const patched = await send(url, 'PATCH', `/Person/${id}`, {
+            requester: id,
+            body: { local_reference_id: `crm-${token}-${i}` },
+            ...(keyed ? { headers: { 'idempotency-key': `${token}-k${i}` } } : {}),
+          });
+          if (patched.status !== 200)
+            throw new Error(`PATCH ${i} of ${id} answered ${patched.status}: ${patched.text}`);
+        }
+        const read = await send(url, 'GET', `/Person/${id}`);
+        before.set(id, read.json as Json);
+        cases.push({
+          id,
+          token,
+          patches,
+          entries: (read.json as Json).CoreMetaData.version,
+          keyedAnswers,
+          status: 0,
+          sentToAnswerMs: Number.NaN,
+          answeredAfterKillMs: Number.NaN,
+          outcome: 'broken',
+          holding: {},
+        });
+      }),
+    );
+    cases.sort((a, b) => a.id - b.id);
+    const chains = cases.map(({ entries, keyedAnswers }) =>
+      Math.ceil((entries + 1 + keyedAnswers + 1) / MAX_TRANSACTION_ACTIONS),
+    );
+    log(
+      `seed ${seed}: ${cases.length} persons with ${cases.map((c) => c.entries).join(', ')} entries (chains of ${chains.join(', ')} transactions) in ${Math.round(performance.now() - startedAt)} ms`,
+    );
+
+    // All the DELETEs at once, and storage killed while they are in flight.
+    const endpoint = await storageEndpointOf(server);
+    const storagePid = storageProcessOf(server, endpoint);
+    // The first to answer is the shortest chain's: the others are then in the middle of theirs.
+    const delayMs = random.chance(0.25) ? 0 : random.int(201);
+    killTrigger =
+      delayMs === 0
+        ? 'right after the first DELETE answered'
+        : `${delayMs} ms after the first DELETE answered`;
+    const sentAt = performance.now();
+    let killedAt: number | undefined;
+    let kill: () => void = () => undefined;
+    const killed = new Promise<void>((resolve) => {
+      kill = () => {
+        if (killedAt !== undefined) return;
+        killedAt = performance.now();
+        process.kill(storagePid, 'SIGKILL');
+        resolve();
+      };
+    });
+    const answers = cases.map(async (erased) => {
+      const answer = await send(url, 'DELETE', `/Person/${erased.id}`, {
+        requester: erased.id,
+      }).catch((error: Error) => ({ status: 0, contentType: null, json: undefined, text: error.message }));
+      const at = performance.now();
+      erased.sentToAnswerMs = at - sentAt;
+      if (delayMs === 0) kill();
+      else setTimeout(kill, delayMs);
+      erased.status = answer.status;
+      await killed;
+      erased.answeredAfterKillMs = at - (killedAt as number);
+      return answer;
+    });
+    await killed;
+    killAfterMs = (killedAt as number) - sentAt;
+    const deadline = Date.now() + 10_000;
+    while (!(await portRefuses(endpoint)) && Date.now() < deadline)
+      await new Promise((wait) => setTimeout(wait, 10));
+    const settled = await withTimeout(Promise.all(answers), 60_000);
+    if (settled === 'timeout') {
+      violations.push('a DELETE got no answer within 60 s of the kill');
+      return finish();
+    }
+    inFlightAtKill = cases.filter((c) => c.answeredAfterKillMs > 0).length;
+    log(
+      `killed DynamoDB Local (pid ${storagePid}) ${Math.round(killAfterMs)} ms after sending the DELETEs (${killTrigger}); answers ${cases.map((c) => `${c.id}: ${c.status} at ${Math.round(c.answeredAfterKillMs)} ms`).join(', ')}`,
+    );
+    for (const [index, answer] of settled.entries()) {
+      const { id } = cases[index] as ErasedCase;
+      if (answer.status === 200) continue;
+      if (
+        answer.status !== 503 ||
+        !answer.contentType?.includes('application/problem+json') ||
+        !String(answer.json?.type).endsWith('/problems/unavailable')
+      )
+        violations.push(
+          `DELETE of ${id} around the kill: expected 200 or 503 problem+json, got ${answer.status} ${answer.contentType} ${answer.text.slice(0, 300)}`,
+        );
+    }
+
+    const stopped = await withTimeout(server.stop(), 30_000);
+    if (stopped === 'timeout') {
+      violations.push('the server did not stop within 30 s of SIGTERM with storage dead');
+      server.process.kill('SIGKILL');
+    }
+    server = await startServer({ args: ['--data', dataDir], timeoutMs: 120_000 });
+    const table = await storageOf(server);
+    try {
+      await checkAfterRestart(server.url, table);
+    } finally {
+      table.client.destroy();
+    }
+  } finally {
+    if (server.process.exitCode === null && server.process.signalCode === null) await server.stop();
+  }
+  return finish();
+
+  function finish(): EraseCrashResult {
+    return {
+      seed,
+      killTrigger,
+      killAfterMs,
+      cases,
+      inFlightAtKill,
+      violations,
+      invariantViolations: [...new Set(invariantViolations)],
+      lostToStorage,
+      retriedStatuses,
+      recreate,
+      runMs: performance.now() - startedAt,
+    };
+  }
+
+  async function checkAfterRestart(url: string, table: TestTable) {
+    invariantViolations.push(...(await checkInvariants(table)));
+    const items = await scanAll(table);
+    const texts = items.map((item) => ({ item, text: textOf(item) }));
+    const pending: ErasedCase[] = [];
+    for (const erased of cases) {
+      const { id, token } = erased;
+      const was = before.get(id) as Json;
+      const holding = texts.filter(({ text }) => text.includes(token)).map(({ item }) => item);
+      for (const item of holding) erased.holding[kindOf(item)] = (erased.holding[kindOf(item)] ?? 0) + 1;
+      const stored = items.find((item) => item.pk === personKey(id).pk && item.sk === personKey(id).sk);
+      const entries = entriesOf(items, id);
+      const read = await send(url, 'GET', `/Person/${id}`);
+      const problems: string[] = [];
+      if (read.status === 200) {
+        erased.outcome = 'untouched';
+        // The same but for the server's address, which the restart changed (its links hold it).
+        if (JSON.stringify(read.json).replaceAll(url, '') !== JSON.stringify(was).replaceAll(firstUrl, ''))
+          problems.push(`GET 200 but not as before the DELETE: ${read.text.slice(0, 500)}`);
+        if (stored?.type !== 'Person') problems.push(`GET 200 but its item is a ${stored?.type}`);
+        if (entries.length !== was.CoreMetaData.version)
+          problems.push(`${entries.length} ChangeHistory entries at version ${was.CoreMetaData.version}`);
+        const erasedEntries = entries.filter((entry) => !textOf(entry).includes(token));
+        if (erasedEntries.length > 0)
+          problems.push(`untouched, but ${erasedEntries.length} of its ChangeHistory entries are erased`);
+      } else if (read.status === 410) {
+        const body = read.json ?? {};
+        const meta = (body.CoreMetaData ?? {}) as Json;
+        if (JSON.stringify(Object.keys(body).sort()) !== JSON.stringify(TOMBSTONE_KEYS))
+          problems.push(`GET 410 with keys ${Object.keys(body).join(', ')}`);
+        if (body.id !== id || meta.version !== was.CoreMetaData.version + 1 || meta.live_status !== 0)
+          problems.push(`GET 410 with ${read.text.slice(0, 300)}`);
+        if (read.text.toLowerCase().includes(token)) problems.push('its tombstone holds its token');
+        if (stored?.type !== 'ErasedPerson') problems.push(`GET 410 but its item is a ${stored?.type}`);
+        if (entries.length !== was.CoreMetaData.version + 1)
+          problems.push(`erased with ${entries.length} entries at version ${was.CoreMetaData.version + 1}`);
+        const outside = holding.filter((item) => !CHAIN_KINDS.has(kindOf(item)));
+        if (outside.length > 0)
+          problems.push(
+            `erased, but its token is still in ${outside.map((item) => `${item.pk} ${item.sk} (${kindOf(item)})`).join(', ')}`,
+          );
+        if (stored?.historyPending === true) {
+          erased.outcome = 'erased-pending';
+          pending.push(erased);
+        } else {
+          erased.outcome = 'erased';
+          if (holding.length > 0)
+            problems.push(
+              `erased with its chain finished, but its token is still in ${holding.length} items (${Object.keys(erased.holding).join(', ')})`,
+            );
+        }
+      } else {
+        problems.push(`GET answered ${read.status}: ${read.text.slice(0, 300)}`);
+      }
+      if (problems.length > 0) erased.outcome = 'broken';
+      violations.push(...problems.map((problem) => `person ${id} (DELETE ${erased.status}): ${problem}`));
+
+      // Answered 200: erased, chain and all; or, within DynamoDB Local's window, undone by storage.
+      if (erased.status === 200 && erased.outcome !== 'erased' && erased.outcome !== 'broken') {
+        const line = `person ${id}: DELETE answered 200 ${Math.round(-erased.answeredAfterKillMs)} ms before the kill, found ${erased.outcome} after the restart`;
+        if (-erased.answeredAfterKillMs < STORAGE_DURABILITY_WINDOW_MS) lostToStorage.push(line);
+        else violations.push(line);
+      }
+    }
+
+    // A cut chain is finished by the next DELETE; then every person not erased is erased too.
+    const untouched = cases.filter((c) => c.outcome === 'untouched');
+    for (const erased of [...pending, ...untouched]) {
+      const again = await send(url, 'DELETE', `/Person/${erased.id}`, { requester: erased.id });
+      retriedStatuses.push(again.status);
+      if (again.status !== 200)
+        violations.push(
+          `DELETE of ${erased.id} (${erased.outcome}) after the restart answered ${again.status}`,
+        );
+    }
+    const after = (await scanAll(table)).map((item) => ({ item, text: textOf(item) }));
+    for (const { id, token, outcome } of cases) {
+      const left = after.filter(({ text }) => text.includes(token));
+      if (left.length > 0)
+        violations.push(
+          `person ${id} (${outcome}): after every DELETE its token is still in ${left.map(({ item }) => `${item.pk} ${item.sk} (${kindOf(item)})`).join(', ')}`,
+        );
+      const stored = after.find(({ item }) => item.pk === personKey(id).pk && item.sk === personKey(id).sk);
+      if (stored?.item.type !== 'ErasedPerson' || stored.item.historyPending !== undefined)
+        violations.push(
+          `person ${id} (${outcome}): after every DELETE its item is ${JSON.stringify(stored?.item)}`,
+        );
+    }
+    invariantViolations.push(...(await checkInvariants(table)));
+
+    // Its email free again: a new person with a new id.
+    const first = cases[0] as ErasedCase;
+    const created = await send(url, 'POST', '/Person', {
+      requester: 0,
+      body: {
+        Names: { '@set': [{ first_name: 'Again', last_name: first.token }] },
+        Emails: { '@set': [{ email: `${first.token}@example.org` }] },
+      },
+    });
+    recreate.status = created.status;
+    recreate.newId = typeof created.json?.id === 'number' && !cases.some((c) => c.id === created.json?.id);
+  }
+};
