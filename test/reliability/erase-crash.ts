@@ -7,7 +7,11 @@
  * and the stored answers its chain had still to rewrite). An erasure whose chain was cut keeps its
  * `historyPending` mark, and a DELETE sent again finishes it. What the guarantee says in
  * erase-person.ts: "an erasure that answered 200 is complete; one cut short already answers 410, and
- * the next DELETE finishes the chain".
+ * the next DELETE finishes the chain". The keyed PATCHes are replayed after the restart: an untouched
+ * person's answer is the stored one, an erased person's is 410. Of a person whose erasure was cut
+ * before its stored answers were rewritten, the replay answers the stored answer, values and all: a
+ * production bug (test/integration/erase-pending-replay.test.ts, `it.fails`), reported here apart
+ * (`replayLeaks`) and not asserted, since whether a run meets it depends on where the kill lands.
  *
  * DynamoDB Local's own durability (crash.ts): it may lose the last transactions it acknowledged before
  * the kill, whole. A DELETE answered 200 within `STORAGE_DURABILITY_WINDOW_MS` of the kill whose
@@ -65,7 +69,7 @@ export interface EraseCrashOptions {
 
 export interface EraseCrashResult {
   seed: number;
-  /** How the kill was timed: right after the first DELETE's answer, or a seeded delay after it. */
+  /** How the kill was timed: right after the nth DELETE's answer (1 to 3), or a seeded delay after it. */
   killTrigger: string;
   /** From sending the DELETEs to the kill. */
   killAfterMs: number;
@@ -247,12 +251,12 @@ export const runEraseCrash = async ({
     // All the DELETEs at once, and storage killed while they are in flight.
     const endpoint = await storageEndpointOf(server);
     const storagePid = storageProcessOf(server, endpoint);
-    // The first to answer is the shortest chain's: the others are then in the middle of theirs.
+    // The first to answer is a short chain's: the others are then in the middle of theirs. A later
+    // answer leaves the long chains further on (their stored answers rewritten, a transaction sent).
+    const nth = 1 + random.int(3);
     const delayMs = random.chance(0.25) ? 0 : random.int(201);
-    killTrigger =
-      delayMs === 0
-        ? 'right after the first DELETE answered'
-        : `${delayMs} ms after the first DELETE answered`;
+    killTrigger = `${delayMs === 0 ? 'right' : `${delayMs} ms`} after DELETE answer ${nth} of ${cases.length}`;
+    let answered = 0;
     const sentAt = performance.now();
     let killedAt: number | undefined;
     let kill: () => void = () => undefined;
@@ -270,8 +274,11 @@ export const runEraseCrash = async ({
       }).catch((error: Error) => ({ status: 0, contentType: null, json: undefined, text: error.message }));
       const at = performance.now();
       erased.sentToAnswerMs = at - sentAt;
-      if (delayMs === 0) kill();
-      else setTimeout(kill, delayMs);
+      answered += 1;
+      if (answered === nth) {
+        if (delayMs === 0) kill();
+        else setTimeout(kill, delayMs);
+      }
       erased.status = answer.status;
       await killed;
       erased.answeredAfterKillMs = at - (killedAt as number);
@@ -347,7 +354,9 @@ export const runEraseCrash = async ({
     const items = await scanAll(table);
     const texts = items.map((item) => ({ item, text: textOf(item) }));
     const pending: ErasedCase[] = [];
-    for (const erased of cases) {
+    // One person's requests one after another, the persons at once.
+    const eachPerson = (check: (erased: ErasedCase) => Promise<void>) => Promise.all(cases.map(check));
+    await eachPerson(async (erased) => {
       const { id, token } = erased;
       const was = before.get(id) as Json;
       const holding = texts.filter(({ text }) => text.includes(token)).map(({ item }) => item);
@@ -405,13 +414,11 @@ export const runEraseCrash = async ({
         if (-erased.answeredAfterKillMs < STORAGE_DURABILITY_WINDOW_MS) lostToStorage.push(line);
         else violations.push(line);
       }
-    }
+    });
 
     // Replays of the keyed PATCHes: the stored answer of an untouched person, 410 of an erased one.
     const replay = async ({ id }: ErasedCase, { key, body }: ErasedCase['keyed'][number]) =>
       send(url, 'PATCH', `/Person/${id}`, { requester: id, body, headers: { 'idempotency-key': key } });
-    // One person's replays one after another, the persons at once.
-    const eachPerson = (check: (erased: ErasedCase) => Promise<void>) => Promise.all(cases.map(check));
     await eachPerson(async (erased) => {
       for (const keyed of erased.keyed) {
         const answer = await replay(erased, keyed);
@@ -434,14 +441,16 @@ export const runEraseCrash = async ({
 
     // A cut chain is finished by the next DELETE; then every person not erased is erased too.
     const untouched = cases.filter((c) => c.outcome === 'untouched');
-    for (const erased of [...pending, ...untouched]) {
-      const again = await send(url, 'DELETE', `/Person/${erased.id}`, { requester: erased.id });
-      retriedStatuses.push(again.status);
-      if (again.status !== 200)
-        violations.push(
-          `DELETE of ${erased.id} (${erased.outcome}) after the restart answered ${again.status}`,
-        );
-    }
+    await Promise.all(
+      [...pending, ...untouched].map(async (erased) => {
+        const again = await send(url, 'DELETE', `/Person/${erased.id}`, { requester: erased.id });
+        retriedStatuses.push(again.status);
+        if (again.status !== 200)
+          violations.push(
+            `DELETE of ${erased.id} (${erased.outcome}) after the restart answered ${again.status}`,
+          );
+      }),
+    );
     await eachPerson(async (erased) => {
       for (const keyed of erased.keyed) {
         const answer = await replay(erased, keyed);
