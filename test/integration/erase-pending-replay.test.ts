@@ -1,13 +1,11 @@
 /**
  * A keyed write's stored answer while its person's erasure is cut short (API.md 15, 5.6), found by
  * test/reliability/erase-crash.test.ts: the chain (erasure-chain.ts) rewrites the stored answers
- * before its transactions, so an erasure cut before or during those rewrites leaves the tombstone
- * (410, `historyPending`) and stored answers that still hold the person. API.md 15: "an
- * `Idempotency-Key` replay of an earlier write to it answers 410, never the stored answer".
- *
- * `it.fails`: a production bug, deterministic here. While the erasure is cut short, the replay
- * answers 200 `idempotent-replayed` with the stored answer, the person's erased values in it
- * (lib/http/idempotency.ts turns only a rewritten answer into 410). Drop `.fails` once it is fixed.
+ * after the erasure's transaction, so an erasure cut before or during those rewrites leaves the
+ * tombstone (410, `historyPending`) and stored answers that still hold the person. API.md 15: "an
+ * `Idempotency-Key` replay of an earlier write to it answers 410, never the stored answer": a replay
+ * of an answer about a person reads the person as it is now (lib/http/idempotency.ts `erasedSince`,
+ * the store's `erasedAbout`) and answers 410 `erased` with its tombstone, rewritten or not.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
@@ -23,7 +21,7 @@ import { integrationSuite } from '../support/suite';
 const suite = integrationSuite();
 
 describe('a keyed PATCH replayed while the erasure of its person is cut short (API.md 15, 5.6)', () => {
-  it.fails('answers the replay 410 `erased`, never the stored answer with the values erased from the person', async () => {
+  it('answers the replay 410 `erased` with the tombstone, never the stored answer with the values erased from the person', async () => {
     const client = new DynamoDBClient(localClientConfig(inject('dynamoEndpoint')));
     try {
       const idempotency = { store: idempotencyStore({ client, tableName: suite.table.tableName }) };
@@ -61,12 +59,14 @@ describe('a keyed PATCH replayed while the erasure of its person is cut short (A
       }
       expect((await suite.api.get(id)).status).toBe(410);
 
+      // Before the fix: 200, `idempotent-replayed: true`, the person's values (the tag) in the body.
       const replay = await patch();
-      // Seen: 200, `idempotent-replayed: true`, the person's values (the tag) in the body.
       expect({ status: replay.status, holdsValues: JSON.stringify(replay.body).includes(tag) }).toEqual({
         status: 410,
         holdsValues: false,
       });
+      expect(replay.body.type).toContain('/problems/erased');
+      expect(replay.headers['idempotent-replayed']).toBeUndefined();
     } finally {
       client.destroy();
     }
