@@ -8,10 +8,10 @@
  * `historyPending` mark, and a DELETE sent again finishes it. What the guarantee says in
  * erase-person.ts: "an erasure that answered 200 is complete; one cut short already answers 410, and
  * the next DELETE finishes the chain". The keyed PATCHes are replayed after the restart: an untouched
- * person's answer is the stored one, an erased person's is 410. Of a person whose erasure was cut
- * before its stored answers were rewritten, the replay answers the stored answer, values and all: a
- * production bug (test/integration/erase-pending-replay.test.ts, `it.fails`), reported here apart
- * (`replayLeaks`) and not asserted, since whether a run meets it depends on where the kill lands.
+ * person's answer is the stored one, an erased person's is 410, its erasure cut short before its
+ * stored answers were rewritten included (the replay reads the person: lib/http/idempotency.ts
+ * `erasedSince`, test/integration/erase-pending-replay.test.ts); a replay that answers the stored
+ * answer of such a person is listed apart (`replayLeaks`) and must not happen.
  *
  * DynamoDB Local's own durability (crash.ts): it may lose the last transactions it acknowledged before
  * the kill, whole. A DELETE answered 200 within `STORAGE_DURABILITY_WINDOW_MS` of the kill whose
@@ -82,8 +82,8 @@ export interface EraseCrashResult {
   invariantViolations: string[];
   /**
    * Replays of keyed PATCHes of a person whose erasure was cut short that answered the stored answer
-   * (200, its values) instead of 410: the production bug test/integration/erase-pending-replay.test.ts
-   * reproduces (it.fails). Reported, not asserted, until it is fixed.
+   * (200, its values) instead of 410 (API.md 15): none may (test/integration/erase-pending-replay.test.ts
+   * is the same case, deterministic). Apart from `violations`, so a failure names this rule.
    */
   replayLeaks: string[];
   /** Erasures answered 200 but found undone after the restart, within DynamoDB Local's window. */
