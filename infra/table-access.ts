@@ -107,7 +107,9 @@ const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 /**
  * A write's `Idempotency-Key` record (lib/db/idempotency/idempotency-store.ts, Powertools' DynamoDB
  * layer): put in progress under a condition (a failed put returns the record it met, so Powertools
- * never needs its GetItem), completed with the answer, deleted when the write fails with a 5xx.
+ * never needs its GetItem), completed with the answer, deleted when the write fails with a 5xx. A
+ * replay of an answer about a person reads the person (BatchGetItem on `PERSON#*`, granted with each
+ * person write's own reads) to answer 410 when it is erased since.
  */
 const IDEMPOTENCY_RECORDS: TableAccessRule = {
   actions: ['PutItem', 'UpdateItem', 'DeleteItem'],
@@ -203,11 +205,12 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // counter bumped, the requester and the vocabulary entries the names point at checked: one
   // transaction. The entries' abbreviations are read before it, for the fullname. Postings that do
   // not fit follow in transactions that check and at last delete the person's POSTINGS item
-  // (postings.ts).
+  // (postings.ts). A keyed create's replay reads the person it answered, to answer 410 if it is erased
+  // since (idempotency-store.ts `erasedAbout`).
   'create-person': [
     RESERVE_IDS,
     IDEMPOTENCY_RECORDS,
-    { actions: ['BatchGetItem'], partitions: VOCABULARIES },
+    { actions: ['BatchGetItem'], partitions: [PERSONS, ...VOCABULARIES] },
     {
       actions: ['PutItem'],
       partitions: [PERSONS, ...PERSON_CLAIMS, LOCAL_REFERENCES, POSTINGS],

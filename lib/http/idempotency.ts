@@ -18,6 +18,7 @@ import type { ResponseHook } from '@aws-lambda-powertools/idempotency/types';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { isErasedAnswer } from '../domain/erasure';
 import { PersonErased } from '../domain/errors';
+import type { KeyedAnswers } from '../domain/ports/keyed-answers';
 import type { AnswerOnce } from './handler';
 import { HttpProblem } from './problems';
 import { headerOf, originOf, routePath } from './request';
@@ -32,8 +33,11 @@ export const KEY_RETENTION_SECONDS = 24 * 60 * 60;
 const VALID_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export interface IdempotencyOptions {
-  /** Where the records are kept: the table (lib/db/idempotency/idempotency-store.ts). */
-  store: BasePersistenceLayer;
+  /**
+   * Where the records are kept, and asked on a replay whether its person is erased since: the table
+   * (lib/db/idempotency/idempotency-store.ts).
+   */
+  store: BasePersistenceLayer & KeyedAnswers;
   /** How long an answer is kept; tests shorten it. */
   retentionSeconds?: number;
 }
@@ -100,16 +104,33 @@ export const keyedRequestOf = (event: APIGatewayProxyEventV2, key: string, reque
   },
 });
 
+const REPLAYED = 'idempotent-replayed';
+
 /**
  * A replayed answer says so (`Idempotent-Replayed: true`, as Stripe's API does), so a client that
  * retried learns its first request had landed; status, headers and body are the first answer's. An
- * answer about a person erased since is 410 `erased` instead.
+ * answer about a person erased since is 410 `erased` instead: here when the erasure has rewritten it,
+ * in `erasedSince` when it has not yet.
  */
 const replayed: ResponseHook = (response) => {
   // The person the answer was about is erased since (API.md 15): the answer is its tombstone now.
   if (isErasedAnswer(response)) throw new PersonErased(response.erasedPerson);
   const result = response as Result;
-  return { ...result, headers: { ...result.headers, 'idempotent-replayed': 'true' } };
+  return { ...result, headers: { ...result.headers, [REPLAYED]: 'true' } };
+};
+
+/**
+ * API.md 15: a replay of a write to a person erased since answers 410, never the stored answer. An
+ * erasure rewrites its person's stored answers after its transaction, so one cut short (or still
+ * running) leaves answers that hold the person's values; a replay of an answer about a person reads
+ * the person as it is now (one read; none for another answer, or for a first answer). Here and not in
+ * `replayed`: Powertools calls its response hook synchronously.
+ */
+const erasedSince = async (store: KeyedAnswers, result: Result): Promise<Result> => {
+  if (result.headers?.[REPLAYED] !== 'true') return result;
+  const tombstone = await store.erasedAbout(result);
+  if (tombstone) throw new PersonErased(tombstone);
+  return result;
 };
 
 /**
@@ -141,7 +162,7 @@ export const idempotentWrites =
         dataIndexArgument: 0,
       },
     );
-    return once(keyedRequestOf(event, key, requester));
+    return erasedSince(store, await once(keyedRequestOf(event, key, requester)));
   };
 
 /** writeHandler's `once` for an operation's dependencies: none when it was given no store. */

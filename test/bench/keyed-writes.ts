@@ -4,7 +4,8 @@
  * client, the idempotency store on the raw client under it, lib/db/from-env.ts), each sent
  * - unkeyed: no header, the write as it was;
  * - keyed: a fresh key, so the first time: Powertools' in-progress record, the write, the answer stored;
- * - replay: the keyed request sent again, same key and body: answered from the record, nothing written.
+ * - replay: the keyed request sent again, same key and body: answered from the record, nothing written;
+ *   its answer is a Person, so the person is read (one consistent read) to answer 410 if erased since.
  * Unkeyed and keyed alternate which goes first in every iteration, so load and warm-up hit them alike;
  * the replay follows them. Then each variant again with every call recorded, for its capacity.
  * Unkeyed and keyed writes go to handlers built apart, like two containers, each with its own id block,

@@ -847,7 +847,7 @@ export const markdown = (results: BenchResults): string => {
       `Each write through its handler (b), wired as deployed (the idempotency store on the raw client), ` +
         `${keyed.rows[0]?.iterations ?? 0} iterations each: unkeyed; keyed with a new key (the first time: ` +
         "Powertools' record put in progress, the write, the answer stored in the record); and replayed (the " +
-        'keyed request again: answered from the record). Unkeyed and keyed alternate which goes first; the ' +
+        'keyed request again: answered from the record, its person read to answer 410 if erased since). Unkeyed and keyed alternate which goes first; the ' +
         'replay follows. Calls counted by the SDK middleware on both clients; capacity computed per request ' +
         `as in section 2 over ${keyed.rows[0]?.accountingRuns ?? 0} recorded runs (a conditional put that fails costs ` +
         "the larger of its item and the record there); persons: what the variant's recorded runs added to the " +

@@ -196,7 +196,7 @@ const EXPECTED: Record<string, string[]> = {
   'create-person': [
     RESERVE_IDS,
     ...IDEMPOTENCY_RECORDS,
-    `dynamodb:BatchGetItem on table [${VOCABULARIES}]`,
+    `dynamodb:BatchGetItem on table [PERSON#* ${VOCABULARIES}]`,
     `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
     `dynamodb:DeleteItem on table [PERSON#*] ${TX}`,
     `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,

@@ -401,6 +401,57 @@ describe('the stored answers of keyed writes (API.md 5.6, 15)', () => {
       client.destroy();
     }
   });
+  it('answers a replay 410 `erased` while the erasure is cut short before its stored answers are rewritten', async () => {
+    // The chain rewrites the stored answers after the erasure's transaction: until it has, a replay
+    // reads the person as it is now (lib/http/idempotency.ts `erasedSince`).
+    const client = raw();
+    try {
+      const idempotency = { store: idempotencyStore({ client, tableName: suite.table.tableName }) };
+      const updateKeyed = buildUpdatePerson({ persons: testRepository(suite.table), idempotency });
+      const tag = uniqueTag('pending').toLowerCase();
+      const created = await suite.api.post(personBody(`Ada${tag}`, `Pending${tag}`, `${tag}@example.org`));
+      expect(created.status).toBe(201);
+      const id = created.body.id as number;
+      const patch = () =>
+        invoke<Json>(
+          updateKeyed,
+          httpEvent({
+            method: 'PATCH',
+            route: '/Person/{id}',
+            path: `/Person/${id}`,
+            pathParameters: { id: String(id) },
+            body: { local_reference_id: `ref-${tag}` },
+            requester: id,
+            headers: { 'idempotency-key': `u-${tag}` },
+          }),
+        );
+      expect((await patch()).status).toBe(200);
+
+      // Storage gone when the chain rewrites the stored answers: the erasure is cut there (as a
+      // SIGKILL of DynamoDB Local cuts it), its transaction done.
+      const stop = injectFaults(suite.table.client, (name, input) =>
+        name === 'UpdateItemCommand' && JSON.stringify(input).includes('IDEMPOTENCY#')
+          ? sdkError('ThrottlingException')
+          : undefined,
+      );
+      try {
+        expect((await suite.api.erase(id)).status).toBe(503);
+      } finally {
+        stop();
+      }
+      expect((await suite.api.get(id)).status).toBe(410);
+
+      const replay = await patch();
+      expect({ status: replay.status, holdsValues: JSON.stringify(replay.body).includes(tag) }).toEqual({
+        status: 410,
+        holdsValues: false,
+      });
+      expect(replay.body.type).toContain('/problems/erased');
+      expect(replay.headers['idempotent-replayed']).toBeUndefined();
+    } finally {
+      client.destroy();
+    }
+  });
 });
 
 describe('an erasure meeting other writes', () => {

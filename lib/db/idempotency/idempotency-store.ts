@@ -10,7 +10,10 @@
  * A stored answer that is a Person (a create's, a PATCH's, a merge's survivor) holds the person's
  * values: it is linked from the person's partition (keys.ts `keyedAnswerKey`) before it is stored, so
  * that an erasure (API.md 15) finds it and makes it the tombstone (history/history-erasure.ts). A person
- * erased in between has its stored answer be the tombstone at once.
+ * erased in between has its stored answer be the tombstone at once. The erasure rewrites the answers
+ * after its transaction, so until it has (a chain cut short, or still running) a replay reads the
+ * person as it is now (`erasedAbout`) and answers 410 too: the rewrite removes the values at rest, the
+ * read keeps a replay from answering them meanwhile.
  */
 
 import { PERSISTENCE_ATTRIBUTE_KEY_MAPPINGS } from '@aws-lambda-powertools/idempotency';
@@ -24,6 +27,7 @@ import {
 import { DynamoDBDocumentClient, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { type ErasedPerson, erasedAnswerOf, isErasedPerson } from '../../domain/erasure';
+import type { KeyedAnswers } from '../../domain/ports/keyed-answers';
 import { ERASED_PERSON_TYPE, fromStoredPersonItem } from '../person/person-items';
 import { batchGet, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
@@ -58,7 +62,7 @@ export const personOfAnswer = (response: unknown): number | undefined => {
 
 export const KEYED_ANSWER_TYPE = 'KeyedAnswer';
 
-export class IdempotencyStore extends DynamoDBPersistenceLayer {
+export class IdempotencyStore extends DynamoDBPersistenceLayer implements KeyedAnswers {
   /** Its own calls (the links) go through the document client, as every repository's do. */
   readonly #documents: DynamoDBDocumentClient;
   readonly #tableName: string;
@@ -123,14 +127,34 @@ export class IdempotencyStore extends DynamoDBPersistenceLayer {
     }
   }
 
-  /** The erased person's tombstone, read as a write reads its person (every keyed writer may). */
-  async #tombstoneOf(personId: number) {
+  /**
+   * The tombstone of the person a stored answer is about, when it is erased now (KeyedAnswers, the
+   * port lib/http asks on every replay): an erasure rewrites the stored answers only after its
+   * transaction (`eraseAnswers`), so one cut short, or still running, leaves answers that hold the
+   * person; the person read answers for them. No read for an answer about no person.
+   */
+  async erasedAbout(answer: unknown): Promise<ErasedPerson | undefined> {
+    const personId = personOfAnswer(answer);
+    return personId === undefined ? undefined : this.#erasedNow(personId);
+  }
+
+  /** The erased person's tombstone, when the link found it erased. */
+  async #tombstoneOf(personId: number): Promise<ErasedPerson> {
+    const tombstone = await this.#erasedNow(personId);
+    if (!tombstone) throw new Error(`Person ${personId} is not erased`);
+    return tombstone;
+  }
+
+  /**
+   * Person `personId`'s tombstone if it is erased: one consistent read of its item, as a write reads
+   * its person (every keyed writer may, infra/table-access.ts).
+   */
+  async #erasedNow(personId: number): Promise<ErasedPerson | undefined> {
     const key = personKey(personId);
     const items = await batchGet({ client: this.#documents, tableName: this.#tableName }, [key]);
     const item = items.get(keyString(key));
     const stored = item && fromStoredPersonItem(item);
-    if (!stored || !isErasedPerson(stored)) throw new Error(`Person ${personId} is not erased`);
-    return stored;
+    return stored && isErasedPerson(stored) ? stored : undefined;
   }
 
   /**
