@@ -270,8 +270,8 @@
  *   already needs a chain; two namesakes (most grams shared) 62. A pair of 25 emails each: 100
  *   actions with both `POSTINGS` items, then chain transactions of up to 99 postings per person (2
  *   with 25-character emails, 3 with 36). Measured (`npm run bench -- --only merge`, section 9):
- *   the small pair 2 calls (the read and the write), 182 write units of which 164 postings, 5 read
- *   units; the large pair 5 calls, 570 write units of which 486 postings, 7 read units.
+ *   the small pair 2 calls (the read and the write), 184 write units of which 164 postings, 7 read
+ *   units; the large pair 5 calls, 572 write units of which 486 postings, 9 read units.
  *   Every action in a transaction costs two write units per KB. No partition is written by every
  *   merge: the counters are the source's shard and the two entries' shards. The persons' bindings
  *   (below) are read with them (two more items); a bound source's binding moves in the same
