@@ -247,6 +247,26 @@ export const matchRequestOf = (query: ReconcileQuery, visibility: Visibility = A
   };
 };
 
+/**
+ * What a stored person asks when it is itself checked against the store (the duplicate detector, API.md
+ * 12.1): every name it holds as a form of the query (each read as a query's text is, "Last, First" also
+ * as "First Last"), its first and last names, emails and phone numbers as the properties a spreadsheet
+ * would send, so that a pair is scored exactly as a reconciliation query of that person would be.
+ */
+export const matchRequestOfFacts = (facts: CandidateFacts): MatchRequest => {
+  const name = facts.names[0] ?? '';
+  return {
+    name,
+    variants: [...new Set(facts.names.flatMap(nameVariantsOf))],
+    emails: [...facts.emails],
+    firstNames: [...facts.firstNames],
+    lastNames: [...facts.lastNames],
+    phones: [...facts.phones],
+    limit: RECONCILE_LIMITS.maxLimit,
+    wantsPersons: true,
+  };
+};
+
 /** Fewest digits a phone number needs to be compared: a subscriber number without its area code. */
 const PHONE_DIGITS = 7;
 
