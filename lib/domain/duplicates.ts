@@ -1,0 +1,278 @@
+/**
+ * Duplicates under review (API.md 12.1, issue #57): which two stored persons make a duplicate pair, its
+ * score, grade and evidence, and its id. Pure: no I/O, no AWS; nothing here is wired in yet (the detector, the queue and the decision route are later steps).
+ *
+ * A person is checked against the store as a reconciliation query of itself (`matchRequestOfPerson`),
+ * so that a pair is scored by section 12's own rules (lib/domain/reconcile.ts, not a copy), and then
+ * with the evidence a stored record has beyond what a query sends:
+ * - a shared phone number (section 12's `phones`, by `samePhone`: `+44 20 7946 0958` is `020 7946 0958`);
+ * - a shared postal address (`addresses`): the first line folded (case, accents, punctuation and white
+ *   space, `St`/`Street`, `Rd`/`Road`, `Ave`/`Avenue` and other common abbreviations made one) and
+ *   equal, with an equal postal code or city;
+ * - an email's mailbox at another domain (section 12's `email_mailbox`: `ada@newco.example` for
+ *   `ada@oldco.example`), which here counts for the pair (a query only stops it counting against).
+ *
+ * The pair's score is the better of the two directions (each person as the query, the other as the
+ * candidate): section 12's score is not symmetric (a candidate's words the query lacks count half
+ * against it; a first name sent counts against a candidate holding only a freeform name), and a pair
+ * must score the same whichever of its persons changed last.
+ */
+import { type ErasedPerson, isErasedPerson } from './erasure';
+import { isMergedPerson, type MergedPerson } from './merge';
+import type { Person } from './person';
+import {
+  type CandidateFacts,
+  type Feature,
+  factsOf,
+  type MatchRequest,
+  matchRequestOfFacts,
+  rankCandidates,
+  type ScoredCandidate,
+  samePhone,
+} from './reconcile';
+import { fold } from './text';
+
+// --- Thresholds ---------------------------------------------------------------------------------
+
+/**
+ * The grades' score thresholds: to be tuned on the labelled bench (issue #57 step 4). Chosen from what
+ * section 12's score gives the usual kinds of pair (the table in test/unit/domain/duplicates.test.ts):
+ * - `PROBABLE_SCORE` 90: an exact name (100, section 12's +5 for an agreeing first and last name
+ *   included), or a close one (a typo, a nickname: 80 to 89 alone) with a shared phone or address
+ *   (+10); not a close name alone (an initial with its first name's 10 off stays under 90). A pair
+ *   that something speaks against (each holds emails of its own, no mailbox in common; another first
+ *   or last name) is probable only with evidence beyond the name (a phone, an address, a mailbox):
+ *   namesakes who each hold their own email (the namesakes the uniqueness rule of API.md 5.5 lets
+ *   in) score 100 and are only possible;
+ * - `POSSIBLE_SCORE` 70: a close name alone (a typo with its last name's 10 off: 81; with emails of
+ *   their own: 71), "John Smith Jr" beside "John Smith" (80); not a household (another first name, the
+ *   same family name, phone and address: 58);
+ * - `DUPLICATE_THRESHOLD`: below it no pair is made. It is `POSSIBLE_SCORE`: a pair is at least
+ *   possible, or it is not proposed (a `certain` pair always scores above it).
+ */
+export const PROBABLE_SCORE = 90;
+export const POSSIBLE_SCORE = 70;
+export const DUPLICATE_THRESHOLD = POSSIBLE_SCORE;
+
+/** What a postal address two persons share adds to the pair's score (as a shared phone, `SHARED_PHONE`). */
+export const SHARED_ADDRESS = 10;
+/**
+ * What an email's mailbox at another domain adds: less than a phone, since a mailbox is often the name
+ * itself (`john.smith@`), which namesakes share.
+ */
+export const SHARED_MAILBOX = 5;
+
+// --- Pair ids -----------------------------------------------------------------------------------
+
+/** A pair's id: its two person ids, lower first (`30863-41207`), whichever order they come in. */
+export const pairIdOf = (a: number, b: number): string => `${Math.min(a, b)}-${Math.max(a, b)}`;
+
+const PAIR_ID = /^([1-9]\d{0,15})-([1-9]\d{0,15})$/;
+
+/**
+ * The two person ids of a pair id, or undefined when it is no pair's: two positive safe integers in
+ * decimal without leading zeros, distinct, lower first (so that one pair has one id).
+ */
+export const personsOfPairId = (id: string): [number, number] | undefined => {
+  const [, lower, higher] = PAIR_ID.exec(id) ?? [];
+  const a = Number(lower);
+  const b = Number(higher);
+  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && a < b ? [a, b] : undefined;
+};
+
+// --- What a pair is scored on -------------------------------------------------------------------
+
+/** A person as a pair is scored on it: section 12's facts and its postal addresses' comparison forms. */
+export interface DuplicateFacts extends CandidateFacts {
+  /** `addressKeysOf` its PostalAddresses: what two persons' addresses are compared by. */
+  addresses: string[];
+}
+
+/**
+ * Words of an address line written short and long: each is made its long form, so that `12 Baker St.`
+ * and `12 baker street` are one line. English, French and German street types; `st` is also "Saint"
+ * (`St John's Rd`), which does no harm, both lines being read alike.
+ */
+const ADDRESS_WORDS: Readonly<Record<string, string>> = {
+  st: 'street',
+  str: 'strasse',
+  rd: 'road',
+  ave: 'avenue',
+  av: 'avenue',
+  blvd: 'boulevard',
+  bd: 'boulevard',
+  dr: 'drive',
+  ln: 'lane',
+  ct: 'court',
+  pl: 'place',
+  sq: 'square',
+  cres: 'crescent',
+  terr: 'terrace',
+  ter: 'terrace',
+  hwy: 'highway',
+  pkwy: 'parkway',
+  apt: 'apartment',
+  ste: 'suite',
+  fl: 'floor',
+  no: 'number',
+  n: 'north',
+  s: 'south',
+  e: 'east',
+  w: 'west',
+};
+
+/**
+ * An address's text as addresses are compared: folded (case, accents, invisible characters), every
+ * run of punctuation and white space one space, and each abbreviation of `ADDRESS_WORDS` its long form.
+ */
+export const foldAddressText = (text: string | null | undefined): string =>
+  fold(text ?? '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+    .split(' ')
+    .filter(Boolean)
+    .map((word) => ADDRESS_WORDS[word] ?? word)
+    .join(' ');
+
+/** A postal code as codes are compared: folded, without spaces or punctuation (`SW1A 1AA`, `sw1a1aa`). */
+const foldPostalCode = (code: string | null | undefined): string =>
+  fold(code ?? '').replace(/[^\p{L}\p{N}]+/gu, '');
+
+type AddressFields = Pick<Person['PostalAddresses'][number], 'address1' | 'city' | 'postal_code'>;
+
+/**
+ * The forms a person's addresses are compared by: each first line (folded) with its postal code, and
+ * with its city. Two persons share an address when one of their forms is equal: the same first line
+ * and the same postal code or city. An address without a first line, or with neither code nor city,
+ * is no evidence (a city alone is shared by millions).
+ */
+export const addressKeysOf = (addresses: readonly AddressFields[]): string[] => [
+  ...new Set(
+    addresses.flatMap(({ address1, city, postal_code }) => {
+      const line = foldAddressText(address1);
+      if (line === '') return [];
+      const code = foldPostalCode(postal_code);
+      const town = foldAddressText(city);
+      return [...(code ? [`${line}|postcode:${code}`] : []), ...(town ? [`${line}|city:${town}`] : [])];
+    }),
+  ),
+];
+
+/** A stored person that is neither merged into another nor erased: the only kind a pair is made of. */
+type Stored = Person | MergedPerson | ErasedPerson;
+const isLive = (stored: Stored): stored is Person => !isMergedPerson(stored) && !isErasedPerson(stored);
+
+/**
+ * What a pair is scored on for a stored person; undefined for a merged or an erased one (API.md 12.1:
+ * they are in no pair), so that a caller handing over what it read cannot pair a tombstone.
+ */
+export const duplicateFactsOf = (stored: Stored): DuplicateFacts | undefined =>
+  isLive(stored) ? { ...factsOf(stored), addresses: addressKeysOf(stored.PostalAddresses) } : undefined;
+
+/**
+ * The section 12 request a stored person makes when it is checked against the store (its names as
+ * the query's forms, its first and last names, emails and phones): what the detector looks its
+ * candidates up by, and what each candidate is scored against.
+ */
+export const matchRequestOfPerson = (person: Person): MatchRequest => matchRequestOfFacts(factsOf(person));
+
+// --- Scoring a pair -----------------------------------------------------------------------------
+
+export const GRADES = ['certain', 'probable', 'possible'] as const;
+export type Grade = (typeof GRADES)[number];
+
+/** A pair as the matcher makes it: what the queue stores, with when and how it stands. */
+export interface ScoredPair {
+  id: string;
+  /** Lower id first. */
+  persons: [number, number];
+  /** 0 to 100, one decimal. */
+  score: number;
+  /** Undefined: below `DUPLICATE_THRESHOLD` and not certain, no pair. */
+  grade: Grade | undefined;
+  features: Feature[];
+}
+
+/** One person as the query, the other as the only candidate: section 12's score, its rules in full. */
+const directed = (query: DuplicateFacts, candidate: DuplicateFacts): ScoredCandidate => {
+  const [scored] = rankCandidates(matchRequestOfFacts(query), [candidate]);
+  return scored as ScoredCandidate;
+};
+
+const toScore = (raw: number) => Math.round(Math.min(100, Math.max(0, raw)) * 10) / 10;
+
+/**
+ * The pair of two persons: its score (the better of the two directions, with the evidence beyond
+ * names), its features and its grade. `certain` is evidence that the two records are one person: an
+ * email both hold (section 12's decisive evidence, which answers `match: true`; an email is one
+ * person's, API.md 5.5), or the same phone number with the same name (exactly, once folded) when
+ * nothing speaks against it (emails of their own, different first or last names). Never a name alone,
+ * however exact: namesakes are at most `probable`. Below that, the grade is the score's, and a pair
+ * something speaks against is `probable` only with evidence beyond the name (`PROBABLE_SCORE`).
+ */
+export const scorePair = (a: DuplicateFacts, b: DuplicateFacts): ScoredPair => {
+  const [lower, higher] = a.id <= b.id ? [a, b] : [b, a];
+  const forward = directed(lower, higher);
+  const backward = directed(higher, lower);
+  const best = backward.score > forward.score ? backward : forward;
+  const sharedPhone = lower.phones.some((mine) => higher.phones.some((theirs) => samePhone(mine, theirs)));
+  const sharedAddress =
+    lower.addresses.length === 0 || higher.addresses.length === 0
+      ? undefined
+      : lower.addresses.some((key) => higher.addresses.includes(key));
+  const sameMailbox = best.features.some(({ id, value }) => id === 'email_mailbox' && value === true);
+  const score = toScore(
+    best.score + (sharedAddress ? SHARED_ADDRESS : 0) + (sameMailbox ? SHARED_MAILBOX : 0),
+  );
+  const sharedEmail = forward.email === true || backward.email === true;
+  // Something speaks against them only when it does whichever of the two is asked: a first name
+  // sent counts against a person holding a freeform name only, which the other direction does not.
+  const contradicted = forward.contradicted && backward.contradicted;
+  const sameName = forward.exactName || backward.exactName;
+  const certain = sharedEmail || (sameName && sharedPhone && !contradicted);
+  const beyondName = sharedPhone || sharedAddress === true || sameMailbox;
+  const grade: Grade | undefined = certain
+    ? 'certain'
+    : score >= PROBABLE_SCORE && (!contradicted || beyondName)
+      ? 'probable'
+      : score >= POSSIBLE_SCORE
+        ? 'possible'
+        : undefined;
+  return {
+    id: pairIdOf(lower.id, higher.id),
+    persons: [lower.id, higher.id],
+    score,
+    grade,
+    features: [
+      ...best.features,
+      ...(sharedAddress === undefined ? [] : [{ id: 'addresses', value: sharedAddress }]),
+    ],
+  };
+};
+
+/** Best first: the score, then the lower pair id (its persons compared as numbers). */
+export const byScoreThenId = (a: ScoredPair, b: ScoredPair): number =>
+  b.score - a.score || a.persons[0] - b.persons[0] || a.persons[1] - b.persons[1];
+
+/**
+ * The pairs a person makes with the candidates found for it: each one graded (at or above
+ * `DUPLICATE_THRESHOLD`, or certain), best first, ties by id. Never the person with itself, a
+ * candidate twice, or a merged or erased person (the caller passes live ones; what it read is not
+ * trusted to be). Each pair stands on its own evidence: other candidates found do not make it less
+ * certain (section 12's close second is about which one record a query means; here every record that
+ * is the person is a duplicate of it).
+ */
+export const pairsOf = (
+  person: Stored,
+  candidates: readonly (DuplicateFacts | undefined)[],
+): (ScoredPair & { grade: Grade })[] => {
+  const facts = duplicateFactsOf(person);
+  if (!facts) return [];
+  const others = new Map<number, DuplicateFacts>();
+  for (const candidate of candidates)
+    if (candidate && candidate.id !== facts.id) others.set(candidate.id, candidate);
+  return [...others.values()]
+    .map((candidate) => scorePair(facts, candidate))
+    .filter((pair): pair is ScoredPair & { grade: Grade } => pair.grade !== undefined)
+    .sort(byScoreThenId);
+};

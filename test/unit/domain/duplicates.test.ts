@@ -1,0 +1,417 @@
+/**
+ * Duplicate pairs (API.md 12.1, issue #57 step 1): ids, scores, grades and evidence. Pure: persons
+ * are built as a create would store them.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  addressKeysOf,
+  byScoreThenId,
+  DUPLICATE_THRESHOLD,
+  type DuplicateFacts,
+  duplicateFactsOf,
+  foldAddressText,
+  matchRequestOfPerson,
+  PROBABLE_SCORE,
+  pairIdOf,
+  pairsOf,
+  personsOfPairId,
+  SHARED_ADDRESS,
+  SHARED_MAILBOX,
+  scorePair,
+} from '../../../lib/domain/duplicates';
+import { tombstoneOf } from '../../../lib/domain/erasure';
+import type { Person } from '../../../lib/domain/person';
+import { factsOf, rankCandidates } from '../../../lib/domain/reconcile';
+import { createdPerson } from '../../support/fixtures';
+
+interface Sketch {
+  name: [string, string] | string;
+  emails?: string[];
+  phones?: string[];
+  addresses?: { address1: string; postal_code?: string; city?: string }[];
+}
+
+/** A person as a create stores it: a structured name ([first, last]) or a freeform one. */
+const personOf = (id: number, { name, emails = [], phones = [], addresses = [] }: Sketch): Person =>
+  createdPerson(
+    {
+      Names: {
+        '@set': [
+          typeof name === 'string'
+            ? { freeform_name: name, primary: true }
+            : { first_name: name[0], last_name: name[1], primary: true },
+        ],
+      },
+      Emails: { '@set': emails.map((email, index) => ({ email, primary: index === 0 })) },
+      PhoneNumbers: { '@set': phones.map((phone_number, index) => ({ phone_number, primary: index === 0 })) },
+      PostalAddresses: { '@set': addresses.map((address, index) => ({ ...address, primary: index === 0 })) },
+    },
+    { firstId: id },
+  );
+
+const factsFor = (id: number, sketch: Sketch): DuplicateFacts =>
+  duplicateFactsOf(personOf(id, sketch)) as DuplicateFacts;
+
+const pair = (a: Sketch, b: Sketch) => scorePair(factsFor(100, a), factsFor(200, b));
+const feature = (scored: { features: { id: string; value: number | boolean }[] }, id: string) =>
+  scored.features.find((item) => item.id === id)?.value;
+
+describe('a pair id', () => {
+  it('is the two person ids, lower first, whichever order they come in', () => {
+    expect(pairIdOf(41207, 30863)).toBe('30863-41207');
+    expect(pairIdOf(30863, 41207)).toBe('30863-41207');
+  });
+
+  it('reads back as the two person ids it was made of', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+        (a, b) => {
+          fc.pre(a !== b);
+          expect(personsOfPairId(pairIdOf(a, b))).toEqual([Math.min(a, b), Math.max(a, b)]);
+        },
+      ),
+    );
+  });
+
+  it.each([
+    '',
+    '1',
+    '1-1',
+    '2-1',
+    '0-1',
+    '01-2',
+    '1-02',
+    '-1-2',
+    '1-2-3',
+    '1--2',
+    'a-b',
+    ' 1-2',
+    '1-2 ',
+    '1.5-2',
+    '1e3-2000',
+    `1-${Number.MAX_SAFE_INTEGER + 2}`,
+  ])('is no pair id: %j', (id) => {
+    expect(personsOfPairId(id)).toBeUndefined();
+  });
+});
+
+describe('a person checked against the store', () => {
+  it('asks by all its names, "Last, First" also as "First Last", its emails and phones', () => {
+    const person = createdPerson(
+      {
+        Names: {
+          '@set': [
+            { first_name: 'Ada', last_name: 'Lovelace', primary: true },
+            { freeform_name: 'King, Ada' },
+          ],
+        },
+        Emails: { '@set': [{ email: 'Ada@Example.ORG', primary: true }] },
+        PhoneNumbers: { '@set': [{ phone_number: '+44 20 7946 0958', primary: true }] },
+      },
+      { firstId: 42 },
+    );
+    expect(matchRequestOfPerson(person)).toMatchObject({
+      name: 'ada lovelace',
+      variants: ['ada lovelace', 'king, ada', 'ada king'],
+      emails: ['ada@example.org'],
+      firstNames: ['ada'],
+      lastNames: ['lovelace'],
+      phones: ['442079460958'],
+      wantsPersons: true,
+    });
+  });
+
+  it('is scored as section 12 scores a query of it, when nothing beyond names is shared', () => {
+    const a = personOf(100, { name: ['Ada', 'Lovelace'], emails: ['ada@one.example'] });
+    const b = personOf(200, { name: ['Ada', 'Lovelase'], phones: ['020 7946 0958'] });
+    const [asked] = rankCandidates(matchRequestOfPerson(a), [factsOf(b)]);
+    const scored = scorePair(duplicateFactsOf(a) as DuplicateFacts, duplicateFactsOf(b) as DuplicateFacts);
+    expect(scored.score).toBe(asked?.score);
+    expect(scored.features).toEqual(asked?.features);
+  });
+});
+
+describe('the grade', () => {
+  const names = fc.constantFrom(
+    ['Ada', 'Lovelace'],
+    ['Ada', 'Lovelase'],
+    ['A.', 'Lovelace'],
+    ['José', 'García'],
+    ['Jose', 'Garcia'],
+    ['Jun Ho', 'Park'],
+    ['Park', 'Jun Ho'],
+    ['John', 'Smith'],
+    ['John', 'Smith Jr'],
+    ['Ngozi', 'Okonjo-Iweala'],
+  ) as fc.Arbitrary<[string, string]>;
+  const name = fc.oneof(
+    names,
+    names.map(([first, last]) => `${first} ${last}`),
+  );
+  const digits = fc.stringMatching(/^\d{9}$/);
+  /** Two persons that share nothing but (perhaps) a name: their own emails, phones and addresses. */
+  const strangers = fc.record({
+    a: name,
+    b: name,
+    aEmails: fc.array(fc.stringMatching(/^[a-z]{1,8}$/), { maxLength: 2 }),
+    bEmails: fc.array(fc.stringMatching(/^[a-z]{1,8}$/), { maxLength: 2 }),
+    aPhones: fc.array(digits, { maxLength: 2 }),
+    bPhones: fc.array(digits, { maxLength: 2 }),
+    aAddress: fc.boolean(),
+    bAddress: fc.boolean(),
+  });
+
+  it('is never certain for persons who share no email, phone or address, however alike their names', () => {
+    fc.assert(
+      fc.property(strangers, (drawn) => {
+        const scored = pair(
+          {
+            name: drawn.a,
+            // Mailboxes of their own ("a" and "b" first): not one mailbox at another domain either.
+            emails: drawn.aEmails.map((local) => `a${local}@one.example`),
+            // Numbers of 10 digits that start differently: never one number.
+            phones: drawn.aPhones.map((number) => `1${number}`),
+            addresses: drawn.aAddress ? [{ address1: '1 High Street', postal_code: 'AB1 2CD' }] : [],
+          },
+          {
+            name: drawn.b,
+            emails: drawn.bEmails.map((local) => `b${local}@two.example`),
+            phones: drawn.bPhones.map((number) => `2${number}`),
+            addresses: drawn.bAddress ? [{ address1: '2 Low Road', postal_code: 'EF3 4GH' }] : [],
+          },
+        );
+        expect(scored.grade).not.toBe('certain');
+      }),
+    );
+  });
+
+  it('is at most probable for an exact name alone', () => {
+    expect(pair({ name: ['Ada', 'Lovelace'] }, { name: ['Ada', 'Lovelace'] })).toMatchObject({
+      score: 100,
+      grade: 'probable',
+    });
+  });
+
+  it('is certain for an email both hold, whatever the names say', () => {
+    const scored = pair(
+      { name: ['Ada', 'Lovelace'], emails: ['ada@example.org'] },
+      { name: ['Augusta', 'King'], emails: ['other@example.org', 'ADA@Example.org'] },
+    );
+    expect(scored).toMatchObject({ score: 100, grade: 'certain' });
+    expect(feature(scored, 'email')).toBe(true);
+  });
+
+  it('is certain for the same name with the same phone, written internationally and nationally', () => {
+    const scored = pair(
+      { name: ['José', 'García'], phones: ['+44 20 7946 0958'] },
+      { name: 'jose garcia', phones: ['020 7946 0958'] },
+    );
+    expect(scored.grade).toBe('certain');
+    expect(feature(scored, 'phones')).toBe(true);
+  });
+
+  it('is not certain for the same phone with a name only alike (a typo)', () => {
+    const scored = pair(
+      { name: ['Ada', 'Lovelace'], phones: ['+44 20 7946 0958'] },
+      { name: ['Ada', 'Lovelase'], phones: ['020 7946 0958'] },
+    );
+    expect(scored.grade).not.toBe('certain');
+  });
+
+  it('is not certain for the same name and phone when each holds emails of its own (a father and son)', () => {
+    const scored = pair(
+      { name: ['John', 'Smith'], phones: ['+44 20 7946 0958'], emails: ['john@one.example'] },
+      { name: ['John', 'Smith'], phones: ['020 7946 0958'], emails: ['jsmith@two.example'] },
+    );
+    expect(scored.grade).toBe('probable');
+  });
+
+  it('is possible, not probable, for namesakes who each hold emails of their own', () => {
+    const scored = pair(
+      { name: ['Ada', 'Lovelace'], emails: ['ada@one.example'] },
+      { name: ['Ada', 'Lovelace'], emails: ['al@two.example'] },
+    );
+    expect(scored.score).toBeGreaterThanOrEqual(PROBABLE_SCORE);
+    expect(scored.grade).toBe('possible');
+  });
+
+  // What the thresholds were chosen from (lib/domain/duplicates.ts): the usual kinds of pair.
+  const LONDON = '+44 20 7946 0958';
+  const household = { address1: '12 Baker St.', postal_code: 'NW1 6XE' };
+  it.each<[string, Sketch, Sketch, number, string | undefined]>([
+    ['an exact name alone', { name: ['Ada', 'Lovelace'] }, { name: ['Ada', 'Lovelace'] }, 100, 'probable'],
+    ['accents written plain', { name: ['José', 'García'] }, { name: ['Jose', 'Garcia'] }, 100, 'probable'],
+    ['a typo', { name: ['Ada', 'Lovelace'] }, { name: ['Ada', 'Lovelase'] }, 81.4, 'possible'],
+    [
+      'a typo and a phone',
+      { name: ['Ada', 'Lovelace'], phones: [LONDON] },
+      { name: ['Ada', 'Lovelase'], phones: ['020 7946 0958'] },
+      91.4,
+      'probable',
+    ],
+    ['a nickname', { name: ['William', 'Gates'] }, { name: ['Bill', 'Gates'] }, 85.8, 'possible'],
+    ['an initial', { name: ['Ada', 'Lovelace'] }, { name: ['A.', 'Lovelace'] }, 88.9, 'possible'],
+    ['a suffix', { name: ['John', 'Smith'] }, { name: ['John', 'Smith Jr'] }, 80.5, 'possible'],
+    [
+      'a household: another first name, one phone and address',
+      { name: ['John', 'Smith'], phones: [LONDON], addresses: [household] },
+      { name: ['Mary', 'Smith'], phones: [LONDON], addresses: [household] },
+      58.2,
+      undefined,
+    ],
+    ['strangers', { name: ['Ada', 'Lovelace'] }, { name: ['Charles', 'Babbage'] }, 0, undefined],
+  ])('grades %s', (_, a, b, score, grade) => {
+    expect(pair(a, b)).toMatchObject({ score, grade });
+  });
+});
+
+describe('the evidence beyond names', () => {
+  it.each([
+    ['12 Baker St.', '12 baker street'],
+    ['12, Baker  Street', '12 BAKER ST'],
+    ['5 Rue de l’Église', '5 rue de l eglise'],
+    ['3 Haupt Str.', '3 haupt strasse'],
+    ['7 Park Ave', '7 Park Avenue'],
+    ['9 Mill Rd', '9 mill road'],
+  ])('folds %j and %j alike', (a, b) => {
+    expect(foldAddressText(a)).toBe(foldAddressText(b));
+  });
+
+  it('compares addresses by their first line with their postal code or city, never a city alone', () => {
+    expect(addressKeysOf([{ address1: '12 Baker St.', postal_code: 'NW1 6XE', city: 'London' }])).toEqual([
+      '12 baker street|postcode:nw16xe',
+      '12 baker street|city:london',
+    ]);
+    expect(addressKeysOf([{ address1: null, postal_code: 'NW1 6XE', city: 'London' }])).toEqual([]);
+    expect(addressKeysOf([{ address1: '12 Baker St.', postal_code: null, city: null }])).toEqual([]);
+  });
+
+  it('counts an address written differently as one address', () => {
+    const ada = { name: ['Ada', 'Lovelace'] as [string, string] };
+    const without = pair(ada, { name: ['Ada', 'Lovelase'] });
+    const scored = pair(
+      { ...ada, addresses: [{ address1: '12 Baker St.', postal_code: 'NW1 6XE' }] },
+      { name: ['Ada', 'Lovelase'], addresses: [{ address1: '12 baker street', postal_code: 'nw16xe' }] },
+    );
+    expect(feature(scored, 'addresses')).toBe(true);
+    expect(scored.score).toBe(without.score + SHARED_ADDRESS);
+  });
+
+  it('says when both hold addresses and share none, and counts nothing for it', () => {
+    const scored = pair(
+      { name: ['Ada', 'Lovelace'], addresses: [{ address1: '12 Baker St.', city: 'London' }] },
+      { name: ['Ada', 'Lovelase'], addresses: [{ address1: '12 Baker St.', city: 'Leeds' }] },
+    );
+    expect(feature(scored, 'addresses')).toBe(false);
+    expect(scored.score).toBe(pair({ name: ['Ada', 'Lovelace'] }, { name: ['Ada', 'Lovelase'] }).score);
+  });
+
+  it('counts an email’s mailbox at another domain (email_mailbox)', () => {
+    const scored = pair(
+      { name: ['Ada', 'Lovelace'], emails: ['ada.lovelace@oldco.example'] },
+      { name: ['Ada', 'Lovelase'], emails: ['Ada.Lovelace@newco.example'] },
+    );
+    const elsewhere = pair({ name: ['Ada', 'Lovelace'] }, { name: ['Ada', 'Lovelase'] });
+    expect(feature(scored, 'email_mailbox')).toBe(true);
+    expect(scored.score).toBe(elsewhere.score + SHARED_MAILBOX);
+  });
+
+  it('scores a pair the same whichever of its persons is checked', () => {
+    const sketches = fc.record({
+      name: fc.constantFrom<[string, string] | string>(
+        ['Ada', 'Lovelace'],
+        ['Ada', 'Lovelase'],
+        'Ada Lovelace',
+        ['John', 'Smith Jr'],
+        ['John', 'Smith'],
+        'Lovelace, Ada',
+      ),
+      emails: fc.subarray(['ada@one.example', 'ada@two.example', 'al@three.example']),
+      phones: fc.subarray(['+44 20 7946 0958', '020 7946 0958', '0161 496 0000']),
+      addresses: fc.subarray([{ address1: '12 Baker St.', postal_code: 'NW1 6XE' }]),
+    });
+    fc.assert(
+      fc.property(sketches, sketches, (a, b) => {
+        const one = factsFor(100, a);
+        const other = factsFor(200, b);
+        expect(scorePair(one, other)).toEqual(scorePair(other, one));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe('the pairs of a person', () => {
+  const ada = personOf(100, { name: ['Ada', 'Lovelace'], phones: ['+44 20 7946 0958'] });
+
+  it('never pairs the person with itself, nor a candidate twice', () => {
+    const twin = factsFor(300, { name: ['Ada', 'Lovelace'] });
+    const pairs = pairsOf(ada, [duplicateFactsOf(ada), twin, twin]);
+    expect(pairs.map(({ id }) => id)).toEqual(['100-300']);
+  });
+
+  it('pairs no merged or erased person', () => {
+    const erased = tombstoneOf(personOf(300, { name: ['Ada', 'Lovelace'] }), '2026-11-29T00:00:00.000Z');
+    const merged = { id: 400, superceded_by: 100, CoreMetaData: ada.CoreMetaData };
+    expect(pairsOf(ada, [duplicateFactsOf(erased), duplicateFactsOf(merged)])).toEqual([]);
+    expect(pairsOf(erased, [duplicateFactsOf(ada)])).toEqual([]);
+  });
+
+  it('leaves out candidates under the threshold', () => {
+    const pairs = pairsOf(ada, [factsFor(300, { name: ['Charles', 'Babbage'] })]);
+    expect(pairs).toEqual([]);
+  });
+
+  const sketch: fc.Arbitrary<Sketch> = fc.record({
+    name: fc.constantFrom<[string, string]>(
+      ['Ada', 'Lovelace'],
+      ['Ada', 'Lovelase'],
+      ['A.', 'Lovelace'],
+      ['Ada', 'King'],
+      ['Adam', 'Lovelace'],
+      ['Charles', 'Babbage'],
+    ),
+    phones: fc.subarray(['+44 20 7946 0958', '0161 496 0000']),
+    emails: fc.subarray(['ada@one.example', 'ada@two.example']),
+  });
+
+  it('answers graded pairs of scores 0 to 100, best first, ties by id', () => {
+    fc.assert(
+      fc.property(
+        sketch,
+        fc.uniqueArray(fc.tuple(fc.integer({ min: 1, max: 5_000 }), sketch), {
+          selector: ([id]) => id,
+          maxLength: 8,
+        }),
+        (mine, others) => {
+          const person = personOf(2_500, mine);
+          const pairs = pairsOf(
+            person,
+            others.map(([id, other]) => factsFor(id, other)),
+          );
+          for (const { score, grade, persons } of pairs) {
+            expect(score).toBeGreaterThanOrEqual(0);
+            expect(score).toBeLessThanOrEqual(100);
+            expect(grade === 'certain' || score >= DUPLICATE_THRESHOLD).toBe(true);
+            expect(persons).toContain(2_500);
+            expect(persons[0]).toBeLessThan(persons[1]);
+          }
+          expect(pairs).toEqual([...pairs].sort(byScoreThenId));
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
+
+  it('orders pairs of one score by id, as numbers', () => {
+    const twin = (id: number) => factsFor(id, { name: ['Ada', 'Lovelace'] });
+    expect(pairsOf(ada, [twin(1_000), twin(20), twin(300)]).map(({ id }) => id)).toEqual([
+      '20-100',
+      '100-300',
+      '100-1000',
+    ]);
+  });
+});
