@@ -1,6 +1,7 @@
 /**
  * Duplicates under review (API.md 12.1, issue #57): which two stored persons make a duplicate pair, its
- * score, grade and evidence, and its id. Pure: no I/O, no AWS; nothing here is wired in yet (the detector, the queue and the decision route are later steps).
+ * score, grade and evidence, its id, and what a steward's decision on it may do. Pure: no I/O, no AWS;
+ * nothing here is wired in yet (the detector, the queue and the decision route are later steps).
  *
  * A person is checked against the store as a reconciliation query of itself (`matchRequestOfPerson`),
  * so that a pair is scored by section 12's own rules (lib/domain/reconcile.ts, not a copy), and then
@@ -17,6 +18,7 @@
  * against it; a first name sent counts against a candidate holding only a freeform name), and a pair
  * must score the same whichever of its persons changed last.
  */
+import * as z from 'zod';
 import { type ErasedPerson, isErasedPerson } from './erasure';
 import { isMergedPerson, type MergedPerson } from './merge';
 import type { Person } from './person';
@@ -30,6 +32,7 @@ import {
   type ScoredCandidate,
   samePhone,
 } from './reconcile';
+import { positiveId } from './schemas';
 import { fold } from './text';
 
 // --- Thresholds ---------------------------------------------------------------------------------
@@ -276,3 +279,103 @@ export const pairsOf = (
     .filter((pair): pair is ScoredPair & { grade: Grade } => pair.grade !== undefined)
     .sort(byScoreThenId);
 };
+
+// --- The pair on the wire, and decisions --------------------------------------------------------
+
+export const PAIR_STATUSES = ['open', 'not-duplicate', 'merged', 'resolved'] as const;
+export type PairStatus = (typeof PAIR_STATUSES)[number];
+
+/** A pair id as a string: lower id, a hyphen, higher id. */
+const pairId = z.string().refine((id) => personsOfPairId(id) !== undefined, {
+  error: 'A pair id is two person ids, lower first, joined by a hyphen, as in "30863-41207"',
+});
+
+/** A pair as API.md 12.1 answers it; `decided_by` and `decided` once a steward decided it. */
+export const DuplicatePairOut = z.object({
+  '@type': z.literal('DuplicatePair'),
+  id: pairId,
+  persons: z.tuple([positiveId, positiveId]),
+  score: z.number().min(0).max(100),
+  grade: z.enum(GRADES),
+  features: z.array(z.object({ id: z.string(), value: z.union([z.number(), z.boolean()]) })),
+  detected: z.iso.datetime(),
+  status: z.enum(PAIR_STATUSES),
+  decided_by: positiveId.optional(),
+  decided: z.iso.datetime().optional(),
+});
+export type DuplicatePair = z.output<typeof DuplicatePairOut>;
+
+/** A pair the matcher graded, as it first enters the queue: open. */
+export const openPairOf = (scored: ScoredPair & { grade: Grade }, detected: string): DuplicatePair => ({
+  '@type': 'DuplicatePair',
+  id: scored.id,
+  persons: scored.persons,
+  score: scored.score,
+  grade: scored.grade,
+  features: scored.features,
+  detected,
+  status: 'open',
+});
+
+/** What a body without a known `decision` is told. */
+export const DECISION_REQUIRED =
+  'decision is "not-duplicate" or "merge", as in {"decision": "not-duplicate"} or {"decision": "merge", "survivor": 30863}';
+
+/**
+ * POST /duplicates/{pairId}/decision (API.md 12.1): `not-duplicate`, or `merge` with the survivor
+ * (one of the pair's two persons, checked by `decisionCheck` against the pair).
+ */
+export const DecisionBody = z.discriminatedUnion(
+  'decision',
+  [
+    z.strictObject({ decision: z.literal('not-duplicate') }),
+    z.strictObject({
+      decision: z.literal('merge'),
+      survivor: positiveId.describe('The one of the two persons the other is merged into'),
+    }),
+  ],
+  { error: (issue) => (issue.code === 'invalid_union' ? DECISION_REQUIRED : undefined) },
+);
+export type DecisionBody = z.output<typeof DecisionBody>;
+
+/**
+ * What a decision on a pair may do, before anything is written: a pair no longer `open` is not
+ * decided again (409 `pair-decided`, with its status); a survivor that is neither of the two persons is
+ * a refused body (400, `/survivor`). Otherwise what to do: remember the pair, or merge `source` into
+ * `survivor` as API.md 13 does.
+ */
+export type DecisionCheck =
+  | { ok: true; decision: 'not-duplicate' }
+  | { ok: true; decision: 'merge'; survivor: number; source: number }
+  | { ok: false; problem: 'pair-decided'; status: Exclude<PairStatus, 'open'> }
+  | { ok: false; problem: 'survivor-not-in-pair'; pointer: '/survivor'; message: string };
+
+export const decisionCheck = (
+  pair: Pick<DuplicatePair, 'persons' | 'status'>,
+  body: DecisionBody,
+): DecisionCheck => {
+  if (pair.status !== 'open') return { ok: false, problem: 'pair-decided', status: pair.status };
+  if (body.decision === 'not-duplicate') return { ok: true, decision: 'not-duplicate' };
+  const [lower, higher] = pair.persons;
+  if (body.survivor !== lower && body.survivor !== higher)
+    return {
+      ok: false,
+      problem: 'survivor-not-in-pair',
+      pointer: '/survivor',
+      message: `The survivor is one of the pair's persons, ${lower} or ${higher}, not ${body.survivor}`,
+    };
+  return {
+    ok: true,
+    decision: 'merge',
+    survivor: body.survivor,
+    source: body.survivor === lower ? higher : lower,
+  };
+};
+
+/** The pair once decided: its new status, the requester and the time. */
+export const decidedPair = (
+  pair: DuplicatePair,
+  decision: 'not-duplicate' | 'merged',
+  requester: number,
+  now: string,
+): DuplicatePair => ({ ...pair, status: decision, decided_by: requester, decided: now });

@@ -1,17 +1,24 @@
 /**
- * Duplicate pairs (API.md 12.1, issue #57 step 1): ids, scores, grades and evidence. Pure: persons
- * are built as a create would store them.
+ * Duplicate pairs (API.md 12.1, issue #57 step 1): ids, scores, grades and evidence, and the checks
+ * of a steward's decision. Pure: persons are built as a create would store them.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addressKeysOf,
   byScoreThenId,
+  DECISION_REQUIRED,
+  DecisionBody,
   DUPLICATE_THRESHOLD,
   type DuplicateFacts,
+  type DuplicatePair,
+  DuplicatePairOut,
+  decidedPair,
+  decisionCheck,
   duplicateFactsOf,
   foldAddressText,
   matchRequestOfPerson,
+  openPairOf,
   PROBABLE_SCORE,
   pairIdOf,
   pairsOf,
@@ -23,6 +30,8 @@ import {
 import { tombstoneOf } from '../../../lib/domain/erasure';
 import type { Person } from '../../../lib/domain/person';
 import { factsOf, rankCandidates } from '../../../lib/domain/reconcile';
+import { wireErrors } from '../../../lib/domain/schemas';
+import { fieldErrors } from '../../../lib/http/request';
 import { createdPerson } from '../../support/fixtures';
 
 interface Sketch {
@@ -413,5 +422,96 @@ describe('the pairs of a person', () => {
       '100-300',
       '100-1000',
     ]);
+  });
+});
+
+describe('a pair on the wire', () => {
+  it('reads as API.md 12.1 shows it', () => {
+    expect(
+      DuplicatePairOut.parse({
+        '@type': 'DuplicatePair',
+        id: '30863-41207',
+        persons: [30863, 41207],
+        score: 91,
+        grade: 'probable',
+        features: [
+          { id: 'name', value: 100 },
+          { id: 'phones', value: 10 },
+        ],
+        detected: '2026-11-21T15:04:05.123Z',
+        status: 'open',
+      }),
+    ).toMatchObject({ id: '30863-41207' });
+  });
+
+  it('enters the queue open, and leaves it decided by whom and when', () => {
+    const scored = pairsOf(personOf(100, { name: ['Ada', 'Lovelace'] }), [
+      factsFor(200, { name: ['Ada', 'Lovelace'] }),
+    ]);
+    const open = openPairOf(scored[0] as (typeof scored)[number], '2026-11-29T13:00:00.000Z');
+    expect(DuplicatePairOut.parse(open)).toEqual(open);
+    expect(open).toMatchObject({ status: 'open', persons: [100, 200], grade: 'probable' });
+    const decided = decidedPair(open, 'not-duplicate', 7, '2026-11-29T14:00:00.000Z');
+    expect(DuplicatePairOut.parse(decided)).toMatchObject({
+      status: 'not-duplicate',
+      decided_by: 7,
+      decided: '2026-11-29T14:00:00.000Z',
+    });
+  });
+});
+
+describe('a decision', () => {
+  const errorsOf = (body: unknown) => {
+    const parsed = DecisionBody.safeParse(body, { error: wireErrors });
+    return parsed.success ? [] : fieldErrors(parsed.error.issues);
+  };
+
+  it.each([
+    [{ decision: 'not-duplicate' }, []],
+    [{ decision: 'merge', survivor: 30863 }, []],
+    [{ decision: 'nope' }, [{ path: '/decision', message: DECISION_REQUIRED }]],
+    [{}, [{ path: '/decision', message: DECISION_REQUIRED }]],
+    [{ decision: 'merge' }, [{ path: '/survivor', message: 'Required: expected an integer' }]],
+    [{ decision: 'merge', survivor: 0 }, [{ path: '/survivor', message: 'Must be a positive integer' }]],
+    [
+      { decision: 'merge', survivor: '30863' },
+      [{ path: '/survivor', message: 'Expected an integer, not a string' }],
+    ],
+    [{ decision: 'not-duplicate', survivor: 1 }, [{ path: '/survivor', message: 'Unknown property' }]],
+    [[], [{ path: '', message: 'Expected a JSON object, not an array' }]],
+  ])('%j is refused with %j', (body, errors) => {
+    expect(errorsOf(body)).toEqual(errors);
+  });
+
+  const open: Pick<DuplicatePair, 'persons' | 'status'> = { persons: [30863, 41207], status: 'open' };
+
+  it.each(['not-duplicate', 'merged', 'resolved'] as const)('on a pair %s is pair-decided', (status) => {
+    expect(decisionCheck({ ...open, status }, { decision: 'not-duplicate' })).toEqual({
+      ok: false,
+      problem: 'pair-decided',
+      status,
+    });
+    expect(decisionCheck({ ...open, status }, { decision: 'merge', survivor: 30863 })).toMatchObject({
+      problem: 'pair-decided',
+    });
+  });
+
+  it('merges the other person into the survivor, which is one of the two', () => {
+    expect(decisionCheck(open, { decision: 'merge', survivor: 41207 })).toEqual({
+      ok: true,
+      decision: 'merge',
+      survivor: 41207,
+      source: 30863,
+    });
+    expect(decisionCheck(open, { decision: 'merge', survivor: 30863 })).toMatchObject({ source: 41207 });
+    expect(decisionCheck(open, { decision: 'merge', survivor: 5 })).toMatchObject({
+      ok: false,
+      problem: 'survivor-not-in-pair',
+      pointer: '/survivor',
+    });
+    expect(decisionCheck(open, { decision: 'not-duplicate' })).toEqual({
+      ok: true,
+      decision: 'not-duplicate',
+    });
   });
 });
