@@ -44,7 +44,7 @@ import { fold } from './text';
  *   included), or a close one (a typo, a nickname: 80 to 89 alone) with a shared phone or address
  *   (+10); not a close name alone (an initial with its first name's 10 off stays under 90). A pair
  *   that something speaks against (each holds emails of its own, no mailbox in common; another first
- *   or last name) is probable only with evidence beyond the name (a phone, an address, a mailbox):
+ *   or last name, middle initial or suffix) is probable only with evidence beyond the name (a phone, an address, a mailbox):
  *   namesakes who each hold their own email (the namesakes the uniqueness rule of API.md 5.5 lets
  *   in) score 100 and are only possible;
  * - `POSSIBLE_SCORE` 70: a close name alone (a typo with its last name's 10 off: 81; with emails of
@@ -89,6 +89,12 @@ export const personsOfPairId = (id: string): [number, number] | undefined => {
 export interface DuplicateFacts extends CandidateFacts {
   /** `addressKeysOf` its PostalAddresses: what two persons' addresses are compared by. */
   addresses: string[];
+  /**
+   * What tells a father from his son beyond section 12's names ("first last", without them): its
+   * Names' middle initials (folded, letters only) and suffixes (`name_suffix_fk`: Jr., Sr., III).
+   */
+  middleInitials: string[];
+  suffixes: number[];
 }
 
 /**
@@ -170,7 +176,24 @@ const isLive = (stored: Stored): stored is Person => !isMergedPerson(stored) && 
  * they are in no pair), so that a caller handing over what it read cannot pair a tombstone.
  */
 export const duplicateFactsOf = (stored: Stored): DuplicateFacts | undefined =>
-  isLive(stored) ? { ...factsOf(stored), addresses: addressKeysOf(stored.PostalAddresses) } : undefined;
+  isLive(stored)
+    ? {
+        ...factsOf(stored),
+        addresses: addressKeysOf(stored.PostalAddresses),
+        middleInitials: [
+          ...new Set(
+            stored.Names.map(({ middle_initial }) => fold(middle_initial ?? '').replace(/[^\p{L}]/gu, '')),
+          ),
+        ].filter(Boolean),
+        suffixes: [
+          ...new Set(stored.Names.flatMap(({ name_suffix_fk }) => (name_suffix_fk ? [name_suffix_fk] : []))),
+        ],
+      }
+    : undefined;
+
+/** Both hold values of a kind, and none in common: "John A Smith" and "John B Smith", Jr. and Sr. */
+const differ = <T>(mine: readonly T[], theirs: readonly T[]) =>
+  mine.length > 0 && theirs.length > 0 && !mine.some((value) => theirs.includes(value));
 
 /**
  * The section 12 request a stored person makes when it is checked against the store (its names as
@@ -209,7 +232,8 @@ const toScore = (raw: number) => Math.round(Math.min(100, Math.max(0, raw)) * 10
  * names), its features and its grade. `certain` is evidence that the two records are one person: an
  * email both hold (section 12's decisive evidence, which answers `match: true`; an email is one
  * person's, API.md 5.5), or the same phone number with the same name (exactly, once folded) when
- * nothing speaks against it (emails of their own, different first or last names). Never a name alone,
+ * nothing speaks against it (emails of their own, other first or last names, another middle initial
+ * or suffix). Never a name alone,
  * however exact: namesakes are at most `probable`. Below that, the grade is the score's, and a pair
  * something speaks against is `probable` only with evidence beyond the name (`PROBABLE_SCORE`).
  */
@@ -230,7 +254,12 @@ export const scorePair = (a: DuplicateFacts, b: DuplicateFacts): ScoredPair => {
   const sharedEmail = forward.email === true || backward.email === true;
   // Something speaks against them only when it does whichever of the two is asked: a first name
   // sent counts against a person holding a freeform name only, which the other direction does not.
-  const contradicted = forward.contradicted && backward.contradicted;
+  // Section 12 compares a Name's "first last": another middle initial or suffix (a father and his son
+  // at one address) speaks against them too.
+  const contradicted =
+    (forward.contradicted && backward.contradicted) ||
+    differ(lower.middleInitials, higher.middleInitials) ||
+    differ(lower.suffixes, higher.suffixes);
   const sameName = forward.exactName || backward.exactName;
   const certain = sharedEmail || (sameName && sharedPhone && !contradicted);
   const beyondName = sharedPhone || sharedAddress === true || sameMailbox;

@@ -39,17 +39,29 @@ interface Sketch {
   emails?: string[];
   phones?: string[];
   addresses?: { address1: string; postal_code?: string; city?: string }[];
+  /** Of a structured name. */
+  middle?: string;
+  suffix?: number;
 }
 
 /** A person as a create stores it: a structured name ([first, last]) or a freeform one. */
-const personOf = (id: number, { name, emails = [], phones = [], addresses = [] }: Sketch): Person =>
+const personOf = (
+  id: number,
+  { name, emails = [], phones = [], addresses = [], middle, suffix }: Sketch,
+): Person =>
   createdPerson(
     {
       Names: {
         '@set': [
           typeof name === 'string'
             ? { freeform_name: name, primary: true }
-            : { first_name: name[0], last_name: name[1], primary: true },
+            : {
+                first_name: name[0],
+                last_name: name[1],
+                middle_initial: middle ?? null,
+                name_suffix_fk: suffix ?? null,
+                primary: true,
+              },
         ],
       },
       Emails: { '@set': emails.map((email, index) => ({ email, primary: index === 0 })) },
@@ -236,6 +248,36 @@ describe('the grade', () => {
       { name: ['John', 'Smith'], phones: ['020 7946 0958'], emails: ['jsmith@two.example'] },
     );
     expect(scored.grade).toBe('probable');
+  });
+
+  const phoned = (sketch: Sketch): Sketch => ({ ...sketch, phones: ['+44 20 7946 0958'] });
+  it.each<[string, Sketch, Sketch, string]>([
+    [
+      'another middle initial',
+      { name: ['John', 'Smith'], middle: 'A.' },
+      { name: ['John', 'Smith'], middle: 'b' },
+      'probable',
+    ],
+    [
+      'another suffix (Jr., Sr.)',
+      { name: ['John', 'Smith'], suffix: 1 },
+      { name: ['John', 'Smith'], suffix: 2 },
+      'probable',
+    ],
+    [
+      'a middle initial on one side only',
+      { name: ['John', 'Smith'], middle: 'A' },
+      { name: ['John', 'Smith'] },
+      'certain',
+    ],
+    [
+      'one middle initial written twice',
+      { name: ['John', 'Smith'], middle: 'A.' },
+      { name: ['John', 'Smith'], middle: 'a' },
+      'certain',
+    ],
+  ])('with the same name and phone, and %s, is %s', (_, a, b, grade) => {
+    expect(pair(phoned(a), phoned(b)).grade).toBe(grade);
   });
 
   it('is possible, not probable, for namesakes who each hold emails of their own', () => {
