@@ -44,9 +44,9 @@ import { fold } from './text';
  *   included), or a close one (a typo, a nickname: 80 to 89 alone) with a shared phone or address
  *   (+10); not a close name alone (an initial with its first name's 10 off stays under 90). A pair
  *   that something speaks against (each holds emails of its own, no mailbox in common; another first
- *   or last name, middle initial or suffix) is probable only with evidence beyond the name (a phone, an address, a mailbox):
- *   namesakes who each hold their own email (the namesakes the uniqueness rule of API.md 5.5 lets
- *   in) score 100 and are only possible;
+ *   or last name, middle initial or suffix) is probable only with evidence beyond the name (a phone,
+ *   an address, a mailbox): namesakes who each hold their own email (the namesakes the uniqueness
+ *   rule of API.md 5.5 lets in) score 100 and are only possible;
  * - `POSSIBLE_SCORE` 70: a close name alone (a typo with its last name's 10 off: 81; with emails of
  *   their own: 71), "John Smith Jr" beside "John Smith" (80); not a household (another first name, the
  *   same family name, phone and address: 58);
