@@ -348,6 +348,20 @@ describe('the erased history (API.md 15)', () => {
 
 describe('the stored answers of keyed writes (API.md 5.6, 15)', () => {
   const raw = () => new DynamoDBClient(localClientConfig(inject('dynamoEndpoint')));
+  /** The person's keyed PATCH of its root reference, under the key `u-<tag>`. */
+  const keyedPatch = (update: ReturnType<typeof buildUpdatePerson>, id: number, tag: string) =>
+    invoke<Json>(
+      update,
+      httpEvent({
+        method: 'PATCH',
+        route: '/Person/{id}',
+        path: `/Person/${id}`,
+        pathParameters: { id: String(id) },
+        body: { local_reference_id: `ref-${tag}` },
+        requester: id,
+        headers: { 'idempotency-key': `u-${tag}` },
+      }),
+    );
 
   it('answers a replay of an earlier keyed write 410 `erased`, never the stored answer, which no longer holds the person', async () => {
     const client = raw();
@@ -372,19 +386,7 @@ describe('the stored answers of keyed writes (API.md 5.6, 15)', () => {
       const created = await post();
       expect(created.status).toBe(201);
       const id = created.body.id as number;
-      const patch = () =>
-        invoke<Json>(
-          updateKeyed,
-          httpEvent({
-            method: 'PATCH',
-            route: '/Person/{id}',
-            path: `/Person/${id}`,
-            pathParameters: { id: String(id) },
-            body: { local_reference_id: `ref-${tag}` },
-            requester: id,
-            headers: { 'idempotency-key': `u-${tag}` },
-          }),
-        );
+      const patch = () => keyedPatch(updateKeyed, id, tag);
       expect((await patch()).status).toBe(200);
       // Before the erasure a replay is the stored answer.
       expect((await post()).headers['idempotent-replayed']).toBe('true');
@@ -401,6 +403,7 @@ describe('the stored answers of keyed writes (API.md 5.6, 15)', () => {
       client.destroy();
     }
   });
+
   it('answers a replay 410 `erased` while the erasure is cut short before its stored answers are rewritten', async () => {
     // The chain rewrites the stored answers after the erasure's transaction: until it has, a replay
     // reads the person as it is now (lib/http/idempotency.ts `erasedSince`).
@@ -412,19 +415,7 @@ describe('the stored answers of keyed writes (API.md 5.6, 15)', () => {
       const created = await suite.api.post(personBody(`Ada${tag}`, `Pending${tag}`, `${tag}@example.org`));
       expect(created.status).toBe(201);
       const id = created.body.id as number;
-      const patch = () =>
-        invoke<Json>(
-          updateKeyed,
-          httpEvent({
-            method: 'PATCH',
-            route: '/Person/{id}',
-            path: `/Person/${id}`,
-            pathParameters: { id: String(id) },
-            body: { local_reference_id: `ref-${tag}` },
-            requester: id,
-            headers: { 'idempotency-key': `u-${tag}` },
-          }),
-        );
+      const patch = () => keyedPatch(updateKeyed, id, tag);
       expect((await patch()).status).toBe(200);
 
       // Storage gone when the chain rewrites the stored answers: the erasure is cut there (as a
