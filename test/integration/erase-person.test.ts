@@ -9,10 +9,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { buildHandler as buildCreatePerson } from '../../functions/create-person';
 import { buildHandler as buildExport } from '../../functions/export-persons';
-import { buildHandler as buildListChanges } from '../../functions/list-change-history';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { buildHandler as buildUpdatePerson } from '../../functions/update-person';
-import { changeHistory } from '../../lib/db/history/change-history';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
 import { personExport } from '../../lib/db/person/read/person-export';
 import { personList } from '../../lib/db/person/read/person-list';
@@ -24,7 +22,15 @@ import { finishErasures } from '../../lib/erasure/finish-erasures';
 import type { HttpConfig } from '../../lib/http/config';
 import { reconcileHandler } from '../../lib/http/reconcile-handlers';
 import { localClientConfig } from '../../lib/local/dynamo-local';
-import { type Json, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import {
+  type Json,
+  personApi,
+  personBody,
+  personHistoryOf,
+  taggedPersonBody,
+  uniqueEmail,
+  uniqueTag,
+} from '../support/api';
 import { testRepository } from '../support/dynamo';
 import { httpEvent, invoke, personEventRecord } from '../support/events';
 import { injectFaults, sdkError } from '../support/faults';
@@ -45,21 +51,7 @@ const create = async (body: unknown, requester = 0) => {
 };
 
 /** A person whose every value carries `tag`: names, emails, phones, addresses, roles, references. */
-const tagged = async (tag: string) =>
-  create({
-    local_reference_id: `crm-${tag}`,
-    Names: {
-      '@set': [
-        { first_name: `Ada${tag}`, last_name: `Lovelace${tag}`, local_reference_id: `n-${tag}` },
-        { first_name: `Augusta${tag}`, last_name: `King${tag}` },
-      ],
-    },
-    Emails: { '@set': [{ email: `${tag}@example.org`, local_reference_id: `e-${tag}` }] },
-    PhoneNumbers: { '@set': [{ phone_number: `+44 20 7946 0958 ext ${tag}` }] },
-    PostalAddresses: { '@set': [{ address1: `12 ${tag} Square`, city: `London${tag}` }] },
-    PersonRoles: { '@set': [{ name: `Analyst${tag}` }] },
-    SocialAddresses: { twitter: `@${tag}`, linkedin: `in-${tag}` },
-  });
+const tagged = (tag: string) => create(taggedPersonBody(tag));
 
 const listPersons = (query: Record<string, string>) =>
   invoke<{ '@set': Json[]; Pagination: { count: number } }>(
@@ -67,17 +59,7 @@ const listPersons = (query: Record<string, string>) =>
     httpEvent({ method: 'GET', route: '/Person', query: { limit: '100', ...query } }),
   );
 
-const historyOf = async (id: number) =>
-  (
-    await invoke<{ '@set': (Json & { type: string; version?: number })[] }>(
-      buildListChanges({ history: changeHistory(suite.table) }),
-      httpEvent({
-        method: 'GET',
-        route: '/ChangeHistory',
-        query: { endpoint: 'Person', object_id: String(id), limit: '100' },
-      }),
-    )
-  ).body['@set'];
+const historyOf = (id: number) => personHistoryOf(suite.table, id);
 
 const reconcile = async (query: Json) => {
   const handler = reconcileHandler({ reader: reconcileReader(suite.table), visibility: ALL_VISIBLE });

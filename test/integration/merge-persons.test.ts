@@ -6,17 +6,15 @@
  * passing to the survivor, a pair too large for one transaction, and a merge racing PATCHes.
  */
 import { describe, expect, it } from 'vitest';
-import { buildHandler as buildListChanges } from '../../functions/list-change-history';
 import { buildHandler as buildListAudit } from '../../functions/list-person-audit';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { auditLog } from '../../lib/db/history/audit-log';
-import { changeHistory } from '../../lib/db/history/change-history';
 import { personList } from '../../lib/db/person/read/person-list';
 import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { reconcileHandler } from '../../lib/http/reconcile-handlers';
-import { type Json, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { type Json, personBody, personHistoryOf, uniqueEmail, uniqueTag } from '../support/api';
 import { httpEvent, invoke } from '../support/events';
 import { checkInvariants } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
@@ -45,17 +43,7 @@ const listPersons = (query: Record<string, string>) =>
     httpEvent({ method: 'GET', route: '/Person', query: { limit: '100', ...query } }),
   );
 
-const historyOf = async (id: number) =>
-  (
-    await invoke<{ '@set': (Json & { type: string })[] }>(
-      buildListChanges({ history: changeHistory(suite.table) }),
-      httpEvent({
-        method: 'GET',
-        route: '/ChangeHistory',
-        query: { endpoint: 'Person', object_id: String(id), limit: '100' },
-      }),
-    )
-  ).body['@set'];
+const historyOf = (id: number) => personHistoryOf(suite.table, id);
 
 const reconcile = async (query: Json) => {
   const handler = reconcileHandler({ reader: reconcileReader(suite.table), visibility: ALL_VISIBLE });

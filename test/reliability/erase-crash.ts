@@ -20,6 +20,7 @@
  */
 import { historyPartition, personKey } from '../../lib/db/table/keys';
 import { MAX_TRANSACTION_ACTIONS } from '../../lib/db/write/actions';
+import { taggedPersonBody } from '../support/api';
 import type { TestTable } from '../support/dynamo';
 import { request } from '../support/http';
 import { checkInvariants, type Item, scanAll, textOf } from '../support/invariants';
@@ -93,23 +94,6 @@ export interface EraseCrashResult {
   recreate: { status: number; newId: boolean };
   runMs: number;
 }
-
-/** Every value of the person carries the token (as erase-person.test.ts `tagged`). */
-const taggedBody = (token: string) => ({
-  '@type': 'Person',
-  local_reference_id: `crm-${token}`,
-  Names: {
-    '@set': [
-      { first_name: `Ada${token}`, last_name: `Lovelace${token}`, local_reference_id: `n-${token}` },
-      { first_name: `Augusta${token}`, last_name: `King${token}` },
-    ],
-  },
-  Emails: { '@set': [{ email: `${token}@example.org`, local_reference_id: `e-${token}` }] },
-  PhoneNumbers: { '@set': [{ phone_number: `+44 20 7946 0958 ext ${token}` }] },
-  PostalAddresses: { '@set': [{ address1: `12 ${token} Square`, city: `London${token}` }] },
-  PersonRoles: { '@set': [{ name: `Analyst${token}` }] },
-  SocialAddresses: { twitter: `@${token}`, linkedin: `in-${token}` },
-});
 
 /** What an item is, for the report of where a token was found. */
 const kindOf = (item: Item) =>
@@ -196,7 +180,7 @@ export const runEraseCrash = async ({
     // so that the chain also has stored answers to rewrite).
     await Promise.all(
       tokens.map(async (token, n) => {
-        const created = await send(url, 'POST', '/Person', { requester: 0, body: taggedBody(token) });
+        const created = await send(url, 'POST', '/Person', { requester: 0, body: taggedPersonBody(token) });
         if (created.status !== 201) throw new Error(`create answered ${created.status}: ${created.text}`);
         const id = created.json?.id as number;
         const patches = (lengths[n] as number) - 1;

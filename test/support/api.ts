@@ -4,9 +4,12 @@ import { buildHandler as buildBind } from '../../functions/bind-principal';
 import { buildHandler as buildCreate } from '../../functions/create-person';
 import { buildHandler as buildErase } from '../../functions/erase-person';
 import { buildHandler as buildGet } from '../../functions/get-person';
+import { buildHandler as buildListChanges } from '../../functions/list-change-history';
 import { buildHandler as buildMerge } from '../../functions/merge-person';
 import { buildHandler as buildUnbind } from '../../functions/unbind-principal';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
+import { changeHistory } from '../../lib/db/history/change-history';
+import type { Storage } from '../../lib/db/table/client';
 import type { PersonRepository } from '../../lib/domain/ports/persons';
 import type { PersonOut } from '../../lib/domain/schemas';
 import type { HttpConfig } from '../../lib/http/config';
@@ -133,6 +136,39 @@ export const personBody = (first: string, last: string, ...emails: string[]) => 
   Names: { '@type': 'Names', '@set': [{ '@type': 'Name', first_name: first, last_name: last }] },
   ...(emails.length > 0 ? { Emails: { '@type': 'Emails', '@set': emails.map((email) => ({ email })) } } : {}),
 });
+
+/**
+ * A Person body whose every value carries `token`: names, emails, phones, addresses, roles, social
+ * addresses and local references (what an erasure must leave nowhere).
+ */
+export const taggedPersonBody = (token: string) => ({
+  '@type': 'Person',
+  local_reference_id: `crm-${token}`,
+  Names: {
+    '@set': [
+      { first_name: `Ada${token}`, last_name: `Lovelace${token}`, local_reference_id: `n-${token}` },
+      { first_name: `Augusta${token}`, last_name: `King${token}` },
+    ],
+  },
+  Emails: { '@set': [{ email: `${token}@example.org`, local_reference_id: `e-${token}` }] },
+  PhoneNumbers: { '@set': [{ phone_number: `+44 20 7946 0958 ext ${token}` }] },
+  PostalAddresses: { '@set': [{ address1: `12 ${token} Square`, city: `London${token}` }] },
+  PersonRoles: { '@set': [{ name: `Analyst${token}` }] },
+  SocialAddresses: { twitter: `@${token}`, linkedin: `in-${token}` },
+});
+
+/** GET /ChangeHistory of person `id` through its handler: its entries, newest first (at most 100). */
+export const personHistoryOf = async (storage: Storage, id: number) =>
+  (
+    await invoke<{ '@set': (Json & { type: string; version?: number })[] }>(
+      buildListChanges({ history: changeHistory(storage) }),
+      httpEvent({
+        method: 'GET',
+        route: '/ChangeHistory',
+        query: { endpoint: 'Person', object_id: String(id), limit: '100' },
+      }),
+    )
+  ).body['@set'];
 
 let unique = 0;
 /** A value no other test in the run uses: emails and names must not collide across tests. */
