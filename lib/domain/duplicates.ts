@@ -65,6 +65,12 @@ export const SHARED_ADDRESS = 10;
  */
 export const SHARED_MAILBOX = 5;
 
+/**
+ * The `type` of a pair's item in the table: the feed's appender turns its INSERT (a pair found for the
+ * first time) into a `duplicate.detected` event (API.md 12.1, 14).
+ */
+export const DUPLICATE_PAIR_TYPE = 'DuplicatePair';
+
 // --- Pair ids -----------------------------------------------------------------------------------
 
 /** A pair's id: its two person ids, lower first (`30863-41207`), whichever order they come in. */

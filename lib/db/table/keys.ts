@@ -665,3 +665,44 @@ export const vocabularyKey = (kind: VocabularyKind, id: number): Key => ({
  * every keyed write, as Powertools' one static partition of a composite-key table would be.
  */
 export const idempotencyKey = (hash: string): Key => ({ pk: `IDEMPOTENCY#${hash}`, sk: 'IDEMPOTENCY' });
+
+/** A duplicate pair (API.md 12.1): the pair as it stands, by its id (`30863-41207`, lower id first). */
+export const duplicatePairKey = (pairId: string): Key => ({ pk: `DUPPAIR#${pairId}`, sk: 'PAIR' });
+
+/** Shards of each status and grade of the duplicates queue: no one partition takes every pair's write. */
+export const DUPLICATE_QUEUE_SHARDS = 4;
+
+/** A queue partition: the pairs of one status and grade whose id hashes to `shard`. */
+export const duplicateQueuePartition = (status: string, grade: string, shard: number) =>
+  `DUPQUEUE#${status}#${grade}#${shard}`;
+
+/** The highest score a pair has (API.md 12.1: 0 to 100, one decimal). */
+const MAX_SCORE_TENTHS = 1000;
+
+/**
+ * Where a pair stands in its queue partition: its score inverted (in tenths, 4 digits, so the best
+ * comes first in the Query's ascending order), then its two ids (16 digits each), so that ties are in
+ * `id` order and a position is a key a cursor can hold.
+ */
+export const duplicateQueueSortKey = (score: number, persons: readonly [number, number]) =>
+  `${String(MAX_SCORE_TENTHS - Math.round(score * 10)).padStart(4, '0')}#${idDigits(persons[0])}#${idDigits(persons[1])}`;
+
+/** A pair's entry in the queue: status, grade, a hash of the id, then its score order. */
+export const duplicateQueueKey = (
+  status: string,
+  grade: string,
+  score: number,
+  persons: readonly [number, number],
+): Key => ({
+  pk: duplicateQueuePartition(status, grade, mixed(persons[0] ^ mixed(persons[1])) % DUPLICATE_QUEUE_SHARDS),
+  sk: duplicateQueueSortKey(score, persons),
+});
+
+/** What a person's links to its duplicate pairs' partition key starts with. */
+export const DUPLICATE_LINK_PREFIX = 'DUPLICATES#';
+
+/** Person `personId`'s link to its pair with person `otherId`: how `person=` and a merge find its pairs. */
+export const duplicateLinkKey = (personId: number, otherId: number): Key => ({
+  pk: `${DUPLICATE_LINK_PREFIX}${personId}`,
+  sk: idDigits(otherId),
+});
