@@ -36,6 +36,10 @@ export const METRICS = {
     unit: 'Count',
     description: 'Erasures cut short that the finisher completed (history and stored answers erased)',
   },
+  DuplicatePairsDetected: {
+    unit: 'Count',
+    description: 'Duplicate pairs the detector found for the first time (each a `duplicate.detected` event)',
+  },
   UniquenessConflicts: {
     unit: 'Count',
     description: 'Creates and PATCHes refused 409 because another person holds the email or the name',

@@ -18,8 +18,10 @@
  * against it; a first name sent counts against a candidate holding only a freeform name), and a pair
  * must score the same whichever of its persons changed last.
  */
+import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import { type ErasedPerson, isErasedPerson } from './erasure';
+import type { EventType } from './feed';
 import { isMergedPerson, type MergedPerson } from './merge';
 import type { Person } from './person';
 import {
@@ -70,6 +72,18 @@ export const SHARED_MAILBOX = 5;
  * first time) into a `duplicate.detected` event (API.md 12.1, 14).
  */
 export const DUPLICATE_PAIR_TYPE = 'DuplicatePair';
+
+/**
+ * The events that may change a person's pairs: a person created or changed (its names, emails, phone
+ * numbers or addresses), merged into another (its pairs leave the queue; its survivor's `updated`
+ * checks the survivor) or erased.
+ */
+export const DETECTOR_EVENTS = [
+  'person.created',
+  'person.updated',
+  'person.merged',
+  'person.erased',
+] as const satisfies readonly EventType[];
 
 // --- Pair ids -----------------------------------------------------------------------------------
 
@@ -414,3 +428,71 @@ export const decidedPair = (
   requester: number,
   now: string,
 ): DuplicatePair => ({ ...pair, status: decision, decided_by: requester, decided: now });
+
+// --- What a check of a person changes in the queue ----------------------------------------------
+
+/** A pair as the store keeps it: the pair, the id of its `duplicate.detected` event, and its revision. */
+export interface StoredPair {
+  pair: DuplicatePair;
+  /** The feed event's id (API.md 14), taken when the pair was first found. */
+  eventId: number;
+  /** 1 when first written, one more at each change: a write lands only on the revision it read. */
+  revision: number;
+}
+
+/** What a check writes: a pair found for the first time, or one whose score, grade or status changed. */
+export type PairChange =
+  | { kind: 'create'; pair: DuplicatePair }
+  | { kind: 'update'; before: StoredPair; pair: DuplicatePair };
+
+/** Two pairs alike in all a check writes (their features' keys in any order, as storage hands them back). */
+const samePair = (a: DuplicatePair, b: DuplicatePair) => isDeepStrictEqual(a, b);
+
+/** A pair back in the open queue, as the matcher scores it now (a decision it had no longer stands). */
+const reopened = (
+  { decided_by: _by, decided: _at, ...pair }: DuplicatePair,
+  scored: ScoredPair & { grade: Grade },
+): DuplicatePair => ({
+  ...pair,
+  score: scored.score,
+  grade: scored.grade,
+  features: scored.features,
+  status: 'open',
+});
+
+/**
+ * What a check of person `personId` changes, from the pairs the matcher made for it now (`scored`:
+ * empty when it is merged into another or erased) and the pairs the store holds of it (`stored`,
+ * whatever their status): each pair new to the store is created open; an open, resolved or merged one
+ * takes the new score and grade and is open again (a merge undone, API.md 13.1, brings its pair back);
+ * a `not-duplicate` pair stays as the steward left it, forever (API.md 12.1); an open pair the matcher
+ * no longer makes (its other person merged or erased, or the two no longer alike) leaves the queue as
+ * `resolved`. A pair that would not change is not written: a check delivered twice writes nothing the
+ * second time.
+ */
+export const pairChanges = (
+  personId: number,
+  scored: readonly (ScoredPair & { grade: Grade })[],
+  stored: readonly StoredPair[],
+  now: string,
+): PairChange[] => {
+  const held = new Map(
+    stored.filter(({ pair }) => pair.persons.includes(personId)).map((entry) => [entry.pair.id, entry]),
+  );
+  const changes: PairChange[] = [];
+  const made = new Set<string>();
+  for (const pair of scored) {
+    if (!pair.persons.includes(personId) || made.has(pair.id)) continue;
+    made.add(pair.id);
+    const before = held.get(pair.id);
+    if (!before) changes.push({ kind: 'create', pair: openPairOf(pair, now) });
+    else if (before.pair.status !== 'not-duplicate') {
+      const after = reopened(before.pair, pair);
+      if (!samePair(before.pair, after)) changes.push({ kind: 'update', before, pair: after });
+    }
+  }
+  for (const before of held.values())
+    if (before.pair.status === 'open' && !made.has(before.pair.id))
+      changes.push({ kind: 'update', before, pair: { ...before.pair, status: 'resolved' } });
+  return changes;
+};

@@ -26,6 +26,9 @@
  * | feed head         | `FEED#<shard>`              | `HEAD`                  | seq: how many events the shard holds (API.md 14, lib/db/feed/feed-log.ts) |
  * | feed event        | `FEED#<shard>`              | `EVENT#<seq, 12 digits>` | the event (lib/domain/feed.ts `FeedEvent`), its shard and seq |
  * | feed mark         | `FEEDEVENT#<entry id>`      | `FEEDEVENT`             | shard, seq: the event of that ChangeHistory entry is in the feed (appended once) |
+ * | duplicate pair    | `DUPPAIR#<lower id>-<higher id>` | `PAIR`           | the pair (API.md 12.1: persons, score, grade, features, detected, status, decided_by, decided), eventId (its `duplicate.detected`), revision (lib/db/duplicates/pair-store.ts) |
+ * | duplicates queue  | `DUPQUEUE#<status>#<grade>#<hash(ids) % 4>` | `<1000 - score × 10, 4 digits>#<lower id, 16 digits>#<higher id, 16 digits>` | pair: a copy of the pair, where the queue is read in score order |
+ * | duplicate link    | `DUPLICATES#<person id>`    | `PAIR#<other id, 16 digits>` | pairId: a pair the person is in (put once, with the pair) |
  * | idempotency record | `IDEMPOTENCY#<sha256>`     | `IDEMPOTENCY`           | status, expiration (the table's TTL), in_progress_expiration, validation, data: the answer to a write sent with an `Idempotency-Key` (lib/db/idempotency/idempotency-store.ts) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
@@ -701,8 +704,11 @@ export const duplicateQueueKey = (
 /** What a person's links to its duplicate pairs' partition key starts with. */
 export const DUPLICATE_LINK_PREFIX = 'DUPLICATES#';
 
+/** What a link's sort key starts with, before the other person's id (16 digits). */
+export const DUPLICATE_LINK_SORT_PREFIX = 'PAIR#';
+
 /** Person `personId`'s link to its pair with person `otherId`: how `person=` and a merge find its pairs. */
 export const duplicateLinkKey = (personId: number, otherId: number): Key => ({
   pk: `${DUPLICATE_LINK_PREFIX}${personId}`,
-  sk: idDigits(otherId),
+  sk: `${DUPLICATE_LINK_SORT_PREFIX}${idDigits(otherId)}`,
 });

@@ -20,11 +20,13 @@ import {
   matchRequestOfPerson,
   openPairOf,
   PROBABLE_SCORE,
+  pairChanges,
   pairIdOf,
   pairsOf,
   personsOfPairId,
   SHARED_ADDRESS,
   SHARED_MAILBOX,
+  type StoredPair,
   scorePair,
 } from '../../../lib/domain/duplicates';
 import { tombstoneOf } from '../../../lib/domain/erasure';
@@ -556,5 +558,67 @@ describe('a decision', () => {
       ok: true,
       decision: 'not-duplicate',
     });
+  });
+});
+
+describe('what a check changes in the queue', () => {
+  const now = '2026-11-29T15:00:00.000Z';
+  const earlier = '2026-11-28T09:00:00.000Z';
+  const ada = personOf(100, { name: ['Ada', 'Lovelace'], phones: ['+44 20 7946 0958'] });
+  const [twin, namesake] = pairsOf(ada, [
+    factsFor(300, { name: ['Ada', 'Lovelace'], phones: ['020 7946 0958'] }),
+    factsFor(200, { name: ['Ada', 'Lovelace'] }),
+  ]);
+  if (!twin || !namesake) throw new Error('The fixture makes two pairs');
+  const stored = (pair: DuplicatePair, revision = 1): StoredPair => ({ pair, eventId: 7, revision });
+  const held = (scored: typeof twin, changes: Partial<DuplicatePair> = {}) =>
+    stored({ ...openPairOf(scored, earlier), ...changes }, 3);
+
+  it('creates each pair found for the first time, open, detected now', () => {
+    expect(pairChanges(100, [twin, namesake], [], now)).toEqual([
+      { kind: 'create', pair: openPairOf(twin, now) },
+      { kind: 'create', pair: openPairOf(namesake, now) },
+    ]);
+  });
+
+  it('writes nothing for pairs that stand as stored: a check delivered twice', () => {
+    expect(pairChanges(100, [twin, namesake], [held(twin), held(namesake)], now)).toEqual([]);
+  });
+
+  it('rescores a stored open pair, keeping when it was first detected', () => {
+    const before = held(twin, { score: 80, grade: 'possible' });
+    expect(pairChanges(100, [twin], [before], now)).toEqual([
+      { kind: 'update', before, pair: { ...openPairOf(twin, earlier) } },
+    ]);
+  });
+
+  it('never touches a pair decided not-duplicate, whatever the matcher says now', () => {
+    const decided = held(twin, { status: 'not-duplicate', decided_by: 5, decided: earlier, score: 70 });
+    expect(pairChanges(100, [twin], [decided], now)).toEqual([]);
+    expect(pairChanges(100, [], [decided], now)).toEqual([]);
+  });
+
+  it('reopens a resolved or merged pair the matcher makes again (a merge undone), without its decision', () => {
+    for (const status of ['resolved', 'merged'] as const) {
+      const before = held(twin, { status, decided_by: 5, decided: earlier });
+      expect(pairChanges(100, [twin], [before], now)).toEqual([
+        { kind: 'update', before, pair: openPairOf(twin, earlier) },
+      ]);
+    }
+  });
+
+  it('resolves the open pairs the matcher no longer makes (the person merged or erased, or unalike)', () => {
+    const open = held(namesake);
+    const merged = held(twin, { status: 'merged', decided_by: 5, decided: earlier });
+    expect(pairChanges(100, [], [open, merged], now)).toEqual([
+      { kind: 'update', before: open, pair: { ...open.pair, status: 'resolved' } },
+    ]);
+  });
+
+  it('leaves pairs of other persons alone, and makes each pair once', () => {
+    const others = stored({ ...openPairOf(twin, earlier), id: '300-400', persons: [300, 400] });
+    expect(pairChanges(100, [twin, twin], [others], now)).toEqual([
+      { kind: 'create', pair: openPairOf(twin, now) },
+    ]);
   });
 });

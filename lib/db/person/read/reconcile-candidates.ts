@@ -54,7 +54,7 @@ const ALL = { offset: 0, limit: Number.MAX_SAFE_INTEGER };
  * A person merged into another (API.md 13) is dropped here (its item says so), so that it is never a
  * candidate, a suggestion, a preview or an extension row, even while its postings are being deleted.
  */
-const readPersons = async (
+export const readPersons = async (
   storage: Storage,
   ids: readonly number[],
   onCall?: (items: number, units: number) => void,
@@ -165,17 +165,25 @@ const toRead = (request: MatchRequest, found: Map<number, string>, emailHolders:
   return [...new Set([...emailHolders, ...best])].slice(0, MAX_READ);
 };
 
-const candidatesOf = async (storage: Storage, request: MatchRequest): Promise<CandidateRead> => {
+/**
+ * The persons a query finds, read whole (live ones only), and what finding them cost: reconciliation's
+ * candidates, and the duplicates detector's (lib/db/duplicates/duplicate-reads.ts), which scores them
+ * on what a query does not send (addresses, middle initials, suffixes).
+ */
+export const candidatePersons = async (
+  storage: Storage,
+  request: MatchRequest,
+): Promise<Omit<CandidateRead, 'candidates'> & { persons: Person[] }> => {
   const recorder = costRecorder();
   const { cost, record } = recorder;
-  if (!request.wantsPersons) return { candidates: [], cost, detail: { fragments: 0, searched: '' } };
+  if (!request.wantsPersons) return { persons: [], cost, detail: { fragments: 0, searched: '' } };
   const { found, searched, emailHolders } = await gather(storage, request, recorder);
   const kept = toRead(request, found, emailHolders);
   const persons = await readPersons(storage, kept, record);
   return {
-    candidates: kept.flatMap((id) => {
+    persons: kept.flatMap((id) => {
       const person = persons.get(id);
-      return person ? [factsOf(person)] : [];
+      return person ? [person] : [];
     }),
     cost,
     detail: {
@@ -186,6 +194,11 @@ const candidatesOf = async (storage: Storage, request: MatchRequest): Promise<Ca
       read: kept.length,
     },
   };
+};
+
+const candidatesOf = async (storage: Storage, request: MatchRequest): Promise<CandidateRead> => {
+  const { persons, ...read } = await candidatePersons(storage, request);
+  return { candidates: persons.map(factsOf), ...read };
 };
 
 const suggest = async (storage: Storage, text: string, limit: number) => {

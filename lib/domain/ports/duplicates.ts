@@ -1,0 +1,31 @@
+/**
+ * The duplicate pairs port (API.md 12.1): what the detector and the queue's routes ask of the store of
+ * pairs. `lib/db/duplicates/pair-store.ts` implements it on the table.
+ */
+import type { PairChange, StoredPair } from '../duplicates';
+import type { ErasedPerson } from '../erasure';
+import type { MergedPerson } from '../merge';
+import type { Person } from '../person';
+import type { MatchRequest } from '../reconcile';
+
+export interface DuplicatePairs {
+  /** Every pair person `personId` is in, whatever its status, as stored now (a consistent read). */
+  pairsOf(personId: number): Promise<StoredPair[]>;
+  /** The pair of this id, if the store holds it. */
+  get(pairId: string): Promise<StoredPair | undefined>;
+  /**
+   * Writes one change of a check: true when it landed, false when the pair was written by another
+   * check since it was read (read again and plan again).
+   */
+  apply(change: PairChange): Promise<boolean>;
+}
+
+/** What the detector reads of persons to check one against the store. */
+export interface DuplicateReads {
+  /** The person as stored now (live, merged or erased: a consistent read), undefined when none is. */
+  stored(id: number): Promise<Person | MergedPerson | ErasedPerson | undefined>;
+  /** The live persons section 12's matcher finds for a request (reconciliation's candidates, read whole). */
+  candidates(request: MatchRequest): Promise<Person[]>;
+  /** The live persons of these ids (the other persons of the pairs a person is in already). */
+  persons(ids: readonly number[]): Promise<Map<number, Person>>;
+}
