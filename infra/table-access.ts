@@ -16,6 +16,9 @@ import {
   CHANGE_SHARDS,
   changeCounterKey,
   claimPartitionPrefixes,
+  duplicateLinkKey,
+  duplicatePairKey,
+  duplicateQueueKey,
   feedHeadKey,
   feedMarkKey,
   historyKey,
@@ -103,6 +106,10 @@ const BACKFILL_POSITIONS = partitionsLike(backfillSegmentKey('1', 0, 1));
 const FEED = partitionsLike(feedHeadKey(0));
 const FEED_MARKS = partitionsLike(feedMarkKey(1));
 const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
+/** The duplicate pairs (`DUPPAIR#*`), their queue (`DUPQUEUE#*`) and each person's links (`DUPLICATES#*`). */
+const DUPLICATE_PAIRS = partitionsLike(duplicatePairKey('1-2'));
+const DUPLICATE_QUEUE = partitionsLike(duplicateQueueKey('open', 'certain', 100, [1, 2]));
+const DUPLICATE_LINKS = partitionsLike(duplicateLinkKey(1, 2));
 
 /**
  * A write's `Idempotency-Key` record (lib/db/idempotency/idempotency-store.ts, Powertools' DynamoDB
@@ -325,6 +332,23 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['UpdateItem'], partitions: [partitionsLike(idempotencyKey('hash'))] },
     { actions: ['BatchGetItem', 'Query'], partitions: [PERSONS] },
     { actions: ['UpdateItem', 'DeleteItem'], partitions: [PERSONS], transactional: true },
+  ],
+  // The duplicates detector (lib/duplicates/detect-duplicates.ts): the person read, its candidates as
+  // reconciliation reads them (postings and their counts, the persons), its pairs through
+  // its links; a pair's item, queue entry and links written in one transaction on its revision (the
+  // entry moved: deleted and put), with a check that both persons are live; its event's id reserved.
+  'detect-duplicates': [
+    RESERVE_IDS,
+    { actions: ['GetItem'], partitions: [PERSONS, idCounterKey.pk] },
+    { actions: ['Query'], partitions: [POSTINGS, DUPLICATE_LINKS] },
+    { actions: ['BatchGetItem'], partitions: [PERSONS, POSTING_COUNTS, DUPLICATE_PAIRS] },
+    {
+      actions: ['PutItem'],
+      partitions: [DUPLICATE_PAIRS, DUPLICATE_QUEUE, DUPLICATE_LINKS],
+      transactional: true,
+    },
+    { actions: ['DeleteItem'], partitions: [DUPLICATE_QUEUE], transactional: true },
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
   ],
   // The person and its enrichment mark read; person, history entry and mark put, a change counter
   // bumped, in one transaction.

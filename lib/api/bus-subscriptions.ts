@@ -10,6 +10,8 @@
  * EventBridge and standard SQS deliver at least once and in no set order: each consumer says why
  * that is safe for it.
  */
+
+import { DETECTOR_EVENTS } from '../domain/duplicates';
 import type { EventType } from '../domain/feed';
 
 export interface BusSubscription {
@@ -48,6 +50,16 @@ export const BUS_SUBSCRIPTIONS: readonly BusSubscription[] = [
     // An erasure's chain is a few transactions; a message that runs out of time comes again.
     batchSize: 10,
     maxReceiveCount: 10,
+    locally: 'always',
+  },
+  {
+    handler: 'detect-duplicates',
+    eventTypes: [...DETECTOR_EVENTS],
+    deliverySafety:
+      'It checks the person as it is now, whichever event brought it, and writes a pair only where it changed, on the revision it read: a second delivery, or one after later changes, writes nothing twice',
+    // A check is a few reads and a write per changed pair: a batch of them fits an invocation.
+    batchSize: 10,
+    maxReceiveCount: 5,
     locally: 'always',
   },
 ];

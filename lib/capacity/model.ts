@@ -52,6 +52,8 @@ export const ASSUMED_DURATION_MS: Record<string, number> = {
   enrich: 400,
   // One read of the tombstone: its chain is nearly always done when the event comes.
   'finish-erasure': 15,
+  // A reconciliation query of the person (its candidates, read whole) and a Query of its pairs' links.
+  'detect-duplicates': 150,
   'bus-consumer': 100,
 };
 
@@ -64,6 +66,7 @@ export const CONSUMER_OPERATIONS: Record<string, string> = {
   'count-postings': 'count-postings',
   'enrich-person': 'enrich',
   'finish-erasure': 'finish-erasure',
+  'detect-duplicates': 'detect-duplicates',
 };
 
 /**
@@ -311,6 +314,15 @@ export const capacity = (
   for (const row of rows)
     for (const [type, count] of Object.entries(row.perRequest.events) as [EventType, number][])
       eventsPerSecond[type] = (eventsPerSecond[type] ?? 0) + row.rate * count;
+  // The duplicates detector's checks (lib/duplicates/detect-duplicates.ts), one an event it takes: a
+  // reconciliation query of the person, read as /reconcile reads one. The pairs it writes follow the
+  // duplicates it finds, not the events: not priced here.
+  const detector = busSubscriptions.find(({ handler }) => handler === 'detect-duplicates');
+  const checks = (detector?.eventTypes ?? []).reduce((sum, type) => sum + (eventsPerSecond[type] ?? 0), 0);
+  add('detect-duplicates', checks, model.reconcile(mix.reconcile.share), {
+    http: false,
+    invocationsPerRequest: 0,
+  });
   const changes = rows.reduce((sum, row) => sum + row.rate * row.perRequest.changes, 0);
   // A stream batch's events: appended to the feed (per feed shard), then put on the bus, ten a call.
   const appendBatch = appendBatching ?? defaultBatch;

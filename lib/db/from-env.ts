@@ -7,6 +7,8 @@
 
 import type { EventPublisher } from '../domain/ports/feed';
 import { traceClient } from '../tracer';
+import { duplicateReads } from './duplicates/duplicate-reads';
+import { pairStore } from './duplicates/pair-store';
 import { appendEvents } from './feed/feed-appender';
 import { feedLog } from './feed/feed-log';
 import { auditLog } from './history/audit-log';
@@ -46,6 +48,8 @@ export const vocabularyRepositoryFromEnv = () => vocabularyRepository(storageFro
 export const changeHistoryFromEnv = () => changeHistory(storageFromEnv());
 export const auditLogFromEnv = () => auditLog(storageFromEnv());
 export const feedLogFromEnv = () => feedLog(storageFromEnv());
+export const duplicateReadsFromEnv = () => duplicateReads(storageFromEnv());
+export const pairStoreFromEnv = () => pairStore(storageFromEnv());
 export const reconcileReaderFromEnv = () => reconcileReader(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());
 export const postingCounterFromEnv = () => countPostings(storageFromEnv());

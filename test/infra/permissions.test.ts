@@ -253,6 +253,17 @@ const EXPECTED: Record<string, string[]> = {
     `dynamodb:DeleteItem on table [PERSON#*] ${TX}`,
     ...QUEUE_READS,
   ],
+  // A check of a changed person: it, its candidates, its pairs; a pair's items and the live checks.
+  'detect-duplicates': [
+    RESERVE_IDS,
+    'dynamodb:GetItem on table [PERSON#* COUNTER#ids]',
+    'dynamodb:Query on table [GRAM#* DUPLICATES#*]',
+    'dynamodb:BatchGetItem on table [PERSON#* POSTINGCOUNT#* DUPPAIR#*]',
+    `dynamodb:PutItem on table [DUPPAIR#* DUPQUEUE#* DUPLICATES#*] ${TX}`,
+    `dynamodb:DeleteItem on table [DUPQUEUE#*] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+    ...QUEUE_READS,
+  ],
   'enrich-person': [
     RESERVE_IDS,
     'dynamodb:Query on table [PERSON#*]',

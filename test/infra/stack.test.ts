@@ -83,6 +83,7 @@ const TABLE_HANDLERS = [
   'erase-person',
   'enrich-person',
   'finish-erasure',
+  'detect-duplicates',
   'count-postings',
   'append-events',
   'seed-reference-data',

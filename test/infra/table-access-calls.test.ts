@@ -409,6 +409,40 @@ beforeAll(async () => {
     expect(await writer.fill(ada.id, { twitter: 'https://twitter.com/ada' })).toBe('written');
   });
 
+  // The duplicates detector, through functions/detect-duplicates.ts: a namesake of Ada's checked (its
+  // candidates read as reconciliation reads them; the pair, its queue entry and links put with both
+  // persons checked live), then renamed and checked again (the pair resolved, its queue entry moved).
+  const twin = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: ada.id,
+      body: { Names: { '@set': [{ first_name: 'Ada', last_name: 'Lovelace' }] } },
+    },
+    201,
+  );
+  const detect = (version: number) =>
+    as('detect-duplicates', async () => {
+      const { handler } = await import('../../functions/detect-duplicates');
+      const record = await personEventRecord({ client, tableName: table.tableName }, twin.id, { version });
+      expect(await handler({ Records: [record] }, lambdaContext())).toEqual({ batchItemFailures: [] });
+    });
+  await detect(1);
+  await invoke(
+    'update-person',
+    {
+      method: 'PATCH',
+      ...person(twin.id),
+      requester: ada.id,
+      body: {
+        Names: { '@set': [{ id: setOf(twin, 'Names')[0]?.id, first_name: 'Zed', last_name: 'Quux' }] },
+      },
+    },
+    200,
+  );
+  await detect(2);
+
   // The posting counts, through the handler functions/count-postings.ts wires: one posting stored,
   // another deleted.
   await as('count-postings', async () => {

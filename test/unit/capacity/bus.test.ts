@@ -22,15 +22,15 @@ const answer = (mix: unknown, busSubscriptions: readonly BusSubscription[] = BUS
 const queueOf = (result: ReturnType<typeof answer>, handler: string) =>
   result.queues.rows.find((row) => row.handler === handler);
 
-/** A consumer the next issues may add: on creates and updates, ten messages a batch. */
-const DETECTOR: BusSubscription = {
-  handler: 'detect-duplicates',
+/** A consumer a later issue may add, which the duration table does not name: creates and updates. */
+const SYNC: BusSubscription = {
+  handler: 'sync-directory',
   eventTypes: ['person.created', 'person.updated'],
   deliverySafety: 'by event id',
   batchSize: 10,
   maxReceiveCount: 5,
 };
-const WITH_DETECTOR = [...BUS_SUBSCRIPTIONS, DETECTOR];
+const WITH_SYNC = [...BUS_SUBSCRIPTIONS, SYNC];
 
 /** SQS requests a second of a queue with no message: its pollers' long polls. */
 const IDLE = SQS_POLLING.idlePollers.value / SQS_POLLING.longPollSeconds.value;
@@ -76,8 +76,8 @@ describe('the capacity model of the event bus and its queues', () => {
   });
 
   it('costs each subscription more with the events of the types it takes', () => {
-    const one = answer({ rates: { create: 1, patch: 1 } }, WITH_DETECTOR);
-    const more = answer({ rates: { create: 3, patch: 5 } }, WITH_DETECTOR);
+    const one = answer({ rates: { create: 1, patch: 1 } });
+    const more = answer({ rates: { create: 3, patch: 5 } });
     const perMessage = (handler: string) =>
       (queueOf(more, handler)?.sqsMonthly ?? 0) - (queueOf(one, handler)?.sqsMonthly ?? 0);
     // enrich-person takes creates (2 more), the detector creates and updates (6 more): a SendMessage,
@@ -100,18 +100,21 @@ describe('the capacity model of the event bus and its queues', () => {
   });
 
   it('costs nothing but the idle polls for events of types no subscription takes', () => {
-    // Updates and merges: the catalogue's one consumer, enrichment, takes creates only.
+    // Updates and merges: enrichment and the erasure finisher take none of them.
     const result = answer({ rates: { patch: 5, merge: 1 } });
     expect(result.eventBridge.monthly).toBeGreaterThan(0);
-    for (const row of result.queues.rows) {
+    const idle = result.queues.rows.filter((row) => row.handler !== 'detect-duplicates');
+    expect(idle.map((row) => row.handler).sort()).toEqual(['enrich-person', 'finish-erasure']);
+    for (const row of idle) {
       expect(row).toMatchObject({ messagesPerSecond: 0, invocationsPerSecond: 0, concurrency: 0 });
       expect(row.requestsPerSecond).toBe(IDLE);
     }
-    expect(result.queues.monthly).toBeCloseTo(BUS_SUBSCRIPTIONS.length * month(IDLE) * PRICES.sqsRequest.usd);
-    // The detector takes the updates, not the merged source's `person.merged`.
-    expect(
-      queueOf(answer({ rates: { patch: 5, merge: 1 } }, WITH_DETECTOR), 'detect-duplicates'),
-    ).toMatchObject({ messagesPerSecond: 6 });
+    // The detector takes the updates (the survivor's included) and the merged source's `person.merged`;
+    // a consumer of updates alone, not the `person.merged`.
+    expect(queueOf(result, 'detect-duplicates')).toMatchObject({ messagesPerSecond: 7 });
+    expect(queueOf(answer({ rates: { patch: 5, merge: 1 } }, WITH_SYNC), 'sync-directory')).toMatchObject({
+      messagesPerSecond: 6,
+    });
   });
 
   it('prices a quiet month at the pollers of each queue, not at zero', () => {
@@ -122,8 +125,8 @@ describe('the capacity model of the event bus and its queues', () => {
     // 5 pollers, a long poll each 20 s: 900 requests an hour a queue.
     expect(IDLE * 3600).toBe(900);
     // One queue more, one queue's pollers more.
-    expect(answer({}, WITH_DETECTOR).queues.monthly).toBeCloseTo(
-      (quiet.queues.monthly * WITH_DETECTOR.length) / BUS_SUBSCRIPTIONS.length,
+    expect(answer({}, WITH_SYNC).queues.monthly).toBeCloseTo(
+      (quiet.queues.monthly * WITH_SYNC.length) / BUS_SUBSCRIPTIONS.length,
     );
     expect(quiet.notes.join(' ')).toContain('900 requests an hour');
   });
@@ -135,11 +138,11 @@ describe('the capacity model of the event bus and its queues', () => {
       expect(ASSUMED_DURATION_MS[CONSUMER_OPERATIONS[handler] ?? ''], handler).toBeGreaterThan(0);
     expect(Object.keys(ASSUMED_DURATION_MS)).not.toContain('publish-events');
     // A consumer the table does not name is timed as any consumer of the bus, and the answer says so.
-    const detector = queueOf(answer({ rates: { create: 10 } }, WITH_DETECTOR), 'detect-duplicates');
-    expect(detector).toMatchObject({ assumedDuration: true });
-    expect(detector?.concurrency).toBeCloseTo((10 * (ASSUMED_DURATION_MS['bus-consumer'] ?? 0)) / 1000);
-    expect(answer({ rates: { create: 10 } }, WITH_DETECTOR).notes.join(' ')).toContain(
-      'detect-duplicates is timed at',
+    const sync = queueOf(answer({ rates: { create: 10 } }, WITH_SYNC), 'sync-directory');
+    expect(sync).toMatchObject({ assumedDuration: true });
+    expect(sync?.concurrency).toBeCloseTo((10 * (ASSUMED_DURATION_MS['bus-consumer'] ?? 0)) / 1000);
+    expect(answer({ rates: { create: 10 } }, WITH_SYNC).notes.join(' ')).toContain(
+      'sync-directory is timed at',
     );
   });
 
