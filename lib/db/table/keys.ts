@@ -25,7 +25,7 @@
  * | merged from       | `PERSON#<survivor>`         | `MERGEDFROM#<source, 16 digits>` | sourceId, at: person `source` was merged into this one (lib/db/person/merged-from.ts) |
  * | feed head         | `FEED#<shard>`              | `HEAD`                  | seq: how many events the shard holds (API.md 14, lib/db/feed/feed-log.ts) |
  * | feed event        | `FEED#<shard>`              | `EVENT#<seq, 12 digits>` | the event (lib/domain/feed.ts `FeedEvent`), its shard and seq |
- * | feed mark         | `FEEDEVENT#<entry id>`      | `FEEDEVENT`             | shard, seq: the event of that ChangeHistory entry is in the feed (appended once) |
+ * | feed mark         | `FEEDEVENT#<event id>`      | `FEEDEVENT`             | shard, seq: the event is in the feed (appended once); its id is its ChangeHistory entry's, or a duplicate pair's `eventId` |
  * | idempotency record | `IDEMPOTENCY#<sha256>`     | `IDEMPOTENCY`           | status, expiration (the table's TTL), in_progress_expiration, validation, data: the answer to a write sent with an `Idempotency-Key` (lib/db/idempotency/idempotency-store.ts) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
@@ -564,9 +564,12 @@ export const feedEventKey = (shard: number, seq: number): Key => ({
 /** What the partition key of every feed mark starts with. */
 export const FEED_MARK_PREFIX = 'FEEDEVENT#';
 
-/** The mark that the event of ChangeHistory entry `entryId` is in the feed. */
-export const feedMarkKey = (entryId: number): Key => ({
-  pk: `${FEED_MARK_PREFIX}${entryId}`,
+/**
+ * The mark that event `eventId` is in the feed: a ChangeHistory entry's id, or a duplicate pair's
+ * `eventId` (from the same allocator, so the two never meet).
+ */
+export const feedMarkKey = (eventId: number): Key => ({
+  pk: `${FEED_MARK_PREFIX}${eventId}`,
   sk: 'FEEDEVENT',
 });
 
