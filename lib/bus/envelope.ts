@@ -9,7 +9,15 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSRecord } from 'aws-lambda';
 import * as z from 'zod';
-import { type CloudEvent, cloudEventOf, EVENT_TYPES, type FeedEvent } from '../domain/feed';
+import { DuplicatePairOut } from '../domain/duplicates';
+import {
+  CHANGE_EVENT_TYPES,
+  type CloudEvent,
+  cloudEventOf,
+  DUPLICATE_DETECTED,
+  EVENT_TYPES,
+  type FeedEvent,
+} from '../domain/feed';
 
 /** What PutEvents takes for one event (the bus named by the caller). */
 export const busEntryOf = (event: FeedEvent, baseUrl: string) => {
@@ -51,23 +59,40 @@ export const deliveredEventOf = (event: FeedEvent, baseUrl: string): DeliveredEv
   };
 };
 
-const cloudEventSchema = z.object({
+const cloudEventFields = {
   specversion: z.literal('1.0'),
   id: z.string().regex(/^\d+$/),
   source: z.string(),
-  type: z.enum(EVENT_TYPES),
   subject: z.string(),
   time: z.string(),
   datacontenttype: z.literal('application/json'),
-  data: z.looseObject({
-    id: z.number().int().positive(),
-    version: z.number().int().positive(),
-    changed: z.array(z.string()),
-    requester: z.number().int().nullable(),
-    changeHistory: z.string(),
-    superceded_by: z.number().int().positive().optional(),
+};
+
+/** A change's event or a duplicate pair's, told apart by `type` (lib/domain/feed.ts `CloudEvent`). */
+const cloudEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    ...cloudEventFields,
+    type: z.enum(CHANGE_EVENT_TYPES),
+    data: z.looseObject({
+      id: z.number().int().positive(),
+      version: z.number().int().positive(),
+      changed: z.array(z.string()),
+      requester: z.number().int().nullable(),
+      changeHistory: z.string(),
+      superceded_by: z.number().int().positive().optional(),
+    }),
   }),
-});
+  z.object({
+    ...cloudEventFields,
+    type: z.literal(DUPLICATE_DETECTED),
+    data: z.looseObject({
+      id: DuplicatePairOut.shape.id,
+      persons: DuplicatePairOut.shape.persons,
+      grade: DuplicatePairOut.shape.grade,
+      score: DuplicatePairOut.shape.score,
+    }),
+  }),
+]);
 
 const deliveredSchema = z.looseObject({
   'detail-type': z.enum(EVENT_TYPES),

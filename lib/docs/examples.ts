@@ -9,16 +9,18 @@
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import type { OperationId } from '../api/routes';
 import { type ChangeEntry, changeEntry, type RequestOrigin, toAuditEntry } from '../domain/change-history';
+import { pairIdOf } from '../domain/duplicates';
 import { tombstoneOf } from '../domain/erasure';
 import {
   cloudEventOf,
+  duplicateEventOf,
   encodeFeedCursor,
   eventPage,
   FEED_START,
   type FeedEvent,
   type FeedPosition,
   feedEventOf,
-  feedShardOf,
+  shardOfEvent,
 } from '../domain/feed';
 import {
   EXPORT_DEFAULTS,
@@ -252,10 +254,26 @@ const mergedEntry = changeEntry(PERSON_TYPE, mergedOut, {
   origin: origin('Q0xVn8dkIAMEc3Q='),
 });
 
-/** The sample person's create, PATCH and merge, as the feed holds them. */
+/**
+ * The duplicate pair of the sample person and its survivor, found before the merge (API.md 12.1):
+ * its event's id from the same allocator as the entries'.
+ */
+const pairFound = duplicateEventOf(
+  {
+    id: pairIdOf(PERSON_ID, SURVIVOR_ID),
+    persons: [PERSON_ID, SURVIVOR_ID],
+    grade: 'probable',
+    score: 91,
+    detected: '2026-11-24T15:58:30.000Z',
+  },
+  30960,
+);
+
+/** The sample person's create, PATCH, duplicate pair and merge, as the feed holds them. */
 const FEED_EVENTS: FeedEvent[] = [
   feedEventOf(created.entry),
   feedEventOf(changed.entry),
+  pairFound,
   feedEventOf(mergedEntry, SURVIVOR_ID),
 ];
 
@@ -270,8 +288,7 @@ export const EXAMPLE_FEED_CURSOR_KEY = 'the documents example key, no server has
 
 /** The position after the page: its events counted on their shards. */
 const FEED_NEXT: FeedPosition = FEED_EVENTS.reduce(
-  (position, { endpoint, object_id }) =>
-    position.map((at, shard) => (shard === feedShardOf(endpoint, object_id) ? at + 1 : at)),
+  (position, event) => position.map((at, shard) => (shard === shardOfEvent(event) ? at + 1 : at)),
   FEED_AFTER,
 );
 
@@ -404,8 +421,9 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   },
   EventPage: {
     summary:
-      `GET /events?after=${encodeFeedCursor(FEED_AFTER, EXAMPLE_FEED_CURSOR_KEY)}: the sample person's create, its PATCH and its ` +
-      `merge into person ${SURVIVOR_ID}, the last events of the feed, and the cursor after them`,
+      `GET /events?after=${encodeFeedCursor(FEED_AFTER, EXAMPLE_FEED_CURSOR_KEY)}: the sample person's create, its PATCH, ` +
+      `its duplicate pair with person ${SURVIVOR_ID} found, and its merge into that person, the last events of the ` +
+      'feed, and the cursor after them',
     value: eventPage(
       LINKS.contextUrl,
       FEED_EVENTS.map((event) => cloudEventOf(event, LINKS.baseUrl)),

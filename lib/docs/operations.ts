@@ -776,6 +776,9 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       "object's id and new version, the parts that changed, the requester and a link to the entry. Events " +
       'are thin on purpose, with no personal data: GET what you need. A merge is a `person.merged` event ' +
       'of the source (`data.superceded_by` names the survivor) and a `person.updated` of the survivor. ' +
+      'A duplicate pair found for the first time is a `duplicate.detected` event: its `id` an id of its ' +
+      "own (no ChangeHistory entry's), `subject` the pair (`duplicates/30863-41207`), and `data` the " +
+      "pair's id, persons, grade and score; the pair's later updates and decisions are no events. " +
       'Pages come oldest first; without `after` the first page starts at the first event kept. Keep the ' +
       "page's `next` and ask again with it as `after`: you never miss an event, and see one twice only " +
       "when you go back to an older cursor. One object's events come in `version` order. A page may hold " +

@@ -9,7 +9,8 @@ import * as z from 'zod';
 import { PROBLEM_TYPE_NAMES, type ProblemBody, problemTypeUri } from '../api/problems';
 import type { AuditEntry } from '../domain/audit';
 import { CHANGE_TYPES, type ChangeEntry, RESOURCE_TYPES, type RequestOrigin } from '../domain/change-history';
-import { EVENT_TYPES, type eventPage } from '../domain/feed';
+import { DuplicatePairOut } from '../domain/duplicates';
+import { CHANGE_EVENT_TYPES, DUPLICATE_DETECTED, type eventPage } from '../domain/feed';
 import {
   EXPORT_DEFAULTS,
   type exportPage,
@@ -233,17 +234,22 @@ export const ChangeHistoryOut = z.object({
   timestamp: z.iso.datetime(),
 });
 
-/** One event of the change feed (API.md 14): CloudEvents 1.0 in JSON (structured mode), thin on purpose. */
-export const CloudEventOut = z
+/** What every event of the change feed says alike: CloudEvents 1.0 in JSON (structured mode). */
+const specversion = z.literal('1.0');
+const source = z.url().describe("The service's base URL");
+const datacontenttype = z.literal('application/json');
+
+/** A change's event (API.md 14): thin on purpose. */
+const ChangeCloudEventOut = z
   .object({
-    specversion: z.literal('1.0'),
+    specversion,
     id: z
       .string()
       .regex(/^[1-9][0-9]*$/)
       .describe("The change's ChangeHistory entry id, as a string: unique across the feed"),
-    source: z.url().describe("The service's base URL"),
+    source,
     type: z
-      .enum(EVENT_TYPES)
+      .enum(CHANGE_EVENT_TYPES)
       .describe(
         "What changed and how. `person.merged` is the source of a merge (the survivor's side is a " +
           '`person.updated`)',
@@ -253,7 +259,7 @@ export const CloudEventOut = z
       .regex(new RegExp(`^(${RESOURCE_TYPES.join('|')})/[1-9][0-9]*$`))
       .describe('The object that changed, `<endpoint>/<id>`: `Person/30863`'),
     time: z.iso.datetime().describe('When the change was written'),
-    datacontenttype: z.literal('application/json'),
+    datacontenttype,
     data: z.object({
       id: id.describe('The id of the object that changed'),
       version: z.int().min(1).describe('Its version after the change (its `CoreMetaData.version`)'),
@@ -265,7 +271,39 @@ export const CloudEventOut = z
       superceded_by: id.optional().describe('On `person.merged`: the person it was merged into'),
     }),
   })
-  .describe('No personal data: GET the object (or the ChangeHistory entry) for that');
+  .describe('A change: no personal data, GET the object (or the ChangeHistory entry) for that');
+
+/** A duplicate pair's event (API.md 12.1): the pair found, no ChangeHistory entry. */
+const DuplicateCloudEventOut = z
+  .object({
+    specversion,
+    id: z
+      .string()
+      .regex(/^[1-9][0-9]*$/)
+      .describe("The pair's event id, as a string: unique across the feed (no ChangeHistory entry has it)"),
+    source,
+    type: z.literal(DUPLICATE_DETECTED).describe('A duplicate pair found for the first time'),
+    subject: z
+      .string()
+      .regex(/^duplicates\/[1-9][0-9]*-[1-9][0-9]*$/)
+      .describe('The pair, `duplicates/<pair id>`: `duplicates/30863-41207`'),
+    time: z.iso.datetime().describe('When the pair was found (its `detected`)'),
+    datacontenttype,
+    data: z.object({
+      id: DuplicatePairOut.shape.id
+        .regex(/^[1-9][0-9]*-[1-9][0-9]*$/)
+        .describe('The pair id: its two person ids, lower first (`30863-41207`)'),
+      persons: DuplicatePairOut.shape.persons.describe('The two persons, lower id first'),
+      grade: DuplicatePairOut.shape.grade.describe('`certain`, `probable` or `possible` (API.md 12.1)'),
+      score: DuplicatePairOut.shape.score.describe('0 to 100, one decimal'),
+    }),
+  })
+  .describe('A duplicate pair: GET /duplicates/{pairId} for its features and status');
+
+/** One event of the change feed (API.md 14): a change's or a duplicate pair's, told apart by `type`. */
+export const CloudEventOut = z
+  .discriminatedUnion('type', [ChangeCloudEventOut, DuplicateCloudEventOut])
+  .describe('CloudEvents 1.0 in JSON (structured mode), thin on purpose');
 
 /** A page of `GET /events`: events oldest first, and the cursor to ask for the next page with. */
 export const EventPageOut = z.object({

@@ -1,8 +1,9 @@
 /**
  * The change feed (API.md 14): one CloudEvents 1.0 event per stored change, thin (ids, version, which
- * parts changed; no personal values), read oldest first with a cursor that never skips and never
- * repeats. Pure: what an event is made of, the cursor, and how a page is read from the feed's shards
- * and put together. Storage (db/feed/feed-log.ts) appends the events and reads the shards.
+ * parts changed; no personal values), and one per duplicate pair found (API.md 12.1), read oldest
+ * first with a cursor that never skips and never repeats. Pure: what an event is made of, the cursor,
+ * and how a page is read from the feed's shards and put together. Storage (db/feed/feed-log.ts)
+ * appends the events and reads the shards.
  *
  * The feed is `FEED_SHARDS` logs. An object's events all go to one shard (`feedShardOf`), in the
  * order its changes were committed; each shard numbers its own events 1, 2, 3, ... without gaps. A
@@ -13,6 +14,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AuditAction } from './audit';
 import type { ChangeEntry, ResourceType } from './change-history';
+import type { DuplicatePair, Grade } from './duplicates';
 
 /** The `type` of a feed event's item in the table: what the event bus's stream filter selects. */
 export const FEED_EVENT_TYPE = 'FeedEvent';
@@ -20,8 +22,8 @@ export const FEED_EVENT_TYPE = 'FeedEvent';
 /** How many logs the feed is spread over: each takes a share of the appends (db/table/keys.ts). */
 export const FEED_SHARDS = 8;
 
-/** The `type` of each kind of change (API.md 14). */
-export const EVENT_TYPES = [
+/** The `type` of each kind of change (API.md 14): a ChangeHistory entry's event. */
+export const CHANGE_EVENT_TYPES = [
   'person.created',
   'person.updated',
   'person.enriched',
@@ -32,13 +34,23 @@ export const EVENT_TYPES = [
   'namesuffix.created',
   'namesuffix.updated',
 ] as const;
+export type ChangeEventType = (typeof CHANGE_EVENT_TYPES)[number];
+
+/** The one event that is no ChangeHistory entry's: a duplicate pair found (API.md 12.1). */
+export const DUPLICATE_DETECTED = 'duplicate.detected';
+
+/** The `type` of every event of the feed (API.md 14). */
+export const EVENT_TYPES = [...CHANGE_EVENT_TYPES, DUPLICATE_DETECTED] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** An event as the feed keeps it: the change's ChangeHistory entry, without anything personal. */
-export interface FeedEvent {
+/** An event as the feed keeps it: a change's, or a duplicate pair's (told apart by `type`). */
+export type FeedEvent = ChangeEvent | DuplicateEvent;
+
+/** A change's event: its ChangeHistory entry, without anything personal. */
+export interface ChangeEvent {
   /** The ChangeHistory entry's id. */
   id: number;
-  type: EventType;
+  type: ChangeEventType;
   endpoint: ResourceType;
   object_id: number;
   version: number;
@@ -50,11 +62,29 @@ export interface FeedEvent {
   superceded_by?: number;
 }
 
+/**
+ * A duplicate pair's event, when the pair is first found (API.md 12.1): which pair, of whom, how
+ * sure. A pair has no ChangeHistory entry; its `id` is the one the detector took for it from the
+ * same allocator, so no other event of the feed has it, and its mark keeps it appended once.
+ */
+export interface DuplicateEvent {
+  /** The pair's event id (the pair item's `eventId`). */
+  id: number;
+  type: typeof DUPLICATE_DETECTED;
+  /** The pair's id: its two person ids, lower first (`30863-41207`). */
+  pair: string;
+  persons: [number, number];
+  grade: Grade;
+  score: number;
+  /** When the pair was found (its `detected`). */
+  time: string;
+}
+
 /** An event where it sits in the feed: its shard, and its number there (from 1). */
-export interface PlacedEvent extends FeedEvent {
+export type PlacedEvent = FeedEvent & {
   shard: number;
   seq: number;
-}
+};
 
 const VERB: Record<AuditAction, 'created' | 'updated' | 'enriched' | 'erased'> = {
   create: 'created',
@@ -69,11 +99,11 @@ const VERB: Record<AuditAction, 'created' | 'updated' | 'enriched' | 'erased'> =
  * The event of a ChangeHistory entry. `supercededBy` is what the entry's object says after the
  * change: a person merged into another has it (the source of a merge), every other object none.
  */
-export const feedEventOf = (entry: ChangeEntry, supercededBy: number | null = null): FeedEvent => {
+export const feedEventOf = (entry: ChangeEntry, supercededBy: number | null = null): ChangeEvent => {
   const merged = entry.endpoint === 'Person' && entry.action === 'merge' && supercededBy !== null;
   const type = merged
     ? 'person.merged'
-    : (`${entry.endpoint.toLowerCase()}.${VERB[entry.action]}` as EventType);
+    : (`${entry.endpoint.toLowerCase()}.${VERB[entry.action]}` as ChangeEventType);
   return {
     id: entry.id,
     type,
@@ -87,15 +117,36 @@ export const feedEventOf = (entry: ChangeEntry, supercededBy: number | null = nu
   };
 };
 
-/** A CloudEvents 1.0 event in JSON (structured mode), as `GET /events` and the event bus carry it. */
-export interface CloudEvent {
+/**
+ * The event of a duplicate pair first found, from the pair as stored: `eventId` is the id the detector
+ * took for its event, `detected` its time.
+ */
+export const duplicateEventOf = (
+  pair: Pick<DuplicatePair, 'id' | 'persons' | 'grade' | 'score' | 'detected'>,
+  eventId: number,
+): DuplicateEvent => ({
+  id: eventId,
+  type: DUPLICATE_DETECTED,
+  pair: pair.id,
+  persons: [pair.persons[0], pair.persons[1]],
+  grade: pair.grade,
+  score: pair.score,
+  time: pair.detected,
+});
+
+/** What every CloudEvents 1.0 event of the feed is in JSON (structured mode), whatever its data. */
+interface CloudEventBase {
   specversion: '1.0';
   id: string;
   source: string;
-  type: EventType;
   subject: string;
   time: string;
   datacontenttype: 'application/json';
+}
+
+/** A change's event on the wire: the changed object, its version, and its ChangeHistory entry. */
+export interface ChangeCloudEvent extends CloudEventBase {
+  type: ChangeEventType;
   data: {
     id: number;
     version: number;
@@ -106,24 +157,54 @@ export interface CloudEvent {
   };
 }
 
-/** The event on the wire: `source` is the service's base URL, and the entry is linked from it. */
-export const cloudEventOf = (event: FeedEvent, baseUrl: string): CloudEvent => ({
-  specversion: '1.0',
-  id: String(event.id),
-  source: baseUrl,
-  type: event.type,
-  subject: `${event.endpoint}/${event.object_id}`,
-  time: event.time,
-  datacontenttype: 'application/json',
-  data: {
-    id: event.object_id,
-    version: event.version,
-    changed: event.changed,
-    requester: event.requester,
-    changeHistory: `${baseUrl}/ChangeHistory/${event.id}`,
-    ...(event.superceded_by === undefined ? {} : { superceded_by: event.superceded_by }),
-  },
-});
+/** A pair's event on the wire (API.md 12.1): the pair, no version and no ChangeHistory entry. */
+export interface DuplicateCloudEvent extends CloudEventBase {
+  type: typeof DUPLICATE_DETECTED;
+  data: { id: string; persons: [number, number]; grade: Grade; score: number };
+}
+
+/** A CloudEvents 1.0 event in JSON (structured mode), as `GET /events` and the event bus carry it. */
+export type CloudEvent = ChangeCloudEvent | DuplicateCloudEvent;
+
+/** A pair's subject and link path: `duplicates/<pair id>`, as `GET /duplicates/{pairId}` reads it. */
+export const duplicateSubjectOf = (pairId: string) => `duplicates/${pairId}`;
+
+/**
+ * The event on the wire: `source` is the service's base URL; a change's entry is linked from it, and
+ * a pair's subject names the pair.
+ */
+export function cloudEventOf(event: ChangeEvent, baseUrl: string): ChangeCloudEvent;
+export function cloudEventOf(event: DuplicateEvent, baseUrl: string): DuplicateCloudEvent;
+export function cloudEventOf(event: FeedEvent, baseUrl: string): CloudEvent;
+export function cloudEventOf(event: FeedEvent, baseUrl: string): CloudEvent {
+  const common = {
+    specversion: '1.0',
+    id: String(event.id),
+    source: baseUrl,
+    time: event.time,
+    datacontenttype: 'application/json',
+  } as const;
+  if (event.type === DUPLICATE_DETECTED)
+    return {
+      ...common,
+      type: event.type,
+      subject: duplicateSubjectOf(event.pair),
+      data: { id: event.pair, persons: event.persons, grade: event.grade, score: event.score },
+    };
+  return {
+    ...common,
+    type: event.type,
+    subject: `${event.endpoint}/${event.object_id}`,
+    data: {
+      id: event.object_id,
+      version: event.version,
+      changed: event.changed,
+      requester: event.requester,
+      changeHistory: `${baseUrl}/ChangeHistory/${event.id}`,
+      ...(event.superceded_by === undefined ? {} : { superceded_by: event.superceded_by }),
+    },
+  };
+}
 
 /**
  * A page of `GET /events` (API.md 14): its events oldest first, and `next`, the cursor a consumer keeps
@@ -149,6 +230,15 @@ const fnv1a = (text: string) => {
 /** The shard an object's events go to, by its endpoint and id, so every shard takes a share. */
 export const feedShardOf = (endpoint: ResourceType, objectId: number): number =>
   fnv1a(`${endpoint}#${objectId}`) % FEED_SHARDS;
+
+/** The shard of a duplicate pair's events, by its id: a pair's all go to one, as an object's do. */
+export const duplicateShardOf = (pairId: string): number => fnv1a(`duplicates#${pairId}`) % FEED_SHARDS;
+
+/** The shard an event goes to: its object's, or its pair's. */
+export const shardOfEvent = (event: FeedEvent): number =>
+  event.type === DUPLICATE_DETECTED
+    ? duplicateShardOf(event.pair)
+    : feedShardOf(event.endpoint, event.object_id);
 
 /** A position per shard: how many of its events the reader has had. */
 export type FeedPosition = readonly number[];

@@ -10,8 +10,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { NO_ORIGIN } from '../../lib/domain/change-history';
-import { FEED_START, type FeedEvent, type FeedPosition, feedEventOf } from '../../lib/domain/feed';
+import {
+  type ChangeEvent,
+  FEED_START,
+  type FeedEvent,
+  type FeedPosition,
+  feedEventOf,
+} from '../../lib/domain/feed';
 import { createTestTable } from '../support/dynamo';
+import { changeEventsOf } from '../support/events';
 import { fuzz, timeoutFor } from './harness';
 
 const RUNS = 12;
@@ -49,7 +56,7 @@ const plan: fc.Arbitrary<Plan> = fc.integer({ min: 1, max: 6 }).chain((objects) 
 );
 
 /** The changes in commit order: each object's versions 1..n, interleaved as the picks say. */
-const commitOrder = ({ versions, picks }: Plan, firstId: number): FeedEvent[] => {
+const commitOrder = ({ versions, picks }: Plan, firstId: number): ChangeEvent[] => {
   const next = versions.map(() => 1);
   const order: number[] = [];
   for (const pick of [...picks, ...versions.flatMap((count, object) => Array(count).fill(object))])
@@ -78,7 +85,7 @@ const cycle = <T>(list: readonly T[], index: number): T => list[index % list.len
 
 const expectVersionOrder = (events: readonly FeedEvent[]) => {
   const last = new Map<number, number>();
-  for (const { object_id, version } of events) {
+  for (const { object_id, version } of changeEventsOf(events)) {
     expect(version, `object ${object_id}`).toBeGreaterThan(last.get(object_id) ?? 0);
     last.set(object_id, version);
   }

@@ -1,21 +1,35 @@
 /**
- * The change feed's appender (API.md 14, issues #41 and #55) against DynamoDB Local: every kind of
- * stored change becomes its event, from the ChangeHistory entries the table's stream carries, and is
- * put on the bus once appended; a batch delivered again appends nothing and is put on the bus again
- * (at least once); a record that is no entry fails alone, after the ones before it; and fed by the
- * real stream (the poller `npm start` runs), a change is in the feed within 5 seconds.
+ * The change feed's appender (API.md 14, issues #41, #55 and #57) against DynamoDB Local: every kind
+ * of stored change becomes its event, from the ChangeHistory entries the table's stream carries, and a
+ * duplicate pair's INSERT its `duplicate.detected` (a MODIFY of the pair none), each put on the bus
+ * once appended; a batch delivered again appends nothing and is put on the bus again (at least once);
+ * a record that is no entry or pair fails alone, after the ones before it; and fed by the real stream
+ * (the poller `npm start` runs), a change is in the feed within 5 seconds.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildHandler as buildListEvents } from '../../functions/list-events';
+import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
+import { busEntryOf, cloudEventOfMessage } from '../../lib/bus/envelope';
 import { appendEvents } from '../../lib/db/feed/feed-appender';
 import { feedLog } from '../../lib/db/feed/feed-log';
-import { isChangeHistoryInsert } from '../../lib/db/table/stream-subscriptions';
+import { duplicatePairKey } from '../../lib/db/table/keys';
+import { isFeedSourceInsert, STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
-import { FEED_START, type FeedEvent, type PlacedEvent } from '../../lib/domain/feed';
+import { idAllocator } from '../../lib/db/write/ids';
+import { DUPLICATE_PAIR_TYPE, pairIdOf } from '../../lib/domain/duplicates';
+import {
+  type ChangeEventType,
+  type CloudEvent,
+  DUPLICATE_DETECTED,
+  FEED_START,
+  type FeedEvent,
+  type PlacedEvent,
+} from '../../lib/domain/feed';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { createStreamFedTable, createTestTable, type TestTable, testRepository } from '../support/dynamo';
-import { streamRecord } from '../support/events';
+import { changeEventsOf, httpEvent, invoke, queueRecord, streamRecord } from '../support/events';
 import { snapshot } from '../support/invariants';
 
 /** The ChangeHistory entries in a table, oldest first (a test table: a scan is fine). */
@@ -49,8 +63,16 @@ const recordingBus = () => {
 
 const everything = async (table: TestTable) => (await feedLog(table).page(FEED_START, 500)).events;
 
+type ChangePlaced = Extract<PlacedEvent, { type: ChangeEventType }>;
+
+/** The events of one object's changes, in a feed that holds duplicate pairs' events too. */
+const changesOf = (events: readonly PlacedEvent[], objectId: number): ChangePlaced[] =>
+  events.flatMap((event) =>
+    event.type !== DUPLICATE_DETECTED && event.object_id === objectId ? [event] : [],
+  );
+
 const summary = (events: PlacedEvent[]) =>
-  events.map(({ type, endpoint, object_id, version, superceded_by }) => ({
+  changeEventsOf(events).map(({ type, endpoint, object_id, version, superceded_by }) => ({
     type,
     subject: `${endpoint}/${object_id}`,
     version,
@@ -151,7 +173,9 @@ describe('the feed appender', () => {
     expect(await failing({ Records: [first, second, poison, third] })).toEqual({
       batchItemFailures: [{ itemIdentifier: poison.dynamodb?.SequenceNumber }],
     });
-    expect((await everything(table2)).map(({ version, object_id }) => [object_id, version])).toHaveLength(2);
+    expect(
+      changeEventsOf(await everything(table2)).map(({ version, object_id }) => [object_id, version]),
+    ).toHaveLength(2);
     expect(bus2.ids()).toEqual([ids.slice(0, 2)]);
     expect(errors).toHaveLength(1);
   });
@@ -192,6 +216,178 @@ describe('the feed appender', () => {
   });
 });
 
+/** The base URL the pair tests read `GET /events` at (`httpEvent`'s host, over https). */
+const BASE = 'https://api.example.test';
+
+/**
+ * A duplicate pair's item as the detector stores it (API.md 12.1): its keys, `type`, the pair, and the
+ * event id it took from the id allocator.
+ */
+const pairItem = (persons: [number, number], eventId: number, overrides: Record<string, unknown> = {}) => ({
+  ...duplicatePairKey(pairIdOf(...persons)),
+  type: DUPLICATE_PAIR_TYPE,
+  id: pairIdOf(...persons),
+  persons,
+  score: 91,
+  grade: 'probable',
+  features: [
+    { id: 'name', value: 100 },
+    { id: 'phones', value: 10 },
+  ],
+  detected: '2026-11-29T15:04:05.123Z',
+  status: 'open',
+  eventId,
+  revision: 1,
+  ...overrides,
+});
+
+/** Puts a pair in the table where none is, and reads it back as stored: what its INSERT record carries. */
+const storePair = async (table: TestTable, item: Record<string, unknown>) => {
+  await table.client.send(
+    new PutCommand({
+      TableName: table.tableName,
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+  const { Item } = await table.client.send(
+    new GetCommand({
+      TableName: table.tableName,
+      Key: duplicatePairKey(item.id as string),
+      ConsistentRead: true,
+    }),
+  );
+  return Item as Record<string, unknown>;
+};
+
+/** A fresh event id, as the detector takes one: from the same allocator as the entries' ids. */
+const eventIdOf = async (table: TestTable) =>
+  (await idAllocator(table.client, table.tableName).reserve(1)).first;
+
+/** `GET /events` on a table's feed, from its first event, as a consumer reads it. */
+const eventsPage = async (table: TestTable) =>
+  (
+    await invoke<{ events: CloudEvent[] }>(
+      buildListEvents({ feed: feedLog(table), cursorKey: async () => 'the tests’ cursor key' }),
+      httpEvent({ method: 'GET', route: '/events', query: { limit: '500' } }),
+    )
+  ).body.events;
+
+describe('a duplicate pair found', () => {
+  it('is one duplicate.detected event on GET /events, however often its INSERT is delivered', async () => {
+    const table = await createTestTable();
+    const eventId = await eventIdOf(table);
+    const stored = await storePair(table, pairItem([30863, 41207], eventId));
+    const record = streamRecord('INSERT', { tableName: table.tableName, item: stored });
+    expect(isFeedSourceInsert(record)).toBe(true);
+    const bus = recordingBus();
+    const appender = appendEvents(table, bus);
+
+    expect(await appender({ Records: [record] })).toEqual({ batchItemFailures: [] });
+    const appended = await snapshot(table);
+    expect(await appender({ Records: [record, record] })).toEqual({ batchItemFailures: [] });
+    expect(await snapshot(table)).toEqual(appended);
+
+    expect(await eventsPage(table)).toEqual([
+      {
+        specversion: '1.0',
+        id: String(eventId),
+        source: BASE,
+        type: 'duplicate.detected',
+        subject: 'duplicates/30863-41207',
+        time: '2026-11-29T15:04:05.123Z',
+        datacontenttype: 'application/json',
+        data: { id: '30863-41207', persons: [30863, 41207], grade: 'probable', score: 91 },
+      },
+    ]);
+    // On the bus each time its batch came (at least once), under its own detail-type, and read back
+    // whole from a queue message; no consumer of the bus is sent it.
+    expect(bus.ids()).toEqual([[eventId], [eventId, eventId]]);
+    const [event] = bus.calls[0] as [FeedEvent];
+    expect(busEntryOf(event, BASE)).toMatchObject({ Source: BASE, DetailType: 'duplicate.detected' });
+    expect(cloudEventOfMessage(queueRecord(event, { baseUrl: BASE }))).toEqual((await eventsPage(table))[0]);
+    expect(BUS_SUBSCRIPTIONS.filter(({ eventTypes }) => eventTypes.includes('duplicate.detected'))).toEqual(
+      [],
+    );
+  });
+
+  it('makes no event when the pair is updated afterwards: its MODIFY is not the feed’s, and appends nothing new', async () => {
+    const table = await createTestTable();
+    const eventId = await eventIdOf(table);
+    const inserted = await storePair(table, pairItem([30863, 41207], eventId));
+    await appendEvents(
+      table,
+      recordingBus(),
+    )({
+      Records: [streamRecord('INSERT', { tableName: table.tableName, item: inserted })],
+    });
+    const { Attributes: modified } = await table.client.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: duplicatePairKey('30863-41207'),
+        UpdateExpression: 'SET score = :score, grade = :grade, revision = revision + :one',
+        ExpressionAttributeValues: { ':score': 100, ':grade': 'certain', ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const record = streamRecord('MODIFY', { tableName: table.tableName, item: modified, oldItem: inserted });
+    const before = await snapshot(table);
+
+    // Not sent to the appender: neither the local poller's filter nor the stack's takes it.
+    expect(isFeedSourceInsert(record)).toBe(false);
+    expect(STREAM_SUBSCRIPTIONS.find(({ handler }) => handler === 'append-events')?.filterPattern).toEqual({
+      eventName: ['INSERT'],
+      dynamodb: { NewImage: { type: { S: ['ChangeHistory', 'DuplicatePair'] } } },
+    });
+    // And were it handed over, its event id is in the feed already.
+    expect(await appendEvents(table, recordingBus())({ Records: [record] })).toEqual({
+      batchItemFailures: [],
+    });
+    expect(await snapshot(table)).toEqual(before);
+    expect((await eventsPage(table)).map(({ type, data }) => [type, data])).toEqual([
+      ['duplicate.detected', { id: '30863-41207', persons: [30863, 41207], grade: 'probable', score: 91 }],
+    ]);
+  });
+
+  it.each([
+    ['without an event id', { eventId: undefined }],
+    ['with an event id of 0', { eventId: 0 }],
+    ['with an event id that is no integer', { eventId: 12.5 }],
+    ['with an id that is not its persons', { id: '30863-41208' }],
+    ['with its persons higher first', { persons: [41207, 30863] }],
+    ['with a grade of no pair', { grade: 'likely' }],
+    ['with a score over 100', { score: 101 }],
+    ['with a score that is no number', { score: '91' }],
+    ['without the time it was found', { detected: undefined }],
+    ['with a time that is no time', { detected: 'yesterday' }],
+  ])('fails a pair %s as no record of the feed, after the ones before it', async (_label, overrides) => {
+    const table = await createTestTable();
+    const api = personApi(testRepository(table));
+    for (let n = 0; n < 2; n++) await api.post(personBody('Pair', uniqueTag('Poison'), uniqueEmail()));
+    const [first, second] = recordsOf(
+      table,
+      (await entriesOf(table)).filter(({ endpoint }) => endpoint === 'Person'),
+    ) as [DynamoDBRecord, DynamoDBRecord];
+    const poison = streamRecord('INSERT', {
+      tableName: table.tableName,
+      item: pairItem([30863, 41207], await eventIdOf(table), overrides),
+    });
+    const errors: unknown[] = [];
+    const bus = recordingBus();
+    const appender = appendEvents(table, {
+      ...bus,
+      logger: { error: (...args: unknown[]) => errors.push(args) },
+    });
+
+    expect(await appender({ Records: [first, poison, second] })).toEqual({
+      batchItemFailures: [{ itemIdentifier: poison.dynamodb?.SequenceNumber }],
+    });
+    expect((await everything(table)).map(({ type }) => type)).toEqual(['person.created']);
+    expect(bus.ids()).toEqual([[Number(first.dynamodb?.NewImage?.id?.N)]]);
+    expect(errors).toHaveLength(1);
+  });
+});
+
 describe('fed by the table’s stream, as npm start feeds it', () => {
   let table: TestTable;
   let poller: Awaited<ReturnType<typeof createStreamFedTable>>['poller'];
@@ -199,7 +395,7 @@ describe('fed by the table’s stream, as npm start feeds it', () => {
     ({ table, poller } = await createStreamFedTable(
       (fed) => ({
         name: 'append-events',
-        accepts: isChangeHistoryInsert,
+        accepts: isFeedSourceInsert,
         handler: appendEvents(fed, recordingBus()),
       }),
       250,
@@ -213,13 +409,52 @@ describe('fed by the table’s stream, as npm start feeds it', () => {
     for (let version = 2; version <= 4; version++)
       expect((await api.patch(created.id, { local_reference_id: `v${version}` })).status).toBe(200);
     const answered = Date.now();
-    let events: PlacedEvent[] = [];
+    let events: ChangePlaced[] = [];
     while (Date.now() - answered < 5_000) {
-      events = (await everything(table)).filter(({ object_id }) => object_id === created.id);
+      events = changesOf(await everything(table), created.id);
       if (events.length === 4) break;
       await new Promise((wait) => setTimeout(wait, 50));
     }
     expect(events.map(({ version }) => version)).toEqual([1, 2, 3, 4]);
     expect(Date.now() - answered).toBeLessThan(5_000);
+  });
+
+  it('has a pair found in the feed once, from its INSERT record, and nothing of its updates', async () => {
+    const eventId = await eventIdOf(table);
+    const persons: [number, number] = [eventId, eventId + 1_000_000];
+    const pairId = pairIdOf(...persons);
+    await storePair(table, pairItem(persons, eventId));
+    for (const score of [95, 99])
+      await table.client.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: duplicatePairKey(pairId),
+          UpdateExpression: 'SET score = :score, revision = revision + :one',
+          ExpressionAttributeValues: { ':score': score, ':one': 1 },
+        }),
+      );
+    // A change written after the updates, as a barrier: once its event is in, the poller has read
+    // the stream past the updates' records (DynamoDB Local keeps one table's records in write order).
+    const api = personApi(testRepository(table));
+    const after = (await api.post(personBody('After', uniqueTag('Pair'), uniqueEmail()))).body;
+    const written = Date.now();
+    let events: PlacedEvent[] = [];
+    while (Date.now() - written < 5_000) {
+      events = await everything(table);
+      if (changesOf(events, after.id).length === 1) break;
+      await new Promise((wait) => setTimeout(wait, 50));
+    }
+    expect(changesOf(events, after.id)).toHaveLength(1);
+    expect(
+      events.flatMap((event) => (event.type === DUPLICATE_DETECTED && event.pair === pairId ? [event] : [])),
+    ).toEqual([
+      expect.objectContaining({
+        id: eventId,
+        type: 'duplicate.detected',
+        persons,
+        grade: 'probable',
+        score: 91,
+      }),
+    ]);
   });
 });

@@ -4,13 +4,20 @@
  * of the server, ends with every change exactly once, each object's in version order, each event
  * naming its ChangeHistory entry; a change is readable within 5 seconds of its answer; a read during
  * a burst of writes answers, and misses nothing. A cursor it did not issue (altered, truncated,
- * another server's, the docs' old example) is 400; its own outlive a restart on the same data.
+ * another server's, the docs' old example) is 400; its own outlive a restart on the same data. A
+ * duplicate pair stored in its table is one `duplicate.detected` event (API.md 12.1).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '../../lib/db/table/client';
+import { duplicatePairKey } from '../../lib/db/table/keys';
+import { idAllocator } from '../../lib/db/write/ids';
+import { DUPLICATE_PAIR_TYPE, pairIdOf } from '../../lib/domain/duplicates';
 import { encodeFeedCursor } from '../../lib/domain/feed';
+import { localClientConfig } from '../../lib/local/dynamo-local';
 import { personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { request } from '../support/http';
 import { type ServerProcess, startServer } from '../support/server';
@@ -171,6 +178,66 @@ describe('GET /events against npm start --data', () => {
     const burst = reader.state.seen.filter(({ subject }) => subjects.has(subject));
     expect(burst).toHaveLength(40);
     expect(new Set(burst.map(({ id }) => id)).size).toBe(40);
+  });
+
+  it('reads a duplicate pair stored in its table as one duplicate.detected event, and none of its updates', async () => {
+    const reader = consumer();
+    while ((await reader.poll(100)) > 0);
+    // The pair as the detector stores it, put straight into the server's table (the detector is not
+    // wired yet): its event id from the table's own allocator, as every entry's id.
+    const tableName = /table (\S+),/.exec(server.output())?.[1] as string;
+    const client = documentClient(localClientConfig(server.dynamoEndpoint));
+    const eventId = (await idAllocator(client, tableName).reserve(1)).first;
+    const ada = await send('POST', '/Person', personBody('Ada', uniqueTag('Pair'), uniqueEmail()));
+    const dupe = await send('POST', '/Person', personBody('Ada', uniqueTag('Pair'), uniqueEmail()), ada.id);
+    const pairId = pairIdOf(ada.id, dupe.id);
+    const detected = new Date().toISOString();
+    await client.send(
+      new PutCommand({
+        TableName: tableName,
+        Item: {
+          ...duplicatePairKey(pairId),
+          type: DUPLICATE_PAIR_TYPE,
+          id: pairId,
+          persons: [ada.id, dupe.id],
+          score: 91,
+          grade: 'probable',
+          features: [{ id: 'name', value: 100 }],
+          detected,
+          status: 'open',
+          eventId,
+          revision: 1,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    await client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: duplicatePairKey(pairId),
+        UpdateExpression: 'SET score = :score, revision = revision + :one',
+        ExpressionAttributeValues: { ':score': 95, ':one': 1 },
+      }),
+    );
+    // A change after the update: once it is read, so is everything the stream held before it.
+    await send('PATCH', `/Person/${ada.id}`, { local_reference_id: 'after-the-pair' }, ada.id);
+    const subject = `duplicates/${pairId}`;
+    await reader.until(1, new Set([subject]));
+    // Ada's create and PATCH.
+    await reader.until(2, new Set([`Person/${ada.id}`]));
+
+    expect(reader.state.seen.filter((event) => event.subject === subject)).toEqual([
+      {
+        specversion: '1.0',
+        id: String(eventId),
+        source: server.url,
+        type: 'duplicate.detected',
+        subject,
+        time: detected,
+        datacontenttype: 'application/json',
+        data: { id: pairId, persons: [ada.id, dupe.id], grade: 'probable', score: 91 },
+      },
+    ]);
   });
 
   it('refuses a cursor it did not issue: 400 validation-error naming /after', async () => {

@@ -18,6 +18,7 @@ import {
   type PlacedEvent,
 } from '../../lib/domain/feed';
 import { createTestTable } from '../support/dynamo';
+import { changeEventsOf } from '../support/events';
 import { snapshot } from '../support/invariants';
 
 let nextId = 1;
@@ -51,7 +52,7 @@ const walk = async (log: ReturnType<typeof feedLog>, position: FeedPosition, lim
 
 const versionsByObject = (events: readonly FeedEvent[]) => {
   const versions = new Map<number, number[]>();
-  for (const { object_id, version } of events)
+  for (const { object_id, version } of changeEventsOf(events))
     versions.set(object_id, [...(versions.get(object_id) ?? []), version]);
   return versions;
 };

@@ -20,11 +20,11 @@ import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-reposit
 import { responseExample } from '../../lib/docs/examples';
 import { type ChangeEntry, NO_ORIGIN, type ResourceType } from '../../lib/domain/change-history';
 import {
-  type CloudEvent,
+  type ChangeCloudEvent,
+  type ChangeEvent,
   encodeFeedCursor,
   FEED_SHARDS,
   FEED_START,
-  type FeedEvent,
   feedEventOf,
   feedShardOf,
 } from '../../lib/domain/feed';
@@ -44,7 +44,7 @@ const BASE = 'https://api.example.test';
 interface EventPage {
   '@context': string;
   '@type': 'EventPage';
-  events: CloudEvent[];
+  events: ChangeCloudEvent[];
   next: string;
 }
 
@@ -75,7 +75,7 @@ const getEvents = <T = EventPage>(
 
 /** Every event after `after` (from the first without it), `limit` a page, and the cursor it ended at. */
 const drain = async (table: TestTable, after: string | undefined, limit: number) => {
-  const seen: CloudEvent[] = [];
+  const seen: ChangeCloudEvent[] = [];
   let cursor = after;
   for (let pages = 0; pages < 1000; pages++) {
     const { status, body } = await getEvents(table, {
@@ -92,12 +92,12 @@ const drain = async (table: TestTable, after: string | undefined, limit: number)
 };
 
 /** The event of a stored change, as the stream's appender makes it (a merged person's: person.merged). */
-const eventOf = ({ entry, current }: StoredChange): FeedEvent =>
+const eventOf = ({ entry, current }: StoredChange): ChangeEvent =>
   feedEventOf(entry, isMergedPerson(current) ? current.superceded_by : null);
 
 let nextId = 1_000_000;
 /** A change of an object at `at` ms into the test's day: version 1 is its create. */
-const change = (endpoint: ResourceType, objectId: number, version: number, at: number): FeedEvent =>
+const change = (endpoint: ResourceType, objectId: number, version: number, at: number): ChangeEvent =>
   feedEventOf({
     id: nextId++,
     endpoint,
@@ -123,7 +123,7 @@ const onDistinctShards = (count: number, from: number): number[] => {
   return ids;
 };
 
-const versionsByObject = (events: readonly CloudEvent[]) => {
+const versionsByObject = (events: readonly ChangeCloudEvent[]) => {
   const versions = new Map<string, number[]>();
   for (const { subject, data } of events)
     versions.set(subject, [...(versions.get(subject) ?? []), data.version]);
@@ -352,9 +352,9 @@ describe('GET /events: order and paging', () => {
 
   it('gives every event exactly once to a consumer that follows `next`, while events land between pages', async () => {
     const table = await createTestTable();
-    const appended: FeedEvent[] = [];
+    const appended: ChangeEvent[] = [];
     const versions = new Map<number, number>();
-    const seen: CloudEvent[] = [];
+    const seen: ChangeCloudEvent[] = [];
     let cursor: string | undefined;
     for (let round = 0; round < 15; round++) {
       // A batch of changes of 30 persons (over every shard), each person's in version order.

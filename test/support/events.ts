@@ -13,7 +13,13 @@ import { deliveredEventOf } from '../../lib/bus/envelope';
 import { fromHistoryItem } from '../../lib/db/history/change-history';
 import type { Storage } from '../../lib/db/table/client';
 import { historyKey } from '../../lib/db/table/keys';
-import { type EventType, type FeedEvent, feedEventOf } from '../../lib/domain/feed';
+import {
+  type ChangeEvent,
+  type ChangeEventType,
+  DUPLICATE_DETECTED,
+  type FeedEvent,
+  feedEventOf,
+} from '../../lib/domain/feed';
 import type { AuthorizerContext } from '../../lib/domain/principal';
 import { sqsRecordOf } from '../../lib/local/bus';
 import { lambdaContext as localContext } from '../../lib/local/lambda-context';
@@ -167,7 +173,7 @@ export const queueRecord = (
 export const personEventRecord = async (
   { client, tableName }: Storage,
   id: number,
-  { version = 1, type }: { version?: number; type?: EventType } = {},
+  { version = 1, type }: { version?: number; type?: ChangeEventType } = {},
 ) => {
   const { Item } = await client.send(
     new GetCommand({ TableName: tableName, Key: historyKey('Person', id, version), ConsistentRead: true }),
@@ -176,3 +182,13 @@ export const personEventRecord = async (
   const event = feedEventOf(fromHistoryItem(Item));
   return queueRecord(type ? { ...event, type } : event);
 };
+
+/**
+ * The events of a feed a test filled with changes alone, typed as changes' events: throws on a
+ * duplicate pair's, which such a feed never holds.
+ */
+export const changeEventsOf = <E extends FeedEvent>(events: readonly E[]): Extract<E, ChangeEvent>[] =>
+  events.map((event) => {
+    if (event.type === DUPLICATE_DETECTED) throw new Error(`Event ${event.id} is a duplicate pair's`);
+    return event as Extract<E, ChangeEvent>;
+  });

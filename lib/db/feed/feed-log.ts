@@ -10,9 +10,9 @@ import {
   FEED_EVENT_TYPE,
   FEED_SHARDS,
   type FeedEvent,
-  feedShardOf,
   type PlacedEvent,
   pageShares,
+  shardOfEvent,
 } from '../../domain/feed';
 import type { FeedLog } from '../../domain/ports/feed';
 import { addMetric } from '../../metrics';
@@ -156,7 +156,7 @@ export const feedLog = (
     async append(events, { deadline = retryDeadline() } = {}) {
       const byShard = new Map<number, FeedEvent[]>();
       for (const event of events) {
-        const shard = feedShardOf(event.endpoint, event.object_id);
+        const shard = shardOfEvent(event);
         byShard.set(shard, [...(byShard.get(shard) ?? []), event]);
       }
       const counts = await Promise.all(

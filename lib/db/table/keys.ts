@@ -25,7 +25,7 @@
  * | merged from       | `PERSON#<survivor>`         | `MERGEDFROM#<source, 16 digits>` | sourceId, at: person `source` was merged into this one (lib/db/person/merged-from.ts) |
  * | feed head         | `FEED#<shard>`              | `HEAD`                  | seq: how many events the shard holds (API.md 14, lib/db/feed/feed-log.ts) |
  * | feed event        | `FEED#<shard>`              | `EVENT#<seq, 12 digits>` | the event (lib/domain/feed.ts `FeedEvent`), its shard and seq |
- * | feed mark         | `FEEDEVENT#<entry id>`      | `FEEDEVENT`             | shard, seq: the event of that ChangeHistory entry is in the feed (appended once) |
+ * | feed mark         | `FEEDEVENT#<event id>`      | `FEEDEVENT`             | shard, seq: the event is in the feed (appended once); its id is its ChangeHistory entry's, or a duplicate pair's `eventId` |
  * | duplicate pair    | `DUPPAIR#<lower id>-<higher id>` | `PAIR`           | the pair (API.md 12.1: persons, score, grade, features, detected, status, decided_by, decided), eventId (its `duplicate.detected`), revision (lib/db/duplicates/pair-store.ts) |
  * | duplicates queue  | `DUPQUEUE#<status>#<grade>#<hash(ids) % 4>` | `<1000 - score × 10, 4 digits>#<lower id, 16 digits>#<higher id, 16 digits>` | pair: a copy of the pair, where the queue is read in score order |
  * | duplicate link    | `DUPLICATES#<person id>`    | `PAIR#<other id, 16 digits>` | pairId: a pair the person is in (put once, with the pair) |
@@ -567,9 +567,12 @@ export const feedEventKey = (shard: number, seq: number): Key => ({
 /** What the partition key of every feed mark starts with. */
 export const FEED_MARK_PREFIX = 'FEEDEVENT#';
 
-/** The mark that the event of ChangeHistory entry `entryId` is in the feed. */
-export const feedMarkKey = (entryId: number): Key => ({
-  pk: `${FEED_MARK_PREFIX}${entryId}`,
+/**
+ * The mark that event `eventId` is in the feed: a ChangeHistory entry's id, or a duplicate pair's
+ * `eventId` (from the same allocator, so the two never meet).
+ */
+export const feedMarkKey = (eventId: number): Key => ({
+  pk: `${FEED_MARK_PREFIX}${eventId}`,
   sk: 'FEEDEVENT',
 });
 

@@ -5,16 +5,25 @@
  *
  * Two readers, and no more: DynamoDB Streams throttles a shard read by more than two processes at
  * once. They are what must see items: the posting counts (posting records) and the feed's appender
- * (ChangeHistory entries), which puts each event on the bus; everything that reacts to a change reads
- * the bus through a queue of its own (lib/api/bus-subscriptions.ts).
+ * (ChangeHistory entries and new duplicate pairs), which puts each event on the bus; everything that
+ * reacts to a change reads the bus through a queue of its own (lib/api/bus-subscriptions.ts).
  */
 import type { DynamoDBRecord } from 'aws-lambda';
 import { CHANGE_HISTORY_TYPE } from '../../domain/change-history';
+import { DUPLICATE_PAIR_TYPE } from '../../domain/duplicates';
 import { POSTING_PARTITION_PREFIX } from './keys';
 
-/** Which records the change feed wants: new ChangeHistory entries, one per stored change (API.md 14). */
-export const isChangeHistoryInsert = (record: DynamoDBRecord): boolean =>
-  record.eventName === 'INSERT' && record.dynamodb?.NewImage?.type?.S === CHANGE_HISTORY_TYPE;
+/**
+ * The item types whose INSERT is an event of the change feed: a ChangeHistory entry (one per stored
+ * change, API.md 14) and a duplicate pair found for the first time (API.md 12.1). A pair is inserted
+ * once and only updated afterwards, so its MODIFY (a new score, a decision) is no event.
+ */
+export const FEED_SOURCE_TYPES = [CHANGE_HISTORY_TYPE, DUPLICATE_PAIR_TYPE] as const;
+
+/** Which records the change feed wants: a new ChangeHistory entry or a new duplicate pair. */
+export const isFeedSourceInsert = (record: DynamoDBRecord): boolean =>
+  record.eventName === 'INSERT' &&
+  (FEED_SOURCE_TYPES as readonly string[]).includes(record.dynamodb?.NewImage?.type?.S ?? '');
 
 /** Which records the posting counts want: a posting stored or deleted (a MODIFY changes no count). */
 export const isPostingInsertOrRemove = (record: DynamoDBRecord): boolean =>
@@ -52,8 +61,8 @@ export const STREAM_SUBSCRIPTIONS: readonly StreamSubscription[] = [
   },
   {
     handler: 'append-events',
-    accepts: isChangeHistoryInsert,
-    filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [CHANGE_HISTORY_TYPE] } } } },
+    accepts: isFeedSourceInsert,
+    filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: [...FEED_SOURCE_TYPES] } } } },
     // A batch's events of one shard go in one transaction (up to 49); gathered for at most a second,
     // well inside the feed's 5 s (API.md 14).
     batching: { size: 100, windowSeconds: 1 },

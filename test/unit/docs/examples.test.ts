@@ -183,22 +183,31 @@ describe('the examples tell one story', () => {
     ]);
   });
 
-  it('the change feed shows those changes, then the merge into another person, by the same ids', () => {
+  it('the change feed shows those changes, the pair found with another person, then the merge into it, by the same ids', () => {
     const { CoreMetaData } = changed;
     const page = example('listEvents', 'EventPage');
-    const [create, update, merge] = page.events;
+    const [create, update, pair, merge] = page.events;
 
     expect([create.id, update.id]).toEqual([
       String(CoreMetaData.created_audit_id),
       String(CoreMetaData.modified_audit_id),
     ]);
-    expect(page.events.map(({ type, subject }: Json) => `${type} ${subject}`)).toEqual(
-      ['person.created', 'person.updated', 'person.merged'].map((type) => `${type} Person/${got.id}`),
-    );
-    expect(page.events.map(({ data }: Json) => data.version)).toEqual([1, 2, 3]);
+    expect(page.events.map(({ type, subject }: Json) => `${type} ${subject}`)).toEqual([
+      ...['person.created', 'person.updated'].map((type) => `${type} Person/${got.id}`),
+      `duplicate.detected duplicates/${got.id}-${merge.data.superceded_by}`,
+      `person.merged Person/${got.id}`,
+    ]);
+    expect([create, update, merge].map(({ data }: Json) => data.version)).toEqual([1, 2, 3]);
     expect(update.data.changeHistory).toBe(history['@id']);
     expect(merge.data.superceded_by).toBeGreaterThan(got.id);
-    expect(Number(merge.id)).toBeGreaterThan(Number(update.id));
+    expect(pair.data).toEqual({
+      id: `${got.id}-${merge.data.superceded_by}`,
+      persons: [got.id, merge.data.superceded_by],
+      grade: 'probable',
+      score: 91,
+    });
+    expect(Number(update.id)).toBeLessThan(Number(pair.id));
+    expect(Number(pair.id)).toBeLessThan(Number(merge.id));
     expect(decodeFeedCursor(page.next, EXAMPLE_FEED_CURSOR_KEY)).not.toBeNull();
   });
 });

@@ -8,10 +8,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChangeEntry } from '../../../lib/domain/change-history';
 import { NO_ORIGIN } from '../../../lib/domain/change-history';
+import { type DuplicatePair, GRADES, pairIdOf } from '../../../lib/domain/duplicates';
 import {
   assemblePage,
   cloudEventOf,
   decodeFeedCursor,
+  duplicateEventOf,
+  duplicateShardOf,
   EVENT_TYPES,
   encodeFeedCursor,
   FEED_SHARDS,
@@ -20,6 +23,7 @@ import {
   feedShardOf,
   type PlacedEvent,
   pageShares,
+  shardOfEvent,
 } from '../../../lib/domain/feed';
 import { FEED_DEFAULTS } from '../../../lib/domain/listing';
 
@@ -122,6 +126,70 @@ describe('the event of a change', () => {
   });
 });
 
+describe('the event of a duplicate pair found', () => {
+  /** The pair of API.md 12.1's example, as the detector stores it. */
+  const pair: DuplicatePair = {
+    '@type': 'DuplicatePair',
+    id: '30863-41207',
+    persons: [30863, 41207],
+    score: 91,
+    grade: 'probable',
+    features: [
+      { id: 'name', value: 100 },
+      { id: 'phones', value: 10 },
+    ],
+    detected: '2026-11-21T15:04:05.123Z',
+    status: 'open',
+  };
+
+  it('is duplicate.detected on duplicates/<pair id>, its data the pair’s id, persons, grade and score (API.md 12.1)', () => {
+    expect(cloudEventOf(duplicateEventOf(pair, 30950), BASE)).toEqual({
+      specversion: '1.0',
+      id: '30950',
+      source: BASE,
+      type: 'duplicate.detected',
+      subject: 'duplicates/30863-41207',
+      time: '2026-11-21T15:04:05.123Z',
+      datacontenttype: 'application/json',
+      data: { id: '30863-41207', persons: [30863, 41207], grade: 'probable', score: 91 },
+    });
+  });
+
+  it('names no ChangeHistory entry, version, change or requester, and none of the pair’s evidence', () => {
+    const event = cloudEventOf(duplicateEventOf(pair, 30950), BASE);
+    expect(Object.keys(event.data).sort()).toEqual(['grade', 'id', 'persons', 'score']);
+    expect(JSON.stringify(event)).not.toMatch(/ChangeHistory|features|phones|status/);
+  });
+
+  it('is one of the feed’s event types, beside every change’s', () => {
+    expect(EVENT_TYPES).toContain('duplicate.detected');
+    expect(EVENT_TYPES.filter((type) => !type.startsWith('duplicate.'))).toHaveLength(9);
+  });
+
+  it('is a valid CloudEvents 1.0 event, for any pair, by the spec’s JSON Schema', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.constantFrom(...GRADES),
+        fc.integer({ min: 0, max: 1000 }),
+        (a, b, eventId, grade, tenths) => {
+          fc.pre(a !== b);
+          const persons: [number, number] = [Math.min(a, b), Math.max(a, b)];
+          const event = cloudEventOf(
+            duplicateEventOf({ ...pair, id: pairIdOf(a, b), persons, grade, score: tenths / 10 }, eventId),
+            BASE,
+          );
+          expect(event.subject).toBe(`duplicates/${persons[0]}-${persons[1]}`);
+          expect(() => new SpecEvent(event as never, true)).not.toThrow();
+        },
+      ),
+      runs,
+    );
+  });
+});
+
 describe('feed shards', () => {
   it('puts every change of one object in one shard, and spreads objects over all of them', () => {
     const counts = Array.from({ length: FEED_SHARDS }, () => 0);
@@ -132,6 +200,30 @@ describe('feed shards', () => {
     }
     // Within 10% of an even share each.
     for (const count of counts) expect(Math.abs(count - 1_000)).toBeLessThan(100);
+  });
+
+  it('puts a duplicate pair’s events in one shard by its id, and spreads pairs over all of them', () => {
+    const counts = Array.from({ length: FEED_SHARDS }, () => 0);
+    for (let lower = 1; lower <= 8_000; lower++) {
+      const pairId = pairIdOf(lower, lower + 1 + (lower % 97));
+      const shard = duplicateShardOf(pairId);
+      expect(shard).toBe(duplicateShardOf(pairId));
+      counts[shard] = (counts[shard] ?? 0) + 1;
+    }
+    for (const count of counts) expect(Math.abs(count - 1_000)).toBeLessThan(100);
+    // An event goes to its pair's shard, a change's to its object's (unchanged).
+    const pairEvent = duplicateEventOf(
+      {
+        id: '30863-41207',
+        persons: [30863, 41207],
+        grade: 'certain',
+        score: 100,
+        detected: '2026-11-21T15:04:05.123Z',
+      },
+      30950,
+    );
+    expect(shardOfEvent(pairEvent)).toBe(duplicateShardOf('30863-41207'));
+    expect(shardOfEvent(feedEventOf(entry()))).toBe(feedShardOf('Person', 30863));
   });
 });
 

@@ -8,13 +8,19 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { cloudEventOfMessage } from '../../../lib/bus/envelope';
 import { NO_ORIGIN } from '../../../lib/domain/change-history';
-import { cloudEventOf, type EventType, type FeedEvent, feedEventOf } from '../../../lib/domain/feed';
+import {
+  type ChangeEventType,
+  cloudEventOf,
+  type EventType,
+  type FeedEvent,
+  feedEventOf,
+} from '../../../lib/domain/feed';
 import { type LocalBusConsumer, startLocalBus } from '../../../lib/local/bus';
 
 const BASE = 'http://127.0.0.1:3000';
 
 let nextId = 1;
-const eventOf = (type: EventType): FeedEvent => {
+const eventOf = (type: ChangeEventType): FeedEvent => {
   const id = nextId++;
   const [endpoint, verb] = type.split('.') as [string, string];
   return {
