@@ -33,7 +33,7 @@ export interface StartOptions {
  * answers does not depend on which compiler ran its code; the files that load it hard, one at a time,
  * keep Java's default (`JAVA_DEFAULT`).
  */
-const QUICK_JVM = '-XX:TieredStopAtLevel=1';
+export const QUICK_JVM = '-XX:TieredStopAtLevel=1';
 /** Java's own compiler settings, for a server under load: `startServer({ env: JAVA_DEFAULT })`. */
 export const JAVA_DEFAULT = { JDK_JAVA_OPTIONS: '' } as const;
 
