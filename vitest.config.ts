@@ -20,6 +20,12 @@ const UNDER_LOAD = [
   'test/reliability/*.test.ts',
 ];
 
+/**
+ * Files left out of this run, comma-separated (`.ci/run`'s second pass sets it): the CLI's `--exclude`
+ * does not reach a project that sets its own `exclude`, as `parallel` does.
+ */
+const LEFT_OUT = (process.env.TEST_EXCLUDE ?? '').split(',').filter((glob) => glob !== '');
+
 export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
@@ -38,13 +44,19 @@ export default defineConfig({
         extends: true,
         // Two files at a time on two cores: most of a file's time is spent waiting on DynamoDB Local
         // or a child server (the default is one file at a time, cores - 1).
-        test: { name: 'parallel', include: ['test/**/*.test.ts'], exclude: UNDER_LOAD, maxWorkers: 2 },
+        test: {
+          name: 'parallel',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNDER_LOAD, ...LEFT_OUT],
+          maxWorkers: 2,
+        },
       },
       {
         extends: true,
         test: {
           name: 'under-load',
           include: UNDER_LOAD,
+          exclude: LEFT_OUT,
           maxWorkers: 1,
           sequence: { groupOrder: 1 },
         },

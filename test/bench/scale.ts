@@ -232,9 +232,6 @@ const answerOf = (result: APIGatewayProxyResultV2) =>
  * (for capacity) and whose body is returned; the others are timed. `send` builds a fresh event each
  * time (API Gateway's request id and time are per request). Anything but 200 is an error.
  */
-/** Untimed runs of every list query before the first size's rows. */
-const WARM_UP_PASSES = 20;
-
 const timeRequest = async (
   instrument: Instrument,
   runs: number,
@@ -550,7 +547,7 @@ export const runScale = async (
     // otherwise measure the JIT and DynamoDB Local warming up (the planted row took 3× longer at 1 000
     // persons than at 100 000); a cold container is the cold start section's to measure.
     if (size === config.scale.sizes[0])
-      for (let pass = 0; pass < WARM_UP_PASSES; pass++)
+      for (let pass = 0; pass < config.scale.warmUpPasses; pass++)
         for (const { parameters } of queries) await list(parameters);
 
     for (const { query, parameters } of queries) {

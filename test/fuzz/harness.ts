@@ -12,23 +12,18 @@ import { z } from 'zod';
 import { PROBLEM_TYPES } from '../../lib/api/problems';
 import { createTestTable, type TestTable } from '../support/dynamo';
 import { lambdaContext } from '../support/events';
+import { fuzzRuns, wholeNumber } from '../support/fuzz-runs';
 import { checkInvariants, type Item, snapshot } from '../support/invariants';
 
 // ---------------------------------------------------------------------------------------------------
 // Settings and summary
 // ---------------------------------------------------------------------------------------------------
 
-const positiveInteger = (name: string): number | undefined => {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new Error(`${name} must be a whole number, not ${raw}`);
-  return value;
-};
-
-/** Runs per property: `FUZZ_RUNS` for long runs, else the CI share the property asks for. */
-export const runsFor = (ciRuns: number) => positiveInteger('FUZZ_RUNS') ?? ciRuns;
+/**
+ * Runs per property: `FUZZ_RUNS` for long runs, else the CI share the property asks for, capped by
+ * `FUZZ_RUNS_MAX` (test/support/fuzz-runs.ts).
+ */
+export const runsFor = fuzzRuns;
 
 /** Generous per-test timeout that grows with the runs asked for. */
 export const timeoutFor = (ciRuns: number, msPerRun = 150) =>
@@ -83,7 +78,7 @@ export const fuzz = async <T>(
   /** What one run may take, as `timeoutFor` counts it: the time limit of the runs and their shrinking. */
   msPerRun?: number,
 ) => {
-  const seed = positiveInteger('FUZZ_SEED') ?? (Date.now() ^ (Math.random() * 0x7fffffff)) & 0x7fffffff;
+  const seed = wholeNumber('FUZZ_SEED') ?? (Date.now() ^ (Math.random() * 0x7fffffff)) & 0x7fffffff;
   const path = process.env.FUZZ_PATH || undefined;
   const tally: Tally = {
     property,

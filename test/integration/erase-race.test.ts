@@ -12,13 +12,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Json, personApi, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
+import { fuzzRuns } from '../support/fuzz-runs';
 import { checkInvariants, scanAll, textOf } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
 const BASE = 'https://api.example.test';
 const WRITERS = 20;
-const RUNS = Number(process.env.FUZZ_RUNS ?? 5);
+const RUNS = fuzzRuns(5);
 
 /** A container of its own: its own repository, no queue shared with any other request. */
 const container = () => personApi(testRepository(suite.table));

@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli, runCli } from '../support/cli';
+import { JAVA_DEFAULT } from '../support/server';
 import { serverSuite } from '../support/server-suite';
 
 // Enrichment off: the import is measured on its own writes, not on a stream consumer beside them.
-const server = serverSuite({ env: { ENRICHMENT: 'off' } });
+const server = serverSuite({ env: { ...JAVA_DEFAULT, ENRICHMENT: 'off' } });
 let folder: string;
 
 beforeAll(async () => {

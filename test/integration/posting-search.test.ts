@@ -28,9 +28,10 @@ import { type SearchField, searchTerms } from '../../lib/domain/search';
 import { fold } from '../../lib/domain/text';
 import { personApi } from '../support/api';
 import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
+import { fuzzRuns } from '../support/fuzz-runs';
 import { checkInvariants } from '../support/invariants';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
+const RUNS = fuzzRuns(100);
 /** A seeded NamePrefix ("Dr."): persons may carry it, and a case may rename its abbreviation. */
 const PREFIX_ID = 21;
 

@@ -19,7 +19,7 @@ import { connect } from 'node:net';
 import { fromPersonItem } from '../../lib/db/person/person-items';
 import { toPersonOut } from '../../lib/domain/representation';
 import { checkInvariants, scanAll } from '../support/invariants';
-import { type ServerProcess, startServer } from '../support/server';
+import { JAVA_DEFAULT, type ServerProcess, startServer } from '../support/server';
 import { type Exchange, explain, isSuccess, problemOf, recorder, WRITE_KINDS } from './http';
 import { type LoadRun, type Mix, runLoad } from './load';
 import { storageEndpointOf, storageOf } from './storage';
@@ -169,7 +169,7 @@ export const runCrash = async ({
     const startedAt = performance.now();
     let server: ServerProcess;
     try {
-      server = await startServer({ args: ['--data', dataDir], timeoutMs: 120_000 });
+      server = await startServer({ args: ['--data', dataDir], env: JAVA_DEFAULT, timeoutMs: 120_000 });
     } catch (error) {
       violations.push(
         `the server did not start on the data folder (round ${round}): ${(error as Error).message.slice(0, 2_000)}`,

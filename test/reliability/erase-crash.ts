@@ -24,7 +24,7 @@ import { taggedPersonBody } from '../support/api';
 import type { TestTable } from '../support/dynamo';
 import { request } from '../support/http';
 import { checkInvariants, type Item, scanAll, textOf } from '../support/invariants';
-import { type ServerProcess, startServer } from '../support/server';
+import { JAVA_DEFAULT, type ServerProcess, startServer } from '../support/server';
 import { STORAGE_DURABILITY_WINDOW_MS, storageProcessOf } from './crash';
 import { seededRandom } from './http';
 import { storageEndpointOf, storageOf } from './storage';
@@ -165,7 +165,11 @@ export const runEraseCrash = async ({
   const stem = `ec${seed.toString(36)}`;
   const tokens = lengths.map((_, n) => `${stem}${String.fromCharCode(97 + n)}q`);
 
-  let server: ServerProcess = await startServer({ args: ['--data', dataDir], timeoutMs: 120_000 });
+  let server: ServerProcess = await startServer({
+    args: ['--data', dataDir],
+    env: JAVA_DEFAULT,
+    timeoutMs: 120_000,
+  });
   log(`started in ${Math.round(performance.now() - startedAt)} ms`);
   const before = new Map<number, Json>();
   const cases: ErasedCase[] = [];
@@ -293,7 +297,7 @@ export const runEraseCrash = async ({
       violations.push('the server did not stop within 30 s of SIGTERM with storage dead');
       server.process.kill('SIGKILL');
     }
-    server = await startServer({ args: ['--data', dataDir], timeoutMs: 120_000 });
+    server = await startServer({ args: ['--data', dataDir], env: JAVA_DEFAULT, timeoutMs: 120_000 });
     log(`stopped and started again on the same folder in ${Math.round(performance.now() - restarting)} ms`);
     const table = await storageOf(server);
     try {

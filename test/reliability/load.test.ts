@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServer } from '../support/server';
+import { JAVA_DEFAULT, type ServerProcess, startServer } from '../support/server';
 import { figuresOf, kindTable, type RunFigures } from './figures';
 import { type LoadRun, runLoad } from './load';
 import { storageOf } from './storage';
@@ -20,7 +20,7 @@ describe(`load: ${CLIENTS} clients, ${OPERATIONS} colliding operations against n
   let figures: RunFigures;
 
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ env: JAVA_DEFAULT });
     run = await runLoad({ url: server.url, clients: CLIENTS, operations: OPERATIONS, seed: SEED });
     const table = await storageOf(server);
     const verifying = performance.now();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ServerProcess, startServer } from '../support/server';
+import { JAVA_DEFAULT, type ServerProcess, startServer } from '../support/server';
 import { type ContentionResult, runContention } from './contention';
 import { type PredictableIdResult, runPredictableId } from './predictable-id';
 
@@ -9,7 +9,7 @@ const SEED = Number(process.env.RELIABILITY_SEED ?? Date.now() % 2 ** 31);
 let server: ServerProcess | undefined;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ env: JAVA_DEFAULT });
 }, 90_000);
 
 afterAll(async () => {

@@ -25,7 +25,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startServer } from '../support/server';
+import { JAVA_DEFAULT, startServer } from '../support/server';
 import { type ContentionResult, runContention } from './contention';
 import { type CrashResult, runCrash, STORAGE_DURABILITY_WINDOW_MS } from './crash';
 import { figuresOf, kindTable, type RunFigures } from './figures';
@@ -69,7 +69,7 @@ interface LoadOutcome {
 
 const runLoadCheck = async (): Promise<LoadOutcome> => {
   progress(`load: ${clients} clients, ${operations} operations, seed ${seed}`);
-  const server = await startServer({ timeoutMs: 120_000 });
+  const server = await startServer({ env: JAVA_DEFAULT, timeoutMs: 120_000 });
   try {
     const run = await runLoad({ url: server.url, clients, operations, seed });
     progress(`load: ${run.exchanges.length} requests in ${(run.wallMs / 1000).toFixed(1)} s; verifying`);
@@ -118,7 +118,7 @@ const runCrashCheck = async (): Promise<CrashResult> => {
 
 const runContentionCheck = async (): Promise<ContentionResult> => {
   progress(`contention: ${contentionRounds} rounds of ${contention} concurrent PATCHes of one person`);
-  const server = await startServer({ timeoutMs: 120_000 });
+  const server = await startServer({ env: JAVA_DEFAULT, timeoutMs: 120_000 });
   try {
     const result = await runContention({
       url: server.url,
@@ -137,7 +137,7 @@ const runContentionCheck = async (): Promise<ContentionResult> => {
 
 const runPredictableIdCheck = async (): Promise<PredictableIdResult> => {
   progress(`predictable id: ${predictions} creates naming a predicted requester id`);
-  const server = await startServer({ timeoutMs: 120_000 });
+  const server = await startServer({ env: JAVA_DEFAULT, timeoutMs: 120_000 });
   try {
     const result = await runPredictableId({
       url: server.url,

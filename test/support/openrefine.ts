@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../lib/local/dynamo-local';
+import { QUICK_JVM } from './server';
 
 export const OPENREFINE_HOME = '/usr/share/openrefine';
 
@@ -66,7 +67,14 @@ export const startOpenRefine = async (timeoutMs = 90_000): Promise<OpenRefine> =
       'refine.headless=true',
       'run',
     ],
-    { cwd: OPENREFINE_HOME, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      cwd: OPENREFINE_HOME,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its Java with the client compiler alone, as a test's DynamoDB Local (test/support/server.ts):
+      // a start and one project's few dozen requests, never a long run.
+      env: { ...process.env, JDK_JAVA_OPTIONS: process.env.JDK_JAVA_OPTIONS ?? QUICK_JVM },
+    },
   );
   let output = '';
   child.stdout?.on('data', (chunk) => {

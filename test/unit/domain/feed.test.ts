@@ -26,9 +26,10 @@ import {
   shardOfEvent,
 } from '../../../lib/domain/feed';
 import { FEED_DEFAULTS } from '../../../lib/domain/listing';
+import { fuzzRuns } from '../../support/fuzz-runs';
 
 const BASE = 'http://127.0.0.1:3000';
-const runs = { numRuns: Number(process.env.FUZZ_RUNS ?? 200) };
+const runs = { numRuns: fuzzRuns(200) };
 
 const entry = (overrides: Partial<ChangeEntry> = {}): ChangeEntry => ({
   id: 30911,

@@ -26,9 +26,10 @@ import {
 } from '../../../lib/domain/search';
 import { fold } from '../../../lib/domain/text';
 import { createdPerson } from '../../support/fixtures';
+import { fuzzRuns } from '../../support/fuzz-runs';
 
 /** Runs of the properties: pure code, so thousands take a second or two (`FUZZ_RUNS` overrides). */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 5_000);
+const RUNS = fuzzRuns(5_000);
 
 describe('the grams of a value', () => {
   it('are every run of three code points of the value followed by the end mark', () => {

@@ -36,9 +36,10 @@ import {
   probesToSample,
   samplingShard,
 } from '../../../../../lib/domain/search';
+import { fuzzRuns } from '../../../../support/fuzz-runs';
 
 /** Runs of the property: pure code (`FUZZ_RUNS` overrides); `FUZZ_SEED` replays another population set. */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
+const RUNS = fuzzRuns(1_000);
 const SEED = Number(process.env.FUZZ_SEED ?? 36);
 
 /** A small seeded generator (mulberry32), so a population is a function of fast-check's draws. */

@@ -21,8 +21,9 @@ import type { Person } from '../../../../../lib/domain/person';
 import { CreatePersonBody, PatchPersonBody } from '../../../../../lib/domain/schemas';
 import { END_MARK, searchTerms } from '../../../../../lib/domain/search';
 import { writeContext } from '../../../../support/fixtures';
+import { fuzzRuns } from '../../../../support/fuzz-runs';
 
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1_000);
+const RUNS = fuzzRuns(1_000);
 const TABLE = 'postings-test';
 
 const created = (body: unknown): Person =>
