@@ -77,7 +77,8 @@ export const detectDuplicates = ({
 }: DetectorDeps & { logger: Pick<typeof defaultLogger, 'info' | 'error'> }) =>
   queueConsumer(
     async (event, deadline) => {
-      if (!(DETECTOR_EVENTS as readonly string[]).includes(event.type)) return;
+      if (event.type === 'duplicate.detected' || !(DETECTOR_EVENTS as readonly string[]).includes(event.type))
+        return;
       if (!mayChangePairs(event.type, event.data.changed)) return;
       const changes = await checkPerson(deps, event.data.id, deadline);
       const created = changes.filter(({ kind }) => kind === 'create').length;
