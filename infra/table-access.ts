@@ -126,6 +126,31 @@ const IDEMPOTENCY_RECORDS: TableAccessRule = {
 /** Reserving a block of ids (ids.ts): one `UpdateItem ADD` on the id counter, outside transactions. */
 const RESERVE_IDS: TableAccessRule = { actions: ['UpdateItem'], partitions: [idCounterKey.pk] };
 
+/** A merge (write/person-merge.ts): its reads, its transaction's parts, and its chain of postings. */
+const MERGE: TableAccessRule[] = [
+  RESERVE_IDS,
+  IDEMPOTENCY_RECORDS,
+  { actions: ['BatchGetItem', 'GetItem'], partitions: [PERSONS] },
+  // No name claim is taken, and an email claim only passes from one person to the other.
+  {
+    actions: ['PutItem'],
+    partitions: [PERSONS, ...claimsOf('email', { literalOnly: true }), POSTINGS],
+    transactional: true,
+  },
+  {
+    actions: ['DeleteItem'],
+    partitions: [PERSONS, ...claimsOf('name'), LOCAL_REFERENCES, POSTINGS],
+    transactional: true,
+  },
+  {
+    actions: ['UpdateItem'],
+    partitions: [...PERSON_COUNTER_SHARDS, ...changeCountersOf('Person')],
+    transactional: true,
+  },
+  // A chain of more than one transaction checks its POSTINGS item's token.
+  { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+];
+
 /** An entry's create (vocabulary-repository.ts): the entry, its history, counter and claim, the requester. */
 const createEntry = (kind: VocabularyKind): TableAccessRule[] => [
   RESERVE_IDS,
@@ -272,28 +297,21 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['BatchGetItem'], partitions: [PERSONS] },
     { actions: ['DeleteItem'], partitions: [PERSONS, BINDINGS], transactional: true },
   ],
-  'merge-person': [
-    RESERVE_IDS,
-    IDEMPOTENCY_RECORDS,
-    { actions: ['BatchGetItem', 'GetItem'], partitions: [PERSONS] },
-    // No name claim is taken, and an email claim only passes from one person to the other.
-    {
-      actions: ['PutItem'],
-      partitions: [PERSONS, ...claimsOf('email', { literalOnly: true }), POSTINGS],
-      transactional: true,
-    },
-    {
-      actions: ['DeleteItem'],
-      partitions: [PERSONS, ...claimsOf('name'), LOCAL_REFERENCES, POSTINGS],
-      transactional: true,
-    },
-    {
-      actions: ['UpdateItem'],
-      partitions: [...PERSON_COUNTER_SHARDS, ...changeCountersOf('Person')],
-      transactional: true,
-    },
-    // A chain of more than one transaction checks its POSTINGS item's token.
-    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+  'merge-person': MERGE,
+  // The duplicates queue (lib/db/duplicates/pair-store.ts): its partitions read in score order, or a
+  // person's links and then their pairs.
+  'list-duplicates': [
+    { actions: ['Query'], partitions: [DUPLICATE_QUEUE, DUPLICATE_LINKS] },
+    { actions: ['BatchGetItem'], partitions: [DUPLICATE_PAIRS] },
+  ],
+  'get-duplicate': [{ actions: ['BatchGetItem'], partitions: [DUPLICATE_PAIRS] }],
+  // A decision: the pair read, then written on its revision with its queue entry moved; a merge
+  // decided is first the merge itself, as merge-person sends it.
+  'decide-duplicate': [
+    ...MERGE,
+    { actions: ['BatchGetItem'], partitions: [DUPLICATE_PAIRS] },
+    { actions: ['PutItem'], partitions: [DUPLICATE_PAIRS, DUPLICATE_QUEUE], transactional: true },
+    { actions: ['DeleteItem'], partitions: [DUPLICATE_QUEUE], transactional: true },
   ],
   // An erasure (API.md 15): the person, its POSTINGS item, its principal side and the requester read
   // together (a merged person read on to the live end of its chain, for the 409); the tombstone put
@@ -444,6 +462,7 @@ export const BINDING_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>
   ],
   // A merge is a delegate's (API.md 9.1): no caller's binding to read or check, only the source's to move.
   'merge-person': [{ actions: ['PutItem'], partitions: [BINDINGS], transactional: true }],
+  'decide-duplicate': [{ actions: ['PutItem'], partitions: [BINDINGS], transactional: true }],
   // An erasure by the person itself or a delegate (API.md 15): the caller's binding read with the
   // person, as a PATCH reads it. Its check in the transaction is the erased person's own binding's
   // delete, on condition that it names the person (granted in TABLE_ACCESS: a binding can exist with

@@ -68,6 +68,15 @@ const ROUTE_TABLE = [
     operation: 'getChangeHistory',
   },
   { method: 'GET', path: '/events', handler: 'list-events', operation: 'listEvents' },
+  // Duplicates under review (API.md 12.1).
+  { method: 'GET', path: '/duplicates', handler: 'list-duplicates', operation: 'listDuplicates' },
+  { method: 'GET', path: '/duplicates/{pairId}', handler: 'get-duplicate', operation: 'getDuplicate' },
+  {
+    method: 'POST',
+    path: '/duplicates/{pairId}/decision',
+    handler: 'decide-duplicate',
+    operation: 'decideDuplicate',
+  },
   // The Reconciliation API 0.2 (API.md 12): the literal paths before `/reconcile/suggest/{kind}`.
   {
     method: 'GET',

@@ -146,6 +146,20 @@ export const jsonLdContext = (termBase: string) => {
     EventPage: { '@id': 'aps:EventPage', '@context': { next: 'aps:nextCursor' } },
     events: jsonLiteral('schema:dataFeedElement'),
 
+    // Duplicates under review: a pair's evidence (`features`, as reconciliation's) is kept as one JSON
+    // literal; a page's `next` is a cursor, as the feed's.
+    DuplicatePair: 'aps:DuplicatePair',
+    persons: { '@id': 'aps:persons', '@container': '@list' },
+    score: 'aps:score',
+    grade: 'aps:grade',
+    features: jsonLiteral('aps:features'),
+    detected: dateTime('aps:detected'),
+    status: 'aps:status',
+    decided_by: 'aps:decided_by',
+    decided: dateTime('aps:decided'),
+    DuplicatePage: { '@id': 'aps:DuplicatePage', '@context': { next: 'aps:nextCursor' } },
+    pairs: { '@id': 'aps:pairs', '@container': '@list' },
+
     AuditEntry: 'aps:AuditEntry',
     person_id: 'aps:person_id',
     action: 'aps:action',

@@ -9,7 +9,7 @@
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import type { OperationId } from '../api/routes';
 import { type ChangeEntry, changeEntry, type RequestOrigin, toAuditEntry } from '../domain/change-history';
-import { pairIdOf } from '../domain/duplicates';
+import { type DuplicatePair, decidedPair, duplicatePage, pairIdOf } from '../domain/duplicates';
 import { tombstoneOf } from '../domain/erasure';
 import {
   cloudEventOf,
@@ -269,6 +269,24 @@ const pairFound = duplicateEventOf(
   30960,
 );
 
+/** That pair as the queue shows it while open, and once a steward merged it (API.md 12.1). */
+const openPair: DuplicatePair = {
+  '@type': 'DuplicatePair',
+  id: pairIdOf(PERSON_ID, SURVIVOR_ID),
+  persons: [PERSON_ID, SURVIVOR_ID],
+  score: 91,
+  grade: 'probable',
+  features: [
+    { id: 'name', value: 0.86 },
+    { id: 'first_name', value: true },
+    { id: 'last_name', value: true },
+    { id: 'phones', value: true },
+  ],
+  detected: '2026-11-24T15:58:30.000Z',
+  status: 'open',
+};
+const mergedPair = decidedPair(openPair, 'merged', SURVIVOR_ID, '2026-11-24T16:02:11.000Z');
+
 /** The sample person's create, PATCH, duplicate pair and merge, as the feed holds them. */
 const FEED_EVENTS: FeedEvent[] = [
   feedEventOf(created.entry),
@@ -419,6 +437,12 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
     summary: `PaginatedList (page/perPage): GET /ChangeHistory?${CHANGE_QUERY}&page=1&perPage=10`,
     value: firstPage('ChangeHistory', changeEntries, '/ChangeHistory', CHANGE_QUERY),
   },
+  DuplicatePair: { summary: `GET /duplicates/${openPair.id}: the pair while open`, value: openPair },
+  DuplicatePage: {
+    summary:
+      'GET /duplicates?grade=certain,probable: the one open pair of the queue (the last page: no next)',
+    value: duplicatePage([openPair], null),
+  },
   EventPage: {
     summary:
       `GET /events?after=${encodeFeedCursor(FEED_AFTER, EXAMPLE_FEED_CURSOR_KEY)}: the sample person's create, its PATCH, ` +
@@ -434,6 +458,9 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
 
 /** Where an operation answers another state than GET shows: the object it created or changed. */
 const BY_OPERATION: Partial<Record<OperationId, Partial<Record<ResponseSchemaName, Example>>>> = {
+  decideDuplicate: {
+    DuplicatePair: { summary: 'The pair once the request example merged it', value: mergedPair },
+  },
   createPerson: { Person: { summary: 'The person the request example makes', value: createdOut } },
   updatePerson: {
     Person: {

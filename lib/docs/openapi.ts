@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { PROBLEM_TYPE_NAMES, PROBLEM_TYPES, type ProblemType, problemTypeUri } from '../api/problems';
 import { ROUTES, type Route } from '../api/routes';
 import { checksumDigits, recordChecksum } from '../domain/checksum';
+import { DecisionBody } from '../domain/duplicates';
 import {
   CreatePersonBody,
   MergePersonBody,
@@ -53,6 +54,7 @@ const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
   PersonPatch: PatchPersonBody,
   PersonMerge: MergePersonBody,
   PrincipalBinding: PrincipalBody,
+  DuplicateDecision: DecisionBody,
   NamePrefixCreate: vocabularyBody('NamePrefix', true),
   NamePrefixPatch: vocabularyBody('NamePrefix', false),
   NameSuffixCreate: vocabularyBody('NameSuffix', true),

@@ -9,6 +9,7 @@ import type { ProblemType } from '../api/problems';
 import { PROBLEM_TYPE_NAMES, problemTypeUri } from '../api/problems';
 import type { RequesterRule } from '../api/requester';
 import type { OperationId } from '../api/routes';
+import { DUPLICATES_DEFAULTS, DuplicatesQuery } from '../domain/duplicates';
 import {
   ChangeHistoryQuery,
   EXPORT_DEFAULTS,
@@ -31,7 +32,14 @@ import type { ResponseSchemaName } from './response-schemas';
 
 export type { ResponseSchemaName } from './response-schemas';
 
-export type Tag = 'Person' | 'Vocabularies' | 'ChangeHistory' | 'Feed' | 'Matching' | 'Self-description';
+export type Tag =
+  | 'Person'
+  | 'Vocabularies'
+  | 'ChangeHistory'
+  | 'Feed'
+  | 'Matching'
+  | 'Duplicates'
+  | 'Self-description';
 
 export const TAGS: Record<Tag, string> = {
   Person: 'Person records: list, read, create, update, and their change history',
@@ -47,6 +55,9 @@ export const TAGS: Record<Tag, string> = {
   Matching:
     'The W3C Entity Reconciliation Service API 0.2 (the one OpenRefine 3.x speaks): candidates for names ' +
     'and emails, suggest, preview and data extension; CORS for any origin, JSONP with `callback`',
+  Duplicates:
+    "The store's own duplicates, found by the matcher after each change: a review queue of pairs with " +
+    'grades and evidence, and the decision a steward takes on each (not a duplicate, or merge)',
   'Self-description':
     'This document, the JSON Schema of the Person, the JSON-LD context, this page and the pages that ' +
     'problem types resolve to; public, for tools',
@@ -57,6 +68,7 @@ export type RequestSchemaName =
   | 'PersonPatch'
   | 'PersonMerge'
   | 'PrincipalBinding'
+  | 'DuplicateDecision'
   | 'NamePrefixCreate'
   | 'NamePrefixPatch'
   | 'NameSuffixCreate'
@@ -145,6 +157,10 @@ export const PATH_PARAMETERS: Record<string, { description: string; schema?: Jso
   asset: {
     description: 'A file of the documentation page',
     schema: { type: 'string', enum: DOCS_ASSET_NAMES },
+  },
+  pairId: {
+    description: 'A duplicate pair: its two person ids, lower first (`30863-41207`)',
+    schema: { type: 'string', pattern: '^[1-9][0-9]{0,15}-[1-9][0-9]{0,15}$' },
   },
   name: {
     description: 'The name of a problem type: the last segment of its `type` (`/problems/duplicate-email`)',
@@ -765,6 +781,80 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       '`modified_audit_id` names.',
     success: [{ status: 200, description: 'The ChangeHistory entry', json: 'ChangeHistory' }],
     problems: ['not-found', ...STORAGE_PROBLEMS],
+  },
+  listDuplicates: {
+    tag: 'Duplicates',
+    summary: 'Read the duplicates queue',
+    description:
+      'Every change that adds or changes a Name, Email, PhoneNumber or PostalAddress of a person is checked ' +
+      'against the store by the matcher of `/reconcile`, within about a minute; each other person it finds ' +
+      'above the threshold makes (or updates) a duplicate pair: its two person ids (lower first, also its ' +
+      '`id`), a `score` (0 to 100), a `grade` and the `features` the score is made of (the names, shared ' +
+      'phone numbers and addresses, an email mailbox at another domain). `certain` is evidence that the two ' +
+      'records are one person (an email both hold; the same name with the same phone number, nothing ' +
+      'speaking against it); namesakes with nothing else in common are never `certain`. `probable` and ' +
+      '`possible` follow the score. Pairs come highest score first, then by `id`; follow `next` with ' +
+      '`after` for the next page (null: the last page). A pair whose person is merged elsewhere or erased, ' +
+      'or whose persons are no longer alike, leaves the open queue (`resolved`).',
+    query: DuplicatesQuery,
+    parameters: {
+      status: {
+        description: 'Only pairs of this status: `open`, `not-duplicate`, `merged` or `resolved`',
+        default: 'open',
+      },
+      grade: {
+        description:
+          'Only pairs of these grades, comma-separated (`certain,probable`); every grade when left out',
+      },
+      person: { description: 'Only the pairs this person is in' },
+      limit: {
+        description: `How many pairs a page holds at most, 1 to ${DUPLICATES_DEFAULTS.maxLimit}`,
+        default: DUPLICATES_DEFAULTS.limit,
+      },
+      after: {
+        description:
+          'Where the page starts: the `next` of a page the queue answered, as it was sent (leave it out to ' +
+          'start at the best pair); anything else is 400',
+      },
+    },
+    success: [{ status: 200, description: 'A page of pairs, best first', json: 'DuplicatePage' }],
+    problems: ['validation-error', ...STORAGE_PROBLEMS],
+  },
+  getDuplicate: {
+    tag: 'Duplicates',
+    summary: 'Get a duplicate pair',
+    description:
+      'One pair, whatever its status; once decided it names who decided it (`decided_by`) and when (`decided`).',
+    success: [{ status: 200, description: 'The pair', json: 'DuplicatePair' }],
+    problems: ['not-found', ...STORAGE_PROBLEMS],
+  },
+  decideDuplicate: {
+    tag: 'Duplicates',
+    summary: 'Decide a duplicate pair',
+    description:
+      '`{"decision": "not-duplicate"}`: the pair becomes `not-duplicate`, and these two persons are never ' +
+      'proposed as a pair again, whatever changes later. `{"decision": "merge", "survivor": <one of the two ' +
+      'ids>}`: the other person is merged into the survivor as `POST /Person/{id}/merge` merges it (its ' +
+      'refusals answered as they are, nothing written then), and the pair becomes `merged`. The answer is ' +
+      'the pair with `decided_by` (the requester) and `decided`. A pair no longer open is 409 ' +
+      '`pair-decided`. With requester binding on, a decision is for delegates only, as a merge is.',
+    body: {
+      schema: 'DuplicateDecision',
+      description: 'The decision: not a duplicate, or merge into one of the two',
+      example: { decision: 'merge', survivor: 30863 },
+    },
+    requester: 'delegate',
+    success: [{ status: 200, description: 'The pair as decided', json: 'DuplicatePair' }],
+    problems: [
+      ...REQUEST_PROBLEMS,
+      'delegate-required',
+      'not-found',
+      'pair-decided',
+      'merged',
+      'erased',
+      'principal-already-bound',
+      ...STORAGE_PROBLEMS,
+    ],
   },
   listEvents: {
     tag: 'Feed',

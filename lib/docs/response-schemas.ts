@@ -9,7 +9,7 @@ import * as z from 'zod';
 import { PROBLEM_TYPE_NAMES, type ProblemBody, problemTypeUri } from '../api/problems';
 import type { AuditEntry } from '../domain/audit';
 import { CHANGE_TYPES, type ChangeEntry, RESOURCE_TYPES, type RequestOrigin } from '../domain/change-history';
-import { DuplicatePairOut } from '../domain/duplicates';
+import { DUPLICATES_DEFAULTS, DuplicatePairOut, type duplicatePage } from '../domain/duplicates';
 import { CHANGE_EVENT_TYPES, DUPLICATE_DETECTED, type eventPage } from '../domain/feed';
 import {
   EXPORT_DEFAULTS,
@@ -324,6 +324,19 @@ export const EventPageOut = z.object({
     ),
 });
 
+/** A page of `GET /duplicates` (API.md 12.1): pairs best first, and the cursor of the next page. */
+export const DuplicatePageOut = z.object({
+  '@type': z.literal('DuplicatePage'),
+  pairs: z
+    .array(DuplicatePairOut)
+    .max(DUPLICATES_DEFAULTS.maxLimit)
+    .describe('At most `limit` pairs, highest score first, then by id'),
+  next: z
+    .string()
+    .nullable()
+    .describe('An opaque cursor: send it as `after` for the pairs after these; null on the last page'),
+});
+
 /** RFC 9457 problem+json as lib/http/problems.ts writes it. */
 export const ProblemOut = z.object({
   type: z.enum(PROBLEM_TYPE_NAMES.map(problemTypeUri)),
@@ -373,6 +386,8 @@ export const RESPONSE_SCHEMAS = {
   ChangeHistoryList: offsetListOf(ChangeHistoryOut, MAX_CHANGES_PER_PAGE),
   PaginatedChangeHistoryList: paginatedListOf('ChangeHistory', ChangeHistoryOut),
   EventPage: EventPageOut,
+  DuplicatePair: DuplicatePairOut,
+  DuplicatePage: DuplicatePageOut,
   Problem: ProblemOut,
 } satisfies Record<string, z.ZodType>;
 
@@ -460,3 +475,4 @@ true satisfies [z.output<typeof ChangeHistoryOut>] extends [ReturnType<typeof ch
 true satisfies Describes<typeof EventPageOut, ReturnType<typeof eventPage>>;
 true satisfies Describes<typeof CloudEventOut, ReturnType<typeof eventPage>['events'][number]>;
 true satisfies Describes<typeof ProblemOut, ProblemBody>;
+true satisfies Describes<typeof DuplicatePageOut, ReturnType<typeof duplicatePage>>;

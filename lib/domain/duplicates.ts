@@ -22,6 +22,7 @@ import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import { type ErasedPerson, isErasedPerson } from './erasure';
 import type { EventType } from './feed';
+import { integer, unknownParameters } from './listing';
 import { isMergedPerson, type MergedPerson } from './merge';
 import type { Person } from './person';
 import {
@@ -303,7 +304,7 @@ export const scorePair = (a: DuplicateFacts, b: DuplicateFacts): ScoredPair => {
 };
 
 /** Best first: the score, then the lower pair id (its persons compared as numbers). */
-export const byScoreThenId = (a: ScoredPair, b: ScoredPair): number =>
+export const byScoreThenId = (a: QueuePosition, b: QueuePosition): number =>
   b.score - a.score || a.persons[0] - b.persons[0] || a.persons[1] - b.persons[1];
 
 /**
@@ -496,3 +497,136 @@ export const pairChanges = (
       changes.push({ kind: 'update', before, pair: { ...before.pair, status: 'resolved' } });
   return changes;
 };
+
+// --- The queue: its query, order and cursor -----------------------------------------------------
+
+export const DUPLICATES_DEFAULTS = { limit: 50, maxLimit: 100, maxCursorLength: 64 } as const;
+
+/** Where a pair stands in the queue's order (best score first, then id): what a cursor holds. */
+export interface QueuePosition {
+  score: number;
+  persons: [number, number];
+}
+
+const CURSOR_VERSION = 'd1';
+
+/**
+ * The cursor after a pair: its place in the queue's order, opaque to clients (base64url). It names
+ * a position only, never a pair or a person's data: an altered one moves a page, nothing more.
+ */
+export const encodeDuplicatesCursor = ({ score, persons }: QueuePosition): string =>
+  Buffer.from(`${CURSOR_VERSION}:${Math.round(score * 10)}:${persons[0]}:${persons[1]}`).toString(
+    'base64url',
+  );
+
+/** The position a cursor holds, or undefined when it is no cursor of the queue's. */
+export const decodeDuplicatesCursor = (cursor: string): QueuePosition | undefined => {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  const match = /^d1:(\d{1,4}):([1-9]\d{0,15}):([1-9]\d{0,15})$/.exec(
+    Buffer.from(cursor, 'base64url').toString(),
+  );
+  if (!match) return undefined;
+  const tenths = Number(match[1]);
+  const persons = personsOfPairId(`${match[2]}-${match[3]}`);
+  return tenths <= 1000 && persons ? { score: tenths / 10, persons } : undefined;
+};
+
+/** Whether `pair` comes after `position` in the queue's order (best score first, then id). */
+export const isAfter = (pair: QueuePosition, position: QueuePosition): boolean =>
+  byScoreThenId(position, pair) < 0;
+
+const NOT_A_DUPLICATES_CURSOR =
+  'Not a cursor of the duplicates queue: send the `next` of a page it answered, or leave `after` out to start at the best pair';
+
+/** `grade`: one grade or several, comma-separated (`certain,probable`). */
+const gradeList = z
+  .string()
+  .transform((text) => text.split(','))
+  .pipe(
+    z
+      .array(z.enum(GRADES, { error: `A grade is one of ${GRADES.join(', ')}` }))
+      .min(1)
+      .transform((grades) => [...new Set(grades)]),
+  );
+
+/**
+ * `GET /duplicates` (API.md 12.1): `status` (default `open`), `grade` (one or more, default every
+ * grade), `person`, `limit` 1..100 (default 50) and `after`, the `next` of an earlier page.
+ */
+export const DuplicatesQuery = z.strictObject(
+  {
+    status: z.enum(PAIR_STATUSES, { error: `status is one of ${PAIR_STATUSES.join(', ')}` }).optional(),
+    grade: gradeList.optional(),
+    person: z
+      .string()
+      .regex(/^[1-9]\d{0,15}$/, 'A person id is a positive whole number')
+      .transform(Number)
+      .pipe(positiveId)
+      .optional(),
+    limit: integer(1, DUPLICATES_DEFAULTS.maxLimit).optional(),
+    after: z
+      .string()
+      .max(DUPLICATES_DEFAULTS.maxCursorLength, NOT_A_DUPLICATES_CURSOR)
+      .transform((cursor, context): QueuePosition => {
+        const position = decodeDuplicatesCursor(cursor);
+        if (position) return position;
+        context.addIssue({ code: 'custom', message: NOT_A_DUPLICATES_CURSOR });
+        return z.NEVER;
+      })
+      .optional(),
+  },
+  unknownParameters,
+);
+
+/** A read of the queue, as storage takes it. */
+export interface PairQuery {
+  status: PairStatus;
+  grades: readonly Grade[];
+  person?: number;
+  limit: number;
+  after?: QueuePosition;
+}
+
+export const pairQueryOf = ({
+  status,
+  grade,
+  person,
+  limit,
+  after,
+}: z.output<typeof DuplicatesQuery>): PairQuery => ({
+  status: status ?? 'open',
+  grades: grade ?? [...GRADES],
+  ...(person === undefined ? {} : { person }),
+  limit: limit ?? DUPLICATES_DEFAULTS.limit,
+  ...(after ? { after } : {}),
+});
+
+/**
+ * The page of the queue from the pairs read (any order, more than the page may hold): those the query
+ * asks for after its position, best first, at most `limit`, and the cursor after the last when more
+ * follow.
+ */
+export const queuePage = (
+  pairs: readonly DuplicatePair[],
+  { status, grades, person, limit, after }: PairQuery,
+): { pairs: DuplicatePair[]; next: string | null } => {
+  const wanted = pairs
+    .filter(
+      (pair) =>
+        pair.status === status &&
+        grades.includes(pair.grade) &&
+        (person === undefined || pair.persons.includes(person)) &&
+        (!after || isAfter(pair, after)),
+    )
+    .sort(byScoreThenId);
+  const page = wanted.slice(0, limit);
+  const last = page.at(-1);
+  return { pairs: page, next: wanted.length > limit && last ? encodeDuplicatesCursor(last) : null };
+};
+
+/** `GET /duplicates`' answer (API.md 12.1). */
+export const duplicatePage = (pairs: DuplicatePair[], next: string | null) => ({
+  '@type': 'DuplicatePage' as const,
+  pairs,
+  next,
+});

@@ -44,6 +44,16 @@ export class PersonNotFound extends NotFound {
   }
 }
 
+/** A decision on a duplicate pair no longer open (API.md 12.1): 409 `pair-decided`. */
+export class PairDecided extends DomainError {
+  constructor(
+    readonly pairId: string,
+    readonly status: string,
+  ) {
+    super(`The pair ${pairId} is ${status}, not open: it takes no decision`);
+  }
+}
+
 export class RequesterUnknown extends DomainError {
   constructor(readonly requesterId: number) {
     super(`Requester ${requesterId} is not a person`);

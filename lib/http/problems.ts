@@ -10,6 +10,7 @@ import {
   DelegateRequired,
   type FieldError,
   NotFound,
+  PairDecided,
   PersonErased,
   PersonMerged,
   PreconditionFailed,
@@ -115,6 +116,7 @@ export const problemOf = (error: unknown): Problem => {
       },
     ]);
   if (error instanceof PersonErased) return problem('erased', error.message);
+  if (error instanceof PairDecided) return problem('pair-decided', error.message);
   if (error instanceof UniquenessConflict)
     return problem(`duplicate-${error.field}`, error.message, error.errors);
   if (error instanceof PreconditionFailed)

@@ -222,6 +222,25 @@ const EXPECTED: Record<string, string[]> = {
     `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
   ],
+  'list-duplicates': [
+    'dynamodb:Query on table [DUPQUEUE#* DUPLICATES#*]',
+    'dynamodb:BatchGetItem on table [DUPPAIR#*]',
+  ],
+  'get-duplicate': ['dynamodb:BatchGetItem on table [DUPPAIR#*]'],
+  // A merge's grants, and the pair's own.
+  'decide-duplicate': [
+    RESERVE_IDS,
+    ...IDEMPOTENCY_RECORDS,
+    'dynamodb:BatchGetItem on table [PERSON#*]',
+    'dynamodb:GetItem on table [PERSON#*]',
+    `dynamodb:PutItem on table [PERSON#* EMAIL#* GRAM#*] ${TX}`,
+    `dynamodb:DeleteItem on table [PERSON#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
+    `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+    'dynamodb:BatchGetItem on table [DUPPAIR#*]',
+    `dynamodb:PutItem on table [DUPPAIR#* DUPQUEUE#*] ${TX}`,
+    `dynamodb:DeleteItem on table [DUPQUEUE#*] ${TX}`,
+  ],
   // No idempotency records; claims, postings, reference item and binding only deleted (API.md 15).
   'erase-person': [
     RESERVE_IDS,

@@ -48,6 +48,7 @@ import {
   tableAccessOf,
 } from '../../infra/table-access';
 import { useLocalBus } from '../../lib/bus/publisher';
+import { pairStore } from '../../lib/db/duplicates/pair-store';
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { changeHistory } from '../../lib/db/history/change-history';
 import { fromPersonItem } from '../../lib/db/person/person-items';
@@ -65,7 +66,9 @@ import {
 } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
+import { type DuplicatePair, pairIdOf } from '../../lib/domain/duplicates';
 import { feedEventOf } from '../../lib/domain/feed';
+import { decideDuplicateHandler } from '../../lib/http/duplicate-handlers';
 import {
   createPersonHandler,
   erasePersonHandler,
@@ -574,6 +577,72 @@ beforeAll(async () => {
     409,
   );
 
+  // The same merges decided on duplicate pairs (functions/decide-duplicate.ts: the pair read, the
+  // merge, the pair written merged with its queue entry moved), on persons of their own; a pair put
+  // straight into the queue for each, as the detector would. Then the queue read, whole and by
+  // person, and one pair.
+  const create = (body: Body) =>
+    invoke('create-person', { method: 'POST', route: '/Person', requester: ada.id, body }, 201);
+  const named = (first: string, last: string) => ({
+    Names: { '@set': [{ first_name: first, last_name: last }] },
+  });
+  const longDecided = await create(named(LONG, 'Decided'));
+  const linDecided = await create({ ...named('Lin', 'Decided'), local_reference_id: 'lin-decided' });
+  const sourceDecided = await create({
+    ...named('Decided', 'Away'),
+    Emails: { '@set': distinctEmails(50) },
+    local_reference_id: 'decided-away',
+  });
+  const nameOnlyDecided = await create(named('Name', 'Decided'));
+  const queue = pairStore(storage);
+  /** A pair of the two put into the queue open, as the detector would: its id. */
+  const queued = async (survivor: number, source: number) => {
+    const pair: DuplicatePair = {
+      '@type': 'DuplicatePair',
+      id: pairIdOf(survivor, source),
+      persons: [Math.min(survivor, source), Math.max(survivor, source)],
+      score: 90,
+      grade: 'probable',
+      features: [],
+      detected: new Date().toISOString(),
+      status: 'open',
+    };
+    expect(await queue.apply({ kind: 'create', pair })).toBe(true);
+    return { pairId: pair.id, survivor };
+  };
+  const decisions = [
+    [await queued(longDecided.id, sourceDecided.id), 200],
+    [await queued(linDecided.id, nameOnlyDecided.id), 200],
+    // Open while its source is merged into another: the merge refuses it (409 merged).
+    [await queued(grace.id, sourceDecided.id), 409],
+  ] as const;
+  for (const [{ pairId, survivor }, status] of decisions)
+    await invoke(
+      'decide-duplicate',
+      {
+        method: 'POST',
+        route: '/duplicates/{pairId}/decision',
+        path: `/duplicates/${pairId}/decision`,
+        pathParameters: { pairId },
+        requester: ada.id,
+        body: { decision: 'merge', survivor },
+      },
+      status,
+    );
+  const decided = decisions[0][0].pairId;
+  for (const query of <Record<string, string>[]>[{}, { person: String(longDecided.id), status: 'merged' }])
+    await invoke('list-duplicates', { method: 'GET', route: '/duplicates', query }, 200);
+  await invoke(
+    'get-duplicate',
+    {
+      method: 'GET',
+      route: '/duplicates/{pairId}',
+      path: `/duplicates/${decided}`,
+      pathParameters: { pairId: decided },
+    },
+    200,
+  );
+
   await invoke('get-person', { method: 'GET', ...person(ada.id) }, 200);
   await invoke('list-persons', { method: 'GET', route: '/Person', query: { limit: '10' } }, 200);
   // The postings: the first probe's sample, or with 400 persons holding "bench" (about 50 in a
@@ -743,6 +812,7 @@ beforeAll(async () => {
       )
     ).id,
   ];
+  const keyedPair = (await queued(ada.id, lin.id)).pairId;
   const keyedWrites: [string, EventSpec, number][] = [
     [
       'create-person',
@@ -762,6 +832,18 @@ beforeAll(async () => {
     [
       'merge-person',
       { method: 'POST', ...person(keptId, '/merge'), requester: ada.id, body: { source: dupeId } },
+      200,
+    ],
+    [
+      'decide-duplicate',
+      {
+        method: 'POST',
+        route: '/duplicates/{pairId}/decision',
+        path: `/duplicates/${keyedPair}/decision`,
+        pathParameters: { pairId: keyedPair },
+        requester: ada.id,
+        body: { decision: 'not-duplicate' },
+      },
       200,
     ],
     ...vocabularies.flatMap(({ kind, noun, term, text }): [string, EventSpec, number][] => {
@@ -919,6 +1001,23 @@ beforeAll(async () => {
   await bindingMerge(self.id, boundSource.id, self.id, 409);
   await bindingMerge(ada.id, boundSource.id, boundSource.id, 200);
   await bindingMerge(self.id, grace.id, self.id, 200);
+  // The same move of a binding by a merge decided on a duplicate pair (a delegate's too).
+  const boundDecided = await bindingCreate(0, 'decider', 'Decider');
+  const boundPair = (await queued(longDecided.id, boundDecided.id)).pairId;
+  await bindingCall(
+    'decide-duplicate',
+    (deps) => decideDuplicateHandler({ ...(deps as object), pairs: queue } as never),
+    {
+      method: 'POST',
+      route: '/duplicates/{pairId}/decision',
+      path: `/duplicates/${boundPair}/decision`,
+      pathParameters: { pairId: boundPair },
+      requester: boundDecided.id,
+      authorizer: delegate,
+      body: { decision: 'merge', survivor: longDecided.id },
+    },
+    200,
+  );
   await invoke('get-own-person', { method: 'GET', route: '/Person/me', authorizer: jwt('keeper') }, 303);
   // A delegate unbinds the survivor that took the leaver's binding, then binds another principal to
   // it (API.md 9.1): deployed with or without binding on.

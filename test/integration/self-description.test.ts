@@ -6,11 +6,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildBindPrincipal } from '../../functions/bind-principal';
 import { buildHandler as buildCreateNamePrefix } from '../../functions/create-name-prefix';
 import { buildHandler as buildCreateNameSuffix } from '../../functions/create-name-suffix';
+import { buildHandler as buildDecideDuplicate } from '../../functions/decide-duplicate';
 import { buildHandler as buildErasePerson } from '../../functions/erase-person';
 import { buildHandler as buildExportPersons } from '../../functions/export-persons';
 import { buildHandler as buildGetChangeHistory } from '../../functions/get-change-history';
 import { handler as getContext } from '../../functions/get-context';
 import { buildHandler as buildGetDocs } from '../../functions/get-docs';
+import { buildHandler as buildGetDuplicate } from '../../functions/get-duplicate';
 import { buildHandler as buildGetNamePrefix } from '../../functions/get-name-prefix';
 import { buildHandler as buildGetNameSuffix } from '../../functions/get-name-suffix';
 import { buildHandler as buildGetOpenApi } from '../../functions/get-openapi';
@@ -20,6 +22,7 @@ import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
 import { handler as getProblem } from '../../functions/get-problem';
 import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
 import { buildHandler as buildListChangeHistory } from '../../functions/list-change-history';
+import { buildHandler as buildListDuplicates } from '../../functions/list-duplicates';
 import { buildHandler as buildListEvents } from '../../functions/list-events';
 import { buildHandler as buildListNamePrefixes } from '../../functions/list-name-prefixes';
 import { buildHandler as buildListNameSuffixes } from '../../functions/list-name-suffixes';
@@ -35,6 +38,8 @@ import { buildHandler as buildUnbindPrincipal } from '../../functions/unbind-pri
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
 import { ROUTES } from '../../lib/api/routes';
+import { duplicateReads } from '../../lib/db/duplicates/duplicate-reads';
+import { pairStore } from '../../lib/db/duplicates/pair-store';
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { auditLog } from '../../lib/db/history/audit-log';
 import { changeHistory } from '../../lib/db/history/change-history';
@@ -45,10 +50,12 @@ import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-reposit
 import { folderAssets } from '../../lib/docs/assets';
 import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';
+import { pairIdOf } from '../../lib/domain/duplicates';
 import { feedEventOf } from '../../lib/domain/feed';
 import { isMergedPerson } from '../../lib/domain/merge';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
+import { checkPerson } from '../../lib/duplicates/detect-duplicates';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
 import { httpEvent, lambdaContext } from '../support/events';
@@ -243,10 +250,11 @@ describe('the OpenAPI document', () => {
           `patch ${path}/{id} application/ld+json`,
         ])
         .concat(
-          ['post /Person/{id}/merge', 'put /Person/{id}/principal'].flatMap((operation) => [
-            `${operation} application/json`,
-            `${operation} application/ld+json`,
-          ]),
+          [
+            'post /Person/{id}/merge',
+            'put /Person/{id}/principal',
+            'post /duplicates/{pairId}/decision',
+          ].flatMap((operation) => [`${operation} application/json`, `${operation} application/ld+json`]),
         )
         .sort(),
     );
@@ -786,6 +794,62 @@ describe('real responses match the schemas the document declares', () => {
     );
     expect(last.json).toMatchObject({ events: [], next: (first.json as { next: string }).next });
     for (const reply of replies) expectDeclared('GET', route, reply);
+  });
+
+  it('the duplicates queue: GET /duplicates 200 and 400, GET /duplicates/{pairId} 200 and 404, a decision 200, 400, 404 and 409', async () => {
+    // Namesakes with the same phone, one with an email of its own: a certain pair once checked.
+    const last = `Twin${uniqueTag('d').replace(/\d/g, '')}`;
+    const phone = { PhoneNumbers: { '@set': [{ phone_number: '+44 20 7946 0001' }] } };
+    const first = await api().post({ ...personBody('Duplicated', last, uniqueEmail('dup')), ...phone });
+    const second = await api().post({ ...personBody('Duplicated', last), ...phone });
+    const pairs = pairStore(suite.table);
+    await checkPerson({ reads: duplicateReads(suite.table), pairs }, second.body.id, Date.now() + 10_000);
+    const pairId = pairIdOf(first.body.id, second.body.id);
+    const itemRoute = '/duplicates/{pairId}';
+    const pairPath = (id: string, suffix = '') => ({
+      path: `/duplicates/${id}${suffix}`,
+      pathParameters: { pairId: id },
+    });
+    const list = buildListDuplicates({ pairs });
+    const lists = [
+      await call(list, get('/duplicates', '/duplicates', { query: { person: String(first.body.id) } })),
+      await call(list, get('/duplicates', '/duplicates', { query: { grade: 'certain', limit: '1' } })),
+      await call(list, get('/duplicates', '/duplicates', { query: { after: 'made-up' } })),
+      await call(list, get('/duplicates', '/duplicates', { query: { status: 'closed' } })),
+    ];
+    expect(lists.map(({ status }) => status)).toEqual([200, 200, 400, 400]);
+    expect(lists[0]?.json).toMatchObject({
+      pairs: [expect.objectContaining({ id: pairId, grade: 'certain', status: 'open' })],
+    });
+    const getPair = buildGetDuplicate({ pairs });
+    const items = [
+      await call(getPair, get(itemRoute, undefined, pairPath(pairId))),
+      await call(getPair, get(itemRoute, undefined, pairPath('2-1'))),
+    ];
+    expect(items.map(({ status }) => status)).toEqual([200, 404]);
+    const decide = buildDecideDuplicate({ pairs, persons: testRepository(suite.table) });
+    const decision = (id: string, body: unknown) =>
+      call(
+        decide,
+        httpEvent({
+          method: 'POST',
+          route: `${itemRoute}/decision`,
+          ...pairPath(id, '/decision'),
+          body,
+          requester: first.body.id,
+        }),
+      );
+    const decisions = [
+      await decision(pairId, { decision: 'merge', survivor: 1 }),
+      await decision('1-999999999', { decision: 'not-duplicate' }),
+      await decision(pairId, { decision: 'not-duplicate' }),
+      await decision(pairId, { decision: 'not-duplicate' }),
+    ];
+    expect(decisions.map(({ status }) => status)).toEqual([400, 404, 200, 409]);
+    expect(decisions[2]?.json).toMatchObject({ status: 'not-duplicate', decided_by: first.body.id });
+    for (const reply of lists) expectDeclared('GET', '/duplicates', reply);
+    for (const reply of items) expectDeclared('GET', itemRoute, reply);
+    for (const reply of decisions) expectDeclared('POST', `${itemRoute}/decision`, reply);
   });
 
   it('the self-description routes: openapi.json, schema/Person, context.jsonld, docs', async () => {

@@ -11,20 +11,30 @@
  * No partition takes every pair's write: a pair's own items are its own, the queue is spread over
  * its status, grade and 4 shards, and a person's links are that person's.
  */
-import type { DuplicatePair, PairChange, StoredPair } from '../../domain/duplicates';
-import { DUPLICATE_PAIR_TYPE } from '../../domain/duplicates';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DUPLICATE_PAIR_TYPE,
+  type DuplicatePair,
+  type PairChange,
+  queuePage,
+  type StoredPair,
+} from '../../domain/duplicates';
 import { PERSON_TYPE } from '../../domain/person';
 import type { DuplicatePairs } from '../../domain/ports/duplicates';
 import { batchGet, type Item, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
 import {
   DUPLICATE_LINK_SORT_PREFIX,
+  DUPLICATE_QUEUE_SHARDS,
   duplicateLinkKey,
   duplicatePairKey,
   duplicateQueueKey,
+  duplicateQueuePartition,
+  duplicateQueueSortKey,
   personKey,
 } from '../table/keys';
 import { sortKeyRange } from '../table/sort-key-range';
+import { storageCall } from '../table/storage-errors';
 import { type Action, transactionOf } from '../write/actions';
 import { type IdAllocator, idAllocator } from '../write/ids';
 import { sendWrite } from '../write/send';
@@ -173,6 +183,39 @@ export const pairStore = (
     async get(pairId) {
       const [stored] = await readPairs([pairId]);
       return stored;
+    },
+    async page(query) {
+      // One person's pairs: its links, then its pairs, ordered here (a person is in a few).
+      if (query.person !== undefined)
+        return queuePage(
+          (await this.pairsOf(query.person)).map(({ pair }) => pair),
+          query,
+        );
+      // The queue: each partition of the status and grades read from the position on, in its order,
+      // `limit` + 1 entries at most (enough to know whether a page follows), and merged.
+      const after = query.after ? duplicateQueueSortKey(query.after.score, query.after.persons) : undefined;
+      const partitions = query.grades.flatMap((grade) =>
+        Array.from({ length: DUPLICATE_QUEUE_SHARDS }, (_, shard) =>
+          duplicateQueuePartition(query.status, grade, shard),
+        ),
+      );
+      const entries = await Promise.all(
+        partitions.map(async (partition) => {
+          const { Items = [] } = await storageCall(() =>
+            client.send(
+              new QueryCommand({
+                TableName: tableName,
+                KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
+                ExpressionAttributeValues: { ':pk': partition, ...(after ? { ':after': after } : {}) },
+                ProjectionExpression: 'pair',
+                Limit: query.limit + 1,
+              }),
+            ),
+          );
+          return Items.map((item) => item.pair as DuplicatePair);
+        }),
+      );
+      return queuePage(entries.flat(), query);
     },
     async apply(change) {
       const actions =

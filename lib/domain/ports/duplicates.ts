@@ -2,7 +2,7 @@
  * The duplicate pairs port (API.md 12.1): what the detector and the queue's routes ask of the store of
  * pairs. `lib/db/duplicates/pair-store.ts` implements it on the table.
  */
-import type { PairChange, StoredPair } from '../duplicates';
+import type { DuplicatePair, PairChange, PairQuery, StoredPair } from '../duplicates';
 import type { ErasedPerson } from '../erasure';
 import type { MergedPerson } from '../merge';
 import type { Person } from '../person';
@@ -18,6 +18,8 @@ export interface DuplicatePairs {
    * check since it was read (read again and plan again).
    */
   apply(change: PairChange): Promise<boolean>;
+  /** A page of the queue (API.md 12.1): the pairs the query asks for, best first, and the next cursor. */
+  page(query: PairQuery): Promise<{ pairs: DuplicatePair[]; next: string | null }>;
 }
 
 /** What the detector reads of persons to check one against the store. */

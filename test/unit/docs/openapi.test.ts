@@ -618,6 +618,7 @@ describe('openApiDocument', () => {
         'PersonPatch',
         'PersonMerge',
         'PrincipalBinding',
+        'DuplicateDecision',
         'NamePrefixCreate',
         'NamePrefixPatch',
         'NameSuffixCreate',

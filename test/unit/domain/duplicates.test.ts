@@ -13,17 +13,22 @@ import {
   type DuplicateFacts,
   type DuplicatePair,
   DuplicatePairOut,
+  DuplicatesQuery,
   decidedPair,
   decisionCheck,
+  decodeDuplicatesCursor,
   duplicateFactsOf,
+  encodeDuplicatesCursor,
   foldAddressText,
   matchRequestOfPerson,
   openPairOf,
   PROBABLE_SCORE,
   pairChanges,
   pairIdOf,
+  pairQueryOf,
   pairsOf,
   personsOfPairId,
+  queuePage,
   SHARED_ADDRESS,
   SHARED_MAILBOX,
   type StoredPair,
@@ -620,5 +625,85 @@ describe('what a check changes in the queue', () => {
     expect(pairChanges(100, [twin, twin], [others], now)).toEqual([
       { kind: 'create', pair: openPairOf(twin, now) },
     ]);
+  });
+});
+
+describe('the queue read a page at a time', () => {
+  const pairOfIds = (
+    a: number,
+    b: number,
+    score: number,
+    grade: DuplicatePair['grade'] = 'probable',
+  ): DuplicatePair => ({
+    '@type': 'DuplicatePair',
+    id: pairIdOf(a, b),
+    persons: [Math.min(a, b), Math.max(a, b)],
+    score,
+    grade,
+    features: [],
+    detected: '2026-11-29T15:00:00.000Z',
+    status: 'open',
+  });
+  const query = (text: Record<string, string>) => pairQueryOf(DuplicatesQuery.parse(text));
+
+  it('defaults to the open pairs of every grade, 50 a page', () => {
+    expect(query({})).toEqual({ status: 'open', grades: ['certain', 'probable', 'possible'], limit: 50 });
+    expect(query({ grade: 'certain,probable,certain', person: '7', limit: '100', status: 'merged' })).toEqual(
+      {
+        status: 'merged',
+        grades: ['certain', 'probable'],
+        person: 7,
+        limit: 100,
+      },
+    );
+  });
+
+  it.each([
+    { status: 'closed' },
+    { grade: 'sure' },
+    { grade: '' },
+    { limit: '0' },
+    { limit: '101' },
+    { person: '0' },
+    { person: '-3' },
+    { after: 'made-up' },
+    { after: Buffer.from('d1:1001:1:2').toString('base64url') },
+    { after: Buffer.from('d1:500:2:1').toString('base64url') },
+    { colour: 'red' },
+  ])('refuses %o', (text) => {
+    expect(DuplicatesQuery.safeParse(text).success).toBe(false);
+  });
+
+  it('keeps a position in its cursor, and nothing else', () => {
+    const position = { score: 91.5, persons: [30863, 41207] as [number, number] };
+    const cursor = encodeDuplicatesCursor(position);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(cursor).not.toContain('30863');
+    expect(decodeDuplicatesCursor(cursor)).toEqual(position);
+    expect(query({ after: cursor }).after).toEqual(position);
+  });
+
+  it('answers the pairs asked for, best first then by id, and a cursor only when more follow', () => {
+    const pairs = [
+      pairOfIds(1, 2, 80),
+      pairOfIds(3, 4, 95, 'certain'),
+      pairOfIds(1, 5, 95),
+      { ...pairOfIds(6, 7, 99), status: 'resolved' as const },
+      pairOfIds(10, 9, 71, 'possible'),
+    ];
+    const first = queuePage(pairs, query({ limit: '2' }));
+    expect(first.pairs.map(({ id }) => id)).toEqual(['1-5', '3-4']);
+    const second = queuePage(pairs, {
+      ...query({ limit: '2' }),
+      after: decodeDuplicatesCursor(first.next ?? ''),
+    });
+    expect(second.pairs.map(({ id }) => id)).toEqual(['1-2', '9-10']);
+    expect(second.next).toBeNull();
+    expect(queuePage(pairs, query({ grade: 'certain,possible' })).pairs.map(({ id }) => id)).toEqual([
+      '3-4',
+      '9-10',
+    ]);
+    expect(queuePage(pairs, query({ person: '1' })).pairs.map(({ id }) => id)).toEqual(['1-5', '1-2']);
+    expect(queuePage(pairs, query({ status: 'resolved' })).pairs.map(({ id }) => id)).toEqual(['6-7']);
   });
 });
