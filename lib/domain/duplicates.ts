@@ -21,10 +21,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
 import { type ErasedPerson, isErasedPerson } from './erasure';
-import type { EventType } from './feed';
-import { integer, unknownParameters } from './listing';
 import { isMergedPerson, type MergedPerson } from './merge';
 import type { Person } from './person';
+import { integer, unknownParameters } from './query-parameters';
 import {
   type CandidateFacts,
   type Feature,
@@ -84,7 +83,7 @@ export const DETECTOR_EVENTS = [
   'person.updated',
   'person.merged',
   'person.erased',
-] as const satisfies readonly EventType[];
+] as const;
 
 // --- Pair ids -----------------------------------------------------------------------------------
 

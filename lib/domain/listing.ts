@@ -6,17 +6,13 @@ import * as z from 'zod';
 import { RESOURCE_TYPES } from './change-history';
 import { decodeFeedCursor, FEED_START, type FeedCursorKey, type FeedPosition } from './feed';
 import { fullnameOfPerson, type Person } from './person';
+import { integer, unknownParameters } from './query-parameters';
 import { personUrl } from './representation';
 import { LIMITS, wellFormed } from './schemas';
 import { fold } from './text';
 import { VOCABULARIES, type VocabularyKind } from './vocabulary';
 
-export const integer = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, 'Must be a whole number')
-    .transform(Number)
-    .pipe(z.int().min(min).max(max));
+export { integer, unknownParameters };
 
 export const PAGE_DEFAULTS = { page: 1, perPage: 10, maxPerPage: 100 } as const;
 export const LIST_DEFAULTS = { limit: 50, maxLimit: 500, offset: 0 } as const;
@@ -42,25 +38,6 @@ export const pageWindow = ({ page, perPage }: PageRequest): Window => ({
 const pageShape = {
   page: integer(1, 1_000_000_000).optional(),
   perPage: integer(1, PAGE_DEFAULTS.maxPerPage).optional(),
-};
-
-/** `a`, `a and b`, `a, b and c`; an empty name shows as `""`. */
-const listed = (names: string[]) => {
-  const shown = names.map((name) => name || '""');
-  return shown.length > 1 ? `${shown.slice(0, -1).join(', ')} and ${shown.at(-1)}` : (shown[0] ?? '');
-};
-
-/**
- * The params of every query object: an unknown parameter is refused naming the parameters the route
- * accepts, read from the object's own shape, so a parameter added to a route is named too (API.md 2.1).
- */
-export const unknownParameters: z.core.$ZodObjectParams = {
-  error: (issue) => {
-    if (issue.code !== 'unrecognized_keys') return undefined;
-    const accepted = Object.keys((issue.inst as z.core.$ZodObject)._zod.def.shape).join(', ');
-    const unknown = issue.keys.length > 1 ? 'are not query parameters' : 'is not a query parameter';
-    return `${listed(issue.keys)} ${unknown} of this route; it accepts ${accepted}`;
-  },
 };
 
 /** `page`/`perPage` of any PaginatedList endpoint (API.md 6). */

@@ -7,7 +7,10 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
+import { duplicateReads } from '../../lib/db/duplicates/duplicate-reads';
+import { pairStore } from '../../lib/db/duplicates/pair-store';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
+import { detectDuplicates } from '../../lib/duplicates/detect-duplicates';
 import { clearbitProvider } from '../../lib/enrichment/clearbit';
 import { enrichPersons } from '../../lib/enrichment/enrich-persons';
 import { finishErasures } from '../../lib/erasure/finish-erasures';
@@ -87,6 +90,43 @@ const CHECKS: Record<string, () => Promise<void>> = {
     // Twice, and the older event after it once more: nothing changes.
     expect(await deliver(erased, erased)).toEqual(noFailures);
     expect(await deliver(created, erased)).toEqual(noFailures);
+    expect(await snapshot(suite.table)).toEqual(once);
+  },
+  'detect-duplicates': async () => {
+    const detect = detectDuplicates({
+      reads: duplicateReads(suite.table),
+      pairs: pairStore(suite.table),
+      logger: quiet,
+    });
+    const deliver = (...records: SQSEvent['Records']) => detect({ Records: records });
+    const last = uniqueTag('Twin').replace(/\d/g, (digit) => 'abcdefghij'[Number(digit)] as string);
+    const phone = { PhoneNumbers: { '@set': [{ phone_number: '+44 20 7946 0777' }] } };
+    const { body: first } = await suite.api.post({
+      ...personBody('Ada', last, `${last}@example.org`),
+      ...phone,
+    });
+    const { body: twin } = await suite.api.post(personBody('Ada', last));
+    // The twin's phone added before its person.created is delivered: the events arrive out of order.
+    expect((await suite.api.patch(twin.id, phone)).status).toBe(200);
+    const created = await personEventRecord(suite.table, twin.id);
+    const updated = await personEventRecord(suite.table, twin.id, { version: 2 });
+    const firstCreated = await personEventRecord(suite.table, first.id);
+
+    expect(await deliver(updated, created, firstCreated)).toEqual(noFailures);
+    const once = await snapshot(suite.table);
+    // Checked as they are now, whichever event came first: one pair, certain (the same name and phone).
+    expect(once.filter((item) => String(item.pk).startsWith('DUPPAIR#'))).toEqual([
+      expect.objectContaining({
+        persons: [first.id, twin.id],
+        grade: 'certain',
+        status: 'open',
+        revision: 1,
+      }),
+    ]);
+
+    // Twice, and the older events after the newer one once more: nothing changes.
+    expect(await deliver(created, created, firstCreated)).toEqual(noFailures);
+    expect(await deliver(updated, created)).toEqual(noFailures);
     expect(await snapshot(suite.table)).toEqual(once);
   },
 };

@@ -16,6 +16,7 @@ import {
   DUPLICATE_PAIR_TYPE,
   type DuplicatePair,
   type PairChange,
+  type PairQuery,
   queuePage,
   type StoredPair,
 } from '../../domain/duplicates';
@@ -158,6 +159,36 @@ const updateActions = (
   ];
 };
 
+/**
+ * The queue's entries a page may take: each partition of the status and grades read from the position
+ * on, in its order, `limit` + 1 entries at most (enough to know whether a page follows).
+ */
+const queueEntries = async ({ client, tableName }: Storage, query: PairQuery): Promise<DuplicatePair[]> => {
+  const after = query.after ? duplicateQueueSortKey(query.after.score, query.after.persons) : undefined;
+  const partitions = query.grades.flatMap((grade) =>
+    Array.from({ length: DUPLICATE_QUEUE_SHARDS }, (_, shard) =>
+      duplicateQueuePartition(query.status, grade, shard),
+    ),
+  );
+  const entries = await Promise.all(
+    partitions.map(async (partition) => {
+      const { Items = [] } = await storageCall(() =>
+        client.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': partition, ...(after ? { ':after': after } : {}) },
+            ProjectionExpression: 'pair',
+            Limit: query.limit + 1,
+          }),
+        ),
+      );
+      return Items.map((item) => item.pair as DuplicatePair);
+    }),
+  );
+  return entries.flat();
+};
+
 export const pairStore = (
   storage: Storage,
   ids: IdAllocator = idAllocator(storage.client, storage.tableName),
@@ -186,36 +217,11 @@ export const pairStore = (
     },
     async page(query) {
       // One person's pairs: its links, then its pairs, ordered here (a person is in a few).
-      if (query.person !== undefined)
-        return queuePage(
-          (await this.pairsOf(query.person)).map(({ pair }) => pair),
-          query,
-        );
-      // The queue: each partition of the status and grades read from the position on, in its order,
-      // `limit` + 1 entries at most (enough to know whether a page follows), and merged.
-      const after = query.after ? duplicateQueueSortKey(query.after.score, query.after.persons) : undefined;
-      const partitions = query.grades.flatMap((grade) =>
-        Array.from({ length: DUPLICATE_QUEUE_SHARDS }, (_, shard) =>
-          duplicateQueuePartition(query.status, grade, shard),
-        ),
+      if (query.person === undefined) return queuePage(await queueEntries(storage, query), query);
+      return queuePage(
+        (await this.pairsOf(query.person)).map(({ pair }) => pair),
+        query,
       );
-      const entries = await Promise.all(
-        partitions.map(async (partition) => {
-          const { Items = [] } = await storageCall(() =>
-            client.send(
-              new QueryCommand({
-                TableName: tableName,
-                KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
-                ExpressionAttributeValues: { ':pk': partition, ...(after ? { ':after': after } : {}) },
-                ProjectionExpression: 'pair',
-                Limit: query.limit + 1,
-              }),
-            ),
-          );
-          return Items.map((item) => item.pair as DuplicatePair);
-        }),
-      );
-      return queuePage(entries.flat(), query);
     },
     async apply(change) {
       const actions =

@@ -29,6 +29,7 @@
  * | duplicate pair    | `DUPPAIR#<lower id>-<higher id>` | `PAIR`           | the pair (API.md 12.1: persons, score, grade, features, detected, status, decided_by, decided), eventId (its `duplicate.detected`), revision (lib/db/duplicates/pair-store.ts) |
  * | duplicates queue  | `DUPQUEUE#<status>#<grade>#<hash(ids) % 4>` | `<1000 - score × 10, 4 digits>#<lower id, 16 digits>#<higher id, 16 digits>` | pair: a copy of the pair, where the queue is read in score order |
  * | duplicate link    | `DUPLICATES#<person id>`    | `PAIR#<other id, 16 digits>` | pairId: a pair the person is in (put once, with the pair) |
+ * | duplicates scan   | `DUPSCAN#persons`           | `POSITION`              | cursor (the export's), checked, done: how far `npm run duplicates -- --scan` came |
  * | idempotency record | `IDEMPOTENCY#<sha256>`     | `IDEMPOTENCY`           | status, expiration (the table's TTL), in_progress_expiration, validation, data: the answer to a write sent with an `Idempotency-Key` (lib/db/idempotency/idempotency-store.ts) |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
@@ -715,3 +716,6 @@ export const duplicateLinkKey = (personId: number, otherId: number): Key => ({
   pk: `${DUPLICATE_LINK_PREFIX}${personId}`,
   sk: `${DUPLICATE_LINK_SORT_PREFIX}${idDigits(otherId)}`,
 });
+
+/** How far `npm run duplicates -- --scan` came (lib/db/duplicates/scan-position.ts): its export cursor. */
+export const duplicateScanKey: Key = { pk: 'DUPSCAN#persons', sk: 'POSITION' };

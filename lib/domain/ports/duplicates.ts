@@ -31,3 +31,16 @@ export interface DuplicateReads {
   /** The live persons of these ids (the other persons of the pairs a person is in already). */
   persons(ids: readonly number[]): Promise<Map<number, Person>>;
 }
+
+/** How far a scan of every person came: the export cursor after its last page checked whole. */
+export interface ScanPosition {
+  cursor?: string;
+  checked: number;
+  done: boolean;
+}
+
+/** Where a scan keeps its position, so that a run stopped anywhere goes on. */
+export interface ScanPositions {
+  read(): Promise<ScanPosition | undefined>;
+  write(position: ScanPosition): Promise<void>;
+}
