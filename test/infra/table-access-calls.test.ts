@@ -66,7 +66,6 @@ import {
 } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
-import { type DuplicatePair, pairIdOf } from '../../lib/domain/duplicates';
 import { feedEventOf } from '../../lib/domain/feed';
 import { decideDuplicateHandler } from '../../lib/http/duplicate-handlers';
 import {
@@ -81,7 +80,7 @@ import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { seedPersons } from '../bench/seed';
 import { createTestTable } from '../support/dynamo';
 import { type EventSpec, httpEvent, lambdaContext, personEventRecord, streamRecord } from '../support/events';
-import { distinctEmails } from '../support/fixtures';
+import { distinctEmails, examplePair } from '../support/fixtures';
 
 /** One authorization DynamoDB asks IAM for: an action on the table or an index, for these partitions. */
 interface Request {
@@ -597,16 +596,9 @@ beforeAll(async () => {
   const queue = pairStore(storage);
   /** A pair of the two put into the queue open, as the detector would: its id. */
   const queued = async (survivor: number, source: number) => {
-    const pair: DuplicatePair = {
-      '@type': 'DuplicatePair',
-      id: pairIdOf(survivor, source),
-      persons: [Math.min(survivor, source), Math.max(survivor, source)],
-      score: 90,
-      grade: 'probable',
-      features: [],
+    const pair = examplePair([Math.min(survivor, source), Math.max(survivor, source)], {
       detected: new Date().toISOString(),
-      status: 'open',
-    };
+    });
     expect(await queue.apply({ kind: 'create', pair })).toBe(true);
     return { pairId: pair.id, survivor };
   };

@@ -77,7 +77,7 @@ describe('npm run duplicates -- --scan', () => {
       before.filter((item) => item.pk !== 'DUPSCAN#persons'),
     );
     expect(await checkInvariants(table)).toEqual([]);
-  });
+  }, 60_000);
 
   it('goes on from its last page when a run stops in the middle', async () => {
     const { table, pairs } = await plantedStore(4, 2);
@@ -114,7 +114,7 @@ describe('npm run duplicates -- --scan', () => {
     expect(await scanDuplicates(counting, { limit: 3 })).toMatchObject({ checked: 10, done: true });
     expect(checked.size).toBe(10 - stoppedAt);
     expect(await openPairs(table, pairs)).toBe(4);
-  });
+  }, 60_000);
 
   it('runs as a command on a running DynamoDB Local, with a summary line', async () => {
     const { table, pairs } = await plantedStore(2, 1);

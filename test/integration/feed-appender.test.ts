@@ -30,6 +30,7 @@ import {
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { createStreamFedTable, createTestTable, type TestTable, testRepository } from '../support/dynamo';
 import { changeEventsOf, httpEvent, invoke, queueRecord, streamRecord } from '../support/events';
+import { examplePair } from '../support/fixtures';
 import { snapshot } from '../support/invariants';
 
 /** The ChangeHistory entries in a table, oldest first (a test table: a scan is fine). */
@@ -223,23 +224,17 @@ const BASE = 'https://api.example.test';
  * A duplicate pair's item as the detector stores it (API.md 12.1): its keys, `type`, the pair, and the
  * event id it took from the id allocator.
  */
-const pairItem = (persons: [number, number], eventId: number, overrides: Record<string, unknown> = {}) => ({
-  ...duplicatePairKey(pairIdOf(...persons)),
-  type: DUPLICATE_PAIR_TYPE,
-  id: pairIdOf(...persons),
-  persons,
-  score: 91,
-  grade: 'probable',
-  features: [
-    { id: 'name', value: 100 },
-    { id: 'phones', value: 10 },
-  ],
-  detected: '2026-11-29T15:04:05.123Z',
-  status: 'open',
-  eventId,
-  revision: 1,
-  ...overrides,
-});
+const pairItem = (persons: [number, number], eventId: number, overrides: Record<string, unknown> = {}) => {
+  const { '@type': _type, ...pair } = examplePair(persons, { detected: '2026-11-29T15:04:05.123Z' });
+  return {
+    ...duplicatePairKey(pair.id),
+    type: DUPLICATE_PAIR_TYPE,
+    ...pair,
+    eventId,
+    revision: 1,
+    ...overrides,
+  };
+};
 
 /** Puts a pair in the table where none is, and reads it back as stored: what its INSERT record carries. */
 const storePair = async (table: TestTable, item: Record<string, unknown>) => {

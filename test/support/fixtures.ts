@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
+import type { DuplicatePair } from '../../lib/domain/duplicates';
 import { applyPatch } from '../../lib/domain/patch';
 import type { Abbreviations, Person } from '../../lib/domain/person';
 import { CreatePersonBody, MEMBERSHIP_SETS, type PersonOut, type SetName } from '../../lib/domain/schemas';
@@ -196,3 +197,22 @@ export const createdPerson = (body: unknown, { firstId = 100, requester = 0 } = 
     requester,
     nextId: idsFrom(firstId),
   }).person;
+
+/** API.md 12.1's example pair (open, probable, 91), of other persons and with other values where said. */
+export const examplePair = (
+  persons: [number, number] = [30863, 41207],
+  overrides: Partial<DuplicatePair> = {},
+): DuplicatePair => ({
+  '@type': 'DuplicatePair',
+  id: `${persons[0]}-${persons[1]}`,
+  persons,
+  score: 91,
+  grade: 'probable',
+  features: [
+    { id: 'name', value: 100 },
+    { id: 'phones', value: 10 },
+  ],
+  detected: '2026-11-21T15:04:05.123Z',
+  status: 'open',
+  ...overrides,
+});

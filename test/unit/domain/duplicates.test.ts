@@ -39,7 +39,7 @@ import type { Person } from '../../../lib/domain/person';
 import { factsOf, rankCandidates } from '../../../lib/domain/reconcile';
 import { wireErrors } from '../../../lib/domain/schemas';
 import { fieldErrors } from '../../../lib/http/request';
-import { createdPerson } from '../../support/fixtures';
+import { createdPerson, examplePair } from '../../support/fixtures';
 
 interface Sketch {
   name: [string, string] | string;
@@ -477,21 +477,7 @@ describe('the pairs of a person', () => {
 
 describe('a pair on the wire', () => {
   it('reads as API.md 12.1 shows it', () => {
-    expect(
-      DuplicatePairOut.parse({
-        '@type': 'DuplicatePair',
-        id: '30863-41207',
-        persons: [30863, 41207],
-        score: 91,
-        grade: 'probable',
-        features: [
-          { id: 'name', value: 100 },
-          { id: 'phones', value: 10 },
-        ],
-        detected: '2026-11-21T15:04:05.123Z',
-        status: 'open',
-      }),
-    ).toMatchObject({ id: '30863-41207' });
+    expect(DuplicatePairOut.parse(examplePair())).toMatchObject({ id: '30863-41207' });
   });
 
   it('enters the queue open, and leaves it decided by whom and when', () => {
@@ -629,21 +615,8 @@ describe('what a check changes in the queue', () => {
 });
 
 describe('the queue read a page at a time', () => {
-  const pairOfIds = (
-    a: number,
-    b: number,
-    score: number,
-    grade: DuplicatePair['grade'] = 'probable',
-  ): DuplicatePair => ({
-    '@type': 'DuplicatePair',
-    id: pairIdOf(a, b),
-    persons: [Math.min(a, b), Math.max(a, b)],
-    score,
-    grade,
-    features: [],
-    detected: '2026-11-29T15:00:00.000Z',
-    status: 'open',
-  });
+  const pairOfIds = (a: number, b: number, score: number, grade: DuplicatePair['grade'] = 'probable') =>
+    examplePair([Math.min(a, b), Math.max(a, b)], { score, grade, features: [] });
   const query = (text: Record<string, string>) => pairQueryOf(DuplicatesQuery.parse(text));
 
   it('defaults to the open pairs of every grade, 50 a page', () => {

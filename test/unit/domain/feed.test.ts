@@ -26,6 +26,7 @@ import {
   shardOfEvent,
 } from '../../../lib/domain/feed';
 import { FEED_DEFAULTS } from '../../../lib/domain/listing';
+import { examplePair } from '../../support/fixtures';
 import { fuzzRuns } from '../../support/fuzz-runs';
 
 const BASE = 'http://127.0.0.1:3000';
@@ -129,19 +130,7 @@ describe('the event of a change', () => {
 
 describe('the event of a duplicate pair found', () => {
   /** The pair of API.md 12.1's example, as the detector stores it. */
-  const pair: DuplicatePair = {
-    '@type': 'DuplicatePair',
-    id: '30863-41207',
-    persons: [30863, 41207],
-    score: 91,
-    grade: 'probable',
-    features: [
-      { id: 'name', value: 100 },
-      { id: 'phones', value: 10 },
-    ],
-    detected: '2026-11-21T15:04:05.123Z',
-    status: 'open',
-  };
+  const pair: DuplicatePair = examplePair();
 
   it('is duplicate.detected on duplicates/<pair id>, its data the pair’s id, persons, grade and score (API.md 12.1)', () => {
     expect(cloudEventOf(duplicateEventOf(pair, 30950), BASE)).toEqual({
