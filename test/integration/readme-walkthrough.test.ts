@@ -17,7 +17,7 @@ type Json = Record<string, any>;
 
 const HEADING = '### Try every operation';
 const DEFAULT_API = 'API=http://127.0.0.1:3000';
-/** The whole block: enrichment's wait is at most 10 s, every other step well under one. */
+/** The whole block: enrichment's wait is at most 10 s, the duplicate pair's 20 s, every other step well under one. */
 const RUN_TIMEOUT_MS = 60_000;
 const MARK = /#\s*→\s*(\d{3})\b/g;
 
