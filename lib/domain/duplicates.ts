@@ -40,22 +40,29 @@ import { fold } from './text';
 // --- Thresholds ---------------------------------------------------------------------------------
 
 /**
- * The grades' score thresholds: to be tuned on the labelled bench (issue #57 step 4). Chosen from what
- * section 12's score gives the usual kinds of pair (the table in test/unit/domain/duplicates.test.ts):
+ * The grades' score thresholds, tuned on the labelled tuning set of the bench (test/bench/duplicate-set.ts,
+ * `npm run bench -- --only duplicates`; docs/matching.md shows its figures beside the held-out set's):
  * - `PROBABLE_SCORE` 90: an exact name (100, section 12's +5 for an agreeing first and last name
  *   included), or a close one (a typo, a nickname: 80 to 89 alone) with a shared phone or address
  *   (+10); not a close name alone (an initial with its first name's 10 off stays under 90). A pair
- *   that something speaks against (each holds emails of its own, no mailbox in common; another first
- *   or last name, middle initial or suffix) is probable only with evidence beyond the name (a phone,
- *   an address, a mailbox): namesakes who each hold their own email (the namesakes the uniqueness
- *   rule of API.md 5.5 lets in) score 100 and are only possible;
+ *   that something speaks against (each holds emails, or phone numbers, of its own and none in
+ *   common; another first or last name) is probable only with evidence beyond the name (a phone, an
+ *   address, a mailbox): namesakes who each hold their own email (the namesakes the uniqueness rule of
+ *   API.md 5.5 lets in) score 100 and are only possible;
+ * - `PROBABLE_WITH_EVIDENCE` 80: with evidence beyond the name, a name close enough to be possible on
+ *   its own (70 and more before the evidence's +10) is probable: a typo, a family name of two written
+ *   as one, a nickname, each with a shared phone or address (on the tuning set they scored 72 to 89
+ *   and were all possible at 90 alone); a household (another first name, one phone and address) stays
+ *   under 75;
  * - `POSSIBLE_SCORE` 70: a close name alone (a typo with its last name's 10 off: 81; with emails of
- *   their own: 71), "John Smith Jr" beside "John Smith" (80); not a household (another first name, the
- *   same family name, phone and address: 58);
+ *   their own: 71), "John Smith Jr" beside "John Smith" (80); not a household (58);
  * - `DUPLICATE_THRESHOLD`: below it no pair is made. It is `POSSIBLE_SCORE`: a pair is at least
  *   possible, or it is not proposed (a `certain` pair always scores above it).
+ * Another middle initial or suffix (a father and his son) makes a pair at most possible, whatever
+ * else the two share.
  */
 export const PROBABLE_SCORE = 90;
+export const PROBABLE_WITH_EVIDENCE = 80;
 export const POSSIBLE_SCORE = 70;
 export const DUPLICATE_THRESHOLD = POSSIBLE_SCORE;
 
@@ -252,10 +259,11 @@ const toScore = (raw: number) => Math.round(Math.min(100, Math.max(0, raw)) * 10
  * names), its features and its grade. `certain` is evidence that the two records are one person: an
  * email both hold (section 12's decisive evidence, which answers `match: true`; an email is one
  * person's, API.md 5.5), or the same phone number with the same name (exactly, once folded) when
- * nothing speaks against it (emails of their own, other first or last names, another middle initial
- * or suffix). Never a name alone,
- * however exact: namesakes are at most `probable`. Below that, the grade is the score's, and a pair
- * something speaks against is `probable` only with evidence beyond the name (`PROBABLE_SCORE`).
+ * nothing speaks against it (emails or phones of their own, other first or last names, another middle
+ * initial or suffix). Never a name alone, however exact: namesakes are at most `probable`. Below that,
+ * the grade is the score's: `probable` from `PROBABLE_WITH_EVIDENCE` with evidence beyond the name,
+ * from `PROBABLE_SCORE` without it when nothing speaks against the pair; never for another middle
+ * initial or suffix.
  */
 export const scorePair = (a: DuplicateFacts, b: DuplicateFacts): ScoredPair => {
   const [lower, higher] = a.id <= b.id ? [a, b] : [b, a];
@@ -276,16 +284,20 @@ export const scorePair = (a: DuplicateFacts, b: DuplicateFacts): ScoredPair => {
   // sent counts against a person holding a freeform name only, which the other direction does not.
   // Section 12 compares a Name's "first last": another middle initial or suffix (a father and his son
   // at one address) speaks against them too.
-  const contradicted =
-    (forward.contradicted && backward.contradicted) ||
-    differ(lower.middleInitials, higher.middleInitials) ||
-    differ(lower.suffixes, higher.suffixes);
+  // Another middle initial or suffix tells two persons of one name apart, whatever else they share:
+  // a father and his son share an address and a phone.
+  const anotherPerson =
+    differ(lower.middleInitials, higher.middleInitials) || differ(lower.suffixes, higher.suffixes);
+  // Phone numbers of their own and none in common speak against them as emails of their own do.
+  const otherPhones = lower.phones.length > 0 && higher.phones.length > 0 && !sharedPhone;
+  const contradicted = (forward.contradicted && backward.contradicted) || anotherPerson || otherPhones;
   const sameName = forward.exactName || backward.exactName;
   const certain = sharedEmail || (sameName && sharedPhone && !contradicted);
   const beyondName = sharedPhone || sharedAddress === true || sameMailbox;
   const grade: Grade | undefined = certain
     ? 'certain'
-    : score >= PROBABLE_SCORE && (!contradicted || beyondName)
+    : !anotherPerson &&
+        (beyondName ? score >= PROBABLE_WITH_EVIDENCE : score >= PROBABLE_SCORE && !contradicted)
       ? 'probable'
       : score >= POSSIBLE_SCORE
         ? 'possible'

@@ -54,9 +54,11 @@ export const checkPerson = async (
     const live = stored && !isMergedPerson(stored) && !isErasedPerson(stored) ? stored : undefined;
     let scored: ReturnType<typeof pairsOf> = [];
     if (live) {
-      const found = await reads.candidates(matchRequestOfPerson(live));
+      const found = await reads.candidates(matchRequestOfPerson(live), personId);
       const searched = new Set(found.map(({ id }) => id));
+      // A `not-duplicate` pair is never rescored: its other person need not be read.
       const partners = held
+        .filter(({ pair }) => pair.status !== 'not-duplicate')
         .flatMap(({ pair }) => pair.persons)
         .filter((id) => id !== personId && !searched.has(id));
       const others = await reads.persons([...new Set(partners)]);

@@ -66,6 +66,8 @@ export interface BenchConfig {
     connections: number;
     seconds: number;
   };
+  /** The labelled duplicates sets (duplicate-set.ts): base persons, and the share of each kind's pairs. */
+  duplicates: { bases: number; share: number };
 }
 
 export const FULL: BenchConfig = {
@@ -84,6 +86,8 @@ export const FULL: BenchConfig = {
   feed: { idleWrites: 40, burstWrites: 300, burstConcurrency: 16, pagedEvents: 1_000, pageLimit: 100 },
   cold: { runs: 15 },
   throughput: { connections: 16, seconds: 10 },
+  // Some 1 700 persons a set, 400 planted duplicates and 180 pairs alike.
+  duplicates: { bases: 1_100, share: 1 },
 };
 
 export const QUICK: BenchConfig = {
@@ -97,4 +101,6 @@ export const QUICK: BenchConfig = {
   feed: { idleWrites: 10, burstWrites: 40, burstConcurrency: 16, pagedEvents: 0, pageLimit: 25 },
   cold: { runs: 1 },
   throughput: { connections: 16, seconds: 1 },
+  // Some 160 persons a set, 4 duplicates and 3 pairs alike of each kind.
+  duplicates: { bases: 100, share: 0.1 },
 };

@@ -67,7 +67,7 @@ const NAMESAKE_GROUPS = 50;
  * A tradition: `family` says its names are written family name first at home (queries may do so),
  * `surnames: 2` joins two family names (Spanish).
  */
-interface Tradition {
+export interface Tradition {
   tradition: string;
   first: readonly string[];
   last: readonly string[];
@@ -75,7 +75,7 @@ interface Tradition {
 }
 
 // biome-ignore format: lists of names
-const TRADITIONS: readonly Tradition[] = [
+export const TRADITIONS: readonly Tradition[] = [
   { tradition: 'British double-barrelled',
     first: ['Hugo', 'Imogen', 'Rupert', 'Arabella', 'Crispin', 'Jemima', 'Piers', 'Octavia', 'Giles', 'Felicity', 'Jasper', 'Tabitha', 'Rollo', 'Hermione', 'Barnaby', 'Clementine', 'Tarquin', 'Persephone'],
     last: ['Bowes-Lyon', 'Lloyd-Webber', 'Sackville-West', 'Fiennes-Clinton', 'Vane-Tempest', 'Spencer-Churchill', 'Heathcote-Amory', 'Montagu-Scott', 'Wyndham-Quin', 'Carew-Pole', 'Hamilton-Dalrymple', 'Douglas-Home', 'Ormsby-Gore', 'Twisleton-Wykeham', 'Knatchbull-Hugessen', 'Baden-Powell', 'Rees-Mogg', 'Parker-Bowles', 'Lane-Fox', 'Bonham-Carter'] },

@@ -70,7 +70,7 @@ export interface MatchSet {
 }
 
 /** A tradition's names; `surnames: 2` joins two of its last names (Spanish, Portuguese). */
-interface Tradition {
+export interface Tradition {
   tradition: string;
   first: readonly string[];
   last: readonly string[];
@@ -78,7 +78,7 @@ interface Tradition {
 }
 
 // biome-ignore format: lists of names
-const TRADITIONS: readonly Tradition[] = [
+export const TRADITIONS: readonly Tradition[] = [
   { tradition: 'English',
     first: ['William', 'Elizabeth', 'Robert', 'Margaret', 'Richard', 'Katherine', 'James', 'Thomas', 'Michael', 'Jennifer', 'Christopher', 'Anthony', 'Daniel', 'Patricia', 'Edward', 'Charles', 'Susan', 'Rebecca', 'Alexander', 'Victoria', 'Samuel', 'Abigail', 'Benjamin', 'Eleanor', 'Harriet', 'Oliver', 'Amelia', 'Henry'],
     last: ['Smith', 'Johnson', 'Brown', 'Taylor', 'Wilson', 'Davies', 'Evans', 'Roberts', 'Walker', 'Wright', 'Robinson', 'Thompson', 'White', 'Hughes', 'Edwards', 'Green', 'Hall', 'Wood', 'Harris', 'Clarke', 'Jackson', 'Turner', 'Hill', 'Cooper', 'Ward', 'Morris', 'Baker', 'Lovelace', 'Hopper', 'Pemberton'] },
@@ -156,7 +156,7 @@ const TRADITIONS: readonly Tradition[] = [
  * names a stored person exactly.
  */
 // biome-ignore format: a table
-const NICKNAMES: Record<string, readonly string[]> = {
+export const NICKNAMES: Record<string, readonly string[]> = {
   William: ['Bill', 'Will', 'Billy'], Elizabeth: ['Liz', 'Beth', 'Betty'], Robert: ['Bob', 'Rob', 'Bobby'],
   Margaret: ['Maggie', 'Peggy'], Richard: ['Dick', 'Rick'], Katherine: ['Kate', 'Kathy'], James: ['Jim', 'Jimmy'],
   Thomas: ['Tom', 'Tommy'], Michael: ['Mike', 'Mick'], Jennifer: ['Jen', 'Jenny'], Christopher: ['Chris'],

@@ -150,21 +150,21 @@ export const matchMetrics = (
 });
 
 /**
- * The population written as creates would write it: the person ids, in population order. `counted`
+ * The population (its create bodies) written as creates would write it: the person ids, in population order. `counted`
  * (the bench) marks the table's posting counts complete before the first person and counts the
  * postings as seeded, as a deployed table's stream would; without it (the regression test, which saves
  * the 4 000 count updates) the reader sizes its grams by sampling, and finds the same candidates.
  */
 export const seedMatchStore = async (
   storage: Storage,
-  population: readonly MatchPerson[],
+  bodies: readonly object[],
   { counted }: { counted: boolean },
 ) => {
   if (counted) await markPostingCountsIfEmpty(storage, new Date().toISOString());
   return seedPersons(storage, {
     from: 0,
-    count: population.length,
-    bodyOf: (n) => personBodyOf(population[n] as MatchPerson),
+    count: bodies.length,
+    bodyOf: (n) => bodies[n] as object,
     countPostings: counted,
     // Every person's email and name claims, as its create takes them.
     claimed: () => true,
@@ -290,7 +290,7 @@ export const runMatching = async (
 ): Promise<MatchingSection> => {
   const { population, categories } = set;
   const seeding = performance.now();
-  const ids = await seedMatchStore(storage, population, { counted: true });
+  const ids = await seedMatchStore(storage, population.map(personBodyOf), { counted: true });
   const seedSeconds = Number(((performance.now() - seeding) / 1000).toFixed(1));
   log(`${name}: seeded ${population.length} persons in ${seedSeconds} s; ${queries.length} queries`);
   const asking = performance.now();

@@ -3,6 +3,7 @@
 import type { BulkSection } from './bulk';
 import { MODEL_TOLERANCE_PCT, type ModelRow } from './capacity-model';
 import type { ColdSection } from './cold-start';
+import { DUPLICATE_BARS, type DuplicateQualitySection, type KindRow } from './duplicates';
 import type { FeedSection } from './feed';
 import { IDLE_LAG_LIMIT_MS, PAGE_MODEL } from './feed-model';
 import type { KeyedSection } from './keyed-writes';
@@ -70,6 +71,8 @@ export interface BenchResults {
   matchingHeldOut?: MatchingSection;
   merge?: MergeSection;
   feed?: FeedSection;
+  /** Issue #57 step 4: the duplicates queue on the labelled tuning set, then the held-out one. */
+  duplicates?: DuplicateQualitySection[];
   checks: Check[];
 }
 
@@ -259,7 +262,47 @@ export const checksOf = (results: Omit<BenchResults, 'checks' | 'seconds'>): Che
   checks.push(...mergeChecks(results.merge));
   checks.push(...feedChecks(results.feed));
   checks.push(...modelChecks(results.scale?.model));
+  for (const section of results.duplicates ?? []) checks.push(...duplicateChecks(section));
   return checks;
+};
+
+/** The bars of issue #57 step 4 on one labelled set: the same on the tuning and the held-out set. */
+const duplicateChecks = ({ name, overall, rows }: DuplicateQualitySection): Check[] => {
+  const planted = rows.filter(({ duplicate }) => duplicate).reduce((sum, row) => sum + row.pairs, 0);
+  const sure = overall.queued.certain + overall.queued.probable;
+  const bar = (check: string, threshold: number, value: number | null, detail: string): Check => ({
+    check: `duplicates, ${name} (issue #57): ${check}`,
+    threshold: `≥ ${threshold}`,
+    worst: `${figure(value)} (${detail})`,
+    passed: (value ?? 0) >= threshold,
+  });
+  return [
+    bar(
+      'precision of certain',
+      DUPLICATE_BARS.certainPrecision,
+      overall.certainPrecision,
+      `${overall.queued.certain - overall.wrong.certain} of ${overall.queued.certain} one person`,
+    ),
+    bar(
+      'precision of certain+probable',
+      DUPLICATE_BARS.certainOrProbablePrecision,
+      overall.certainOrProbablePrecision,
+      `${sure - overall.wrong.certain - overall.wrong.probable} of ${sure} one person`,
+    ),
+    bar('recall at any grade', DUPLICATE_BARS.recallAnyGrade, overall.recallAny, `of ${planted} planted`),
+    bar(
+      'recall at certain+probable',
+      DUPLICATE_BARS.recallCertainOrProbable,
+      overall.recallCertainOrProbable,
+      `of ${planted} planted`,
+    ),
+    {
+      check: `duplicates, ${name} (issue #57): pairs of two persons graded certain`,
+      threshold: '= 0',
+      worst: String(overall.namesakesCertain),
+      passed: overall.namesakesCertain === 0,
+    },
+  ];
 };
 
 /**
@@ -1122,6 +1165,59 @@ export const markdown = (results: BenchResults): string => {
         `calls by command per page: ${byCommand(pages.callsByCommand)}. The read past the last event (nothing ` +
         `after the cursor: what a consumer's poll of an idle feed costs) took ${pages.empty.calls} ` +
         `${plural(pages.empty.calls, 'call')} and ${pages.empty.rcu} read units.`,
+    );
+  }
+
+  const duplicates = results.duplicates ?? [];
+  if (duplicates.length > 0) {
+    const kindRow = (row: KindRow) => [
+      row.kind,
+      row.duplicate ? 'one person' : 'two persons',
+      row.pairs,
+      row.found,
+      row.certain,
+      row.probable,
+      row.possible,
+      figure(row.recallAny),
+      figure(row.recallCertainOrProbable),
+    ];
+    parts.push(
+      '## 11. Duplicates quality (issue #57)',
+      'Labelled sets of test/bench/duplicate-set.ts, each written as creates write it (persons, postings, claims) ' +
+        'into a table of its own, every person then checked once by the detector as `npm run duplicates -- --scan` ' +
+        'checks a store (its reads and writes against DynamoDB Local, 4 at a time), and the queue read as ' +
+        '`GET /duplicates` reads it. A pair of two records of one person is right, any other pair wrong ' +
+        '(whichever kind planted it, or none). The grades are tuned on the tuning set; the held-out set (another ' +
+        "seed, the held-out matching set's name traditions, nicknames, streets, domains and phone countries of " +
+        'its own) is only reported.',
+      ...duplicates.flatMap((section) => {
+        const { overall } = section;
+        return [
+          `### ${section.name[0]?.toUpperCase()}${section.name.slice(1)}`,
+          `${persons(section.persons)} persons seeded in ${section.seedSeconds} s and scanned in ` +
+            `${section.scanSeconds} s (${section.checksPerSecond} checks/s). The queue then held ` +
+            `${overall.queued.certain} certain, ${overall.queued.probable} probable and ${overall.queued.possible} ` +
+            `possible pairs, of which ${overall.wrong.certain}, ${overall.wrong.probable} and ${overall.wrong.possible} ` +
+            `are two persons (${overall.unlabelled.possible + overall.unlabelled.probable + overall.unlabelled.certain} ` +
+            'pairs no kind planted, alike by chance).',
+          table(
+            ['kind', 'truly', 'pairs', 'queued', 'certain', 'probable', 'possible', 'recall', 'recall c+p'],
+            section.rows.map(kindRow),
+          ),
+          `Overall: recall ${overall.recallAny} at any grade (≥ ${DUPLICATE_BARS.recallAnyGrade}), ` +
+            `${overall.recallCertainOrProbable} at certain+probable (≥ ${DUPLICATE_BARS.recallCertainOrProbable}); ` +
+            `precision ${figure(overall.certainPrecision)} of certain (≥ ${DUPLICATE_BARS.certainPrecision}), ` +
+            `${figure(overall.certainOrProbablePrecision)} of certain+probable (≥ ${DUPLICATE_BARS.certainOrProbablePrecision}); ` +
+            `${overall.namesakesCertain} pairs of two persons certain (= 0).`,
+          ...(section.examples.length > 0
+            ? [
+                'Planted duplicates not queued or only possible, and pairs of two persons graded above possible (at most two of each kind):',
+                section.examples.map((line) => `- ${line}`).join('\n'),
+              ]
+            : []),
+        ];
+      }),
+      duplicates[0]?.kinds.map(({ kind, what }) => `- **${kind}**: ${what}.`).join('\n') ?? '',
     );
   }
 

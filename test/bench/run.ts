@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 /**
- * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,keyed,bulk,cold,scale,matching,merge,feed] [--sizes 1000,10000]`: starts DynamoDB
+ * `npm run bench [-- --quick] [--out DIR] [--only overhead,throughput,keyed,bulk,cold,scale,matching,merge,feed,duplicates] [--sizes 1000,10000]`: starts DynamoDB
  * Local, runs the sections, prints the Markdown report and writes it with the same figures as JSON to
  * DIR (`bench-results/` by default; `latest.*`, or `quick.*` with `--quick`).
  *
@@ -33,6 +33,7 @@ const SECTIONS = [
   'matching',
   'merge',
   'feed',
+  'duplicates',
 ] as const;
 const only = new Set(args.only ? args.only.split(',') : SECTIONS);
 for (const section of only)
@@ -197,6 +198,20 @@ try {
     await createBenchTable(client, 'bench-feed', { stream: true });
     const { runFeed } = await import('./feed');
     results.feed = await runFeed(storage('bench-feed'), raw, instrumented, config, log, dynamo.endpoint);
+  }
+
+  if (only.has('duplicates')) {
+    // Both labelled sets, each in a table of its own: the tuning set and the held-out one (issue #57).
+    const { runDuplicateQuality } = await import('./duplicates');
+    const { holdoutDuplicateSet, tuningDuplicateSet } = await import('./duplicate-set');
+    results.duplicates = [];
+    for (const [table, set] of [
+      ['bench-duplicates', tuningDuplicateSet(config.duplicates)],
+      ['bench-duplicates-held-out', holdoutDuplicateSet(config.duplicates)],
+    ] as const) {
+      await createBenchTable(client, table);
+      results.duplicates.push(await runDuplicateQuality(storage(table), set, log));
+    }
   }
 
   results.machine.loadAtEnd = loadavg().map((value) => Number(value.toFixed(2)));

@@ -7,7 +7,9 @@
  * for the persons a caller picks (`claimed`): listing reads neither, and reconciliation reads the
  * email claims of the persons it is asked about by email only.
  */
+
 import { BatchWriteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
 import { toPersonItem } from '../../lib/db/person/person-items';
 import { addPostingCounts } from '../../lib/db/person/read/posting-counts';
 import { postingItemsOf } from '../../lib/db/person/write/postings';
@@ -23,7 +25,7 @@ import {
 } from '../../lib/db/table/keys';
 import { claimActions, counterUpdate } from '../../lib/db/write/actions';
 import { applyPatch, type ClaimToTake, countNewIds } from '../../lib/domain/patch';
-import { NO_ABBREVIATIONS, PERSON_TYPE, type Person } from '../../lib/domain/person';
+import { type Abbreviations, PERSON_TYPE, type Person } from '../../lib/domain/person';
 import type { ReconcileQuery } from '../../lib/domain/reconcile';
 import { CreatePersonBody } from '../../lib/domain/schemas';
 import { fold } from '../../lib/domain/text';
@@ -270,6 +272,12 @@ export interface SeedOptions {
   bodyOf?: (n: number) => unknown;
 }
 
+/** The abbreviations of the vocabulary a new table holds: a seeded Name may point at its entries (Jr., Dr.). */
+const SEEDED_ABBREVIATIONS: Abbreviations = {
+  NamePrefix: new Map(SEEDED_VOCABULARY.NamePrefix.map(({ id, abbreviation }) => [id, abbreviation])),
+  NameSuffix: new Map(SEEDED_VOCABULARY.NameSuffix.map(({ id, abbreviation }) => [id, abbreviation])),
+};
+
 /** Seeds `count` persons and returns their ids, in seeding order. */
 export const seedPersons = async (
   storage: Storage,
@@ -328,7 +336,7 @@ export const seedPersons = async (
           now,
           nextId: () => id++,
           changeId: 0,
-          abbreviations: NO_ABBREVIATIONS,
+          abbreviations: SEEDED_ABBREVIATIONS,
         });
         ids[n] = first;
         seeded?.(person);

@@ -15,6 +15,7 @@ import { MAX_TRANSACTION_ACTIONS } from '../../lib/db/write/actions';
 import { FEED_SHARDS } from '../../lib/domain/feed';
 import { MAX_PROBES_PER_FILTER } from '../../lib/domain/search';
 import { QUICK } from '../bench/config';
+import { DUPLICATE_KINDS } from '../bench/duplicate-set';
 import { MATCH_CATEGORIES, MATCH_SLICE } from '../bench/match-set';
 import type { BenchResults } from '../bench/report';
 import {
@@ -35,7 +36,7 @@ describe('npm run bench -- --quick', () => {
       // The list scale section at 100 and 1 000 persons (--quick seeds 1 000 and 10 000, a minute more).
       ['run', '--silent', 'bench', '--', '--quick', '--sizes', '100,1000', '--out', out],
       {
-        timeout: 230_000,
+        timeout: 290_000,
         maxBuffer: 16 * 1024 * 1024,
       },
     );
@@ -54,6 +55,7 @@ describe('npm run bench -- --quick', () => {
       '## 8. Matching quality (issue #38)',
       '## 9. Merge (issue #39)',
       '## 10. Change feed (issue #41)',
+      '## 11. Duplicates quality (issue #57)',
       '## Checks',
     ])
       expect(stdout).toContain(heading);
@@ -261,9 +263,10 @@ describe('npm run bench -- --quick', () => {
     // import over sequential POSTs (issue #35), the probe bar's postings and rounds (issue #36), the
     // reconciliation queries' items read against keys.ts's model (issue #37); the five of matching
     // quality (issue #38); the two of the merge's transactions (issue #39); and the three of the change
-    // feed (issue #41): its lag at idle, a page's calls and its read units; and the capacity model's
-    // units against the counted ones (issue #43).
-    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5 + 2 + 3 + 1);
+    // feed (issue #41): its lag at idle, a page's calls and its read units; the capacity model's
+    // units against the counted ones (issue #43); and the five bars of the duplicates queue on each
+    // labelled set (issue #57).
+    expect(results.checks.map((check) => check.check)).toHaveLength(13 + 5 + 2 + 3 + 1 + 2 * 5);
     expect(stdout).toContain('reconciliation: each query of the batch at every size reads what keys.ts says');
     expect(stdout).toContain("postings read against the fragment's rarest gram (issue #36)");
     expect(stdout).toContain('import at its best concurrency over sequential single POSTs');
@@ -289,6 +292,25 @@ describe('npm run bench -- --quick', () => {
     expect(matching?.overall.queries).toBe(MATCH_SLICE.length);
     expect(stdout).toMatch(/\| overall \| [^|]+ \| \d+ \|/);
     expect(results.checks.filter((check) => check.check.startsWith('matching (issue #38)'))).toHaveLength(5);
+
+    // The duplicates queue (issue #57 step 4): both labelled sets, at the quick run's size, scanned by
+    // the detector; a row per kind, every planted pair counted, and the bars met on both (the quick
+    // sets are small but drawn as the full ones are, and seeded: the same figures every run).
+    const duplicates = results.duplicates ?? [];
+    expect(duplicates.map(({ name }) => name)).toEqual(['tuning set', 'held-out set']);
+    for (const section of duplicates) {
+      expect(section.rows.map(({ kind }) => kind)).toEqual(DUPLICATE_KINDS.map(({ kind }) => kind));
+      for (const row of section.rows) {
+        const { count } = DUPLICATE_KINDS.find(({ kind }) => kind === row.kind) ?? { count: 0 };
+        expect(row.pairs).toBe(Math.max(2, Math.round(count * QUICK.duplicates.share)));
+        expect(row.certain + row.probable + row.possible).toBe(row.found);
+      }
+      expect(section.overall.queued.certain).toBeGreaterThan(0);
+    }
+    const duplicateBars = results.checks.filter((check) => check.check.startsWith('duplicates, '));
+    expect(duplicateBars).toHaveLength(10);
+    for (const check of duplicateBars) expect(check.passed, `${check.check}: ${check.worst}`).toBe(true);
+    expect(stdout).toMatch(/\| exact-phone \| one person \| 4 \| 4 \| 4 \| 0 \| 0 \| 1 \| 1 \|/);
 
     // The merge (issue #39): a fresh pair a merge through the handler. The small pair's in one
     // transaction, as keys.ts says; the large pair's postings spill into chain transactions, as many
@@ -392,5 +414,5 @@ describe('npm run bench -- --quick', () => {
     const modelCheck = results.checks.find((check) => check.check.startsWith('capacity model (issue #43)'));
     expect(modelCheck).toMatchObject({ threshold: '≤ 5%', passed: true });
     expect(stdout).toContain("The capacity model (issue #43, lib/capacity/) against this run's counts");
-  }, 240_000);
+  }, 300_000);
 });

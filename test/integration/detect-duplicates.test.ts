@@ -7,12 +7,16 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { duplicateReads } from '../../lib/db/duplicates/duplicate-reads';
 import { pairStore } from '../../lib/db/duplicates/pair-store';
+import { markPostingCountsIfEmpty } from '../../lib/db/person/read/posting-counts';
+import { CHECK_WORD_POSTINGS, candidatePersons } from '../../lib/db/person/read/reconcile-candidates';
 import { duplicateLinkKey, duplicatePairKey, duplicateQueueKey } from '../../lib/db/table/keys';
-import { type DuplicatePair, pairIdOf } from '../../lib/domain/duplicates';
+import { type DuplicatePair, matchRequestOfPerson, pairIdOf } from '../../lib/domain/duplicates';
 import type { Person } from '../../lib/domain/person';
 import type { DuplicateReads } from '../../lib/domain/ports/duplicates';
 import { checkPerson, detectDuplicates } from '../../lib/duplicates/detect-duplicates';
+import { seedPersons } from '../bench/seed';
 import { type Json, uniqueTag } from '../support/api';
+import { createTestTable } from '../support/dynamo';
 import { personEventRecord } from '../support/events';
 import { integrationSuite } from '../support/suite';
 
@@ -87,6 +91,20 @@ describe('the detector', () => {
     expect((await item(duplicateLinkKey(ada, again)))?.pairId).toBe(stored.id);
     expect((await item(duplicateLinkKey(again, ada)))?.pairId).toBe(stored.id);
     expect(await pairs().pairsOf(ada)).toEqual([expect.objectContaining({ pair: stored, revision: 1 })]);
+  });
+
+  it('finds a second record under another name (a typo, the words swapped), though its own name finds itself', async () => {
+    // The whole name a check looks up first always finds the person checked: that is no one else of
+    // its name, so its words are looked up too (the labelled bench found every such pair missing).
+    const last = family('Rousseau');
+    const typo = `${last.slice(0, 3)}${last.slice(4)}`;
+    const camille = await create('Camille', last, { phones: ['+33 1 42 68 53 00'], emails: own() });
+    const misspelt = await create('Camille', typo, { phones: ['01 42 68 53 00'] });
+    await deliver(misspelt);
+    expect(await pairOf(camille, misspelt)).toMatchObject({ grade: 'probable', status: 'open' });
+    const swapped = await create(last, 'Camille', { phones: ['01 42 68 53 00'] });
+    await deliver(swapped);
+    expect(await pairOf(camille, swapped)).toMatchObject({ grade: 'probable', status: 'open' });
   });
 
   it('writes nothing when the same event comes again, or the other person’s event finds the same pair', async () => {
@@ -229,8 +247,8 @@ describe('the detector', () => {
     let stale = true;
     const staleReads: DuplicateReads = {
       ...real,
-      candidates: async (request) => {
-        const found = await real.candidates(request);
+      candidates: async (request, self) => {
+        const found = await real.candidates(request, self);
         if (!stale) return found;
         stale = false;
         return [...found, staleTwin as Person];
@@ -240,4 +258,46 @@ describe('the detector', () => {
     expect(stale).toBe(false);
     expect(await item(duplicatePairKey(pairIdOf(first, twin)))).toBeUndefined();
   });
+});
+
+describe('a check’s cost', () => {
+  it('does not look up a word of the name so common it would read more than CHECK_WORD_POSTINGS postings', async () => {
+    // A store of its own (seeded as creates write it, counts kept): one given name held by more
+    // persons than a check looks up, one family name held by one, and its misspelt second record.
+    const table = await createTestTable();
+    await markPostingCountsIfEmpty(table, new Date().toISOString());
+    const common = CHECK_WORD_POSTINGS + 1;
+    const bodies = [
+      ...Array.from({ length: common }, (_, n) => ({
+        Names: { '@set': [{ first_name: 'Zebulon', last_name: `Other${n.toString(36)}x` }] },
+      })),
+      { Names: { '@set': [{ first_name: 'Zebulon', last_name: 'Quarrington' }] } },
+      { Names: { '@set': [{ first_name: 'Zebulon', last_name: 'Quarringtn' }] } },
+    ];
+    const ids = await seedPersons(table, {
+      from: 0,
+      count: bodies.length,
+      bodyOf: (n) => bodies[n],
+      countPostings: true,
+      concurrency: 16,
+    });
+    const [original, misspelt] = ids.slice(-2) as [number, number];
+    const person = (await duplicateReads(table).stored(misspelt)) as Person;
+    const request = matchRequestOfPerson(person);
+    // The check: its family name's words and halves, never the given name's postings; it finds the
+    // first record through a half of the misspelt family name.
+    const checked = await candidatePersons(table, { ...request, emails: [] }, misspelt);
+    expect(String(checked.detail.searched).split('|')).not.toContain('zebulon');
+    expect(checked.persons.map(({ id }) => id)).toContain(original);
+    expect(checked.persons.map(({ id }) => id)).not.toContain(misspelt);
+    expect(checked.cost.itemsRead).toBeLessThan(common);
+    // Reconciliation asked of a name no one holds (not a check) still reads every Zebulon.
+    const asked = await candidatePersons(table, {
+      ...request,
+      variants: ['zebulon quarringtno'],
+      emails: [],
+    });
+    expect(String(asked.detail.searched).split('|')).toContain('zebulon');
+    expect(asked.cost.itemsRead).toBeGreaterThan(common);
+  }, 60_000);
 });

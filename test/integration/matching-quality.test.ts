@@ -12,7 +12,7 @@
  * the ChangeHistory a create adds: so its table is not the suite's, whose invariant checker counts them.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MATCH_SET, MATCH_SLICE, type MatchQuery, type MatchSet } from '../bench/match-set';
+import { MATCH_SET, MATCH_SLICE, type MatchQuery, type MatchSet, personBodyOf } from '../bench/match-set';
 import { HOLDOUT_SET, HOLDOUT_SLICE } from '../bench/match-set-holdout';
 import { answerQueries, type MatchOutcome, matchMetrics, seedMatchStore } from '../bench/matching';
 import { createTestTable } from '../support/dynamo';
@@ -31,7 +31,7 @@ beforeAll(async () => {
   await Promise.all(
     Object.entries(SETS).map(async ([name, { set, slice }]) => {
       const table = await createTestTable();
-      const ids = await seedMatchStore(table, set.population, { counted: false });
+      const ids = await seedMatchStore(table, set.population.map(personBodyOf), { counted: false });
       outcomes[name] = (await answerQueries(table, slice, ids)).outcomes;
     }),
   );

@@ -13,6 +13,7 @@ import type { Storage } from '../table/client';
 export const duplicateReads = (storage: Storage): DuplicateReads => ({
   stored: (id) => getStoredPerson(storage, id),
   // Its emails are not looked up: an email's claim is held by one person (API.md 5.5), the person itself.
-  candidates: async (request) => (await candidatePersons(storage, { ...request, emails: [] })).persons,
+  candidates: async (request, self) =>
+    (await candidatePersons(storage, { ...request, emails: [] }, self)).persons,
   persons: (ids) => readPersons(storage, ids),
 });

@@ -26,8 +26,11 @@ export interface DuplicatePairs {
 export interface DuplicateReads {
   /** The person as stored now (live, merged or erased: a consistent read), undefined when none is. */
   stored(id: number): Promise<Person | MergedPerson | ErasedPerson | undefined>;
-  /** The live persons section 12's matcher finds for a request (reconciliation's candidates, read whole). */
-  candidates(request: MatchRequest): Promise<Person[]>;
+  /**
+   * The live persons section 12's matcher finds for person `self`'s request (reconciliation's
+   * candidates, read whole), other than `self`: its own name is not taken for another's.
+   */
+  candidates(request: MatchRequest, self: number): Promise<Person[]>;
   /** The live persons of these ids (the other persons of the pairs a person is in already). */
   persons(ids: readonly number[]): Promise<Map<number, Person>>;
 }

@@ -32,7 +32,7 @@ import {
   queryNameTest,
   RECONCILE_LIMITS,
 } from '../../../domain/reconcile';
-import { planQuery, type QueryPlan, wordEndPlan } from '../../../domain/search';
+import { planQuery, probesToSample, type QueryPlan, wordEndPlan } from '../../../domain/search';
 import { fold } from '../../../domain/text';
 import { batchGet, keyString } from '../../table/batch-get';
 import type { Storage } from '../../table/client';
@@ -40,6 +40,7 @@ import { claimKey, personKey } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
 import { fromPersonItem, isLivePersonItem } from '../person-items';
 import { costRecorder, type RecordCost } from './list-reads';
+import { readPostingCounts } from './posting-counts';
 import { probeText, searchPostings } from './posting-search';
 
 /** Persons read whole for one query at most: the limit's largest, and the namesakes with it. */
@@ -103,33 +104,67 @@ const holderOf = async ({ client, tableName }: Storage, email: string, record: R
 };
 
 /**
+ * In a check of a stored person (the duplicates detector), a word (or half of one) held by more
+ * persons than this is not looked up: so common a word says nothing of who a person is, and reading
+ * its postings would cost in proportion to the table (a given name held by 2% of a national file).
+ */
+export const CHECK_WORD_POSTINGS = 1_000;
+
+/**
+ * The fragments whose rarest gram holds at most `CHECK_WORD_POSTINGS` postings, by the posting counts
+ * (one BatchGetItem for them all); every fragment where the table does not keep counts.
+ */
+const uncommon = async (storage: Storage, fragments: readonly string[], record: RecordCost) => {
+  if (fragments.length === 0) return [];
+  const probes = fragments.map((fragment) => probesToSample(planQuery({ search: fragment })));
+  const counts = await readPostingCounts(storage, probes.flat(), record);
+  if (!counts) return [...fragments];
+  return fragments.filter(
+    (_, index) =>
+      Math.min(...(probes[index] ?? []).map((probe) => counts.get(probe) ?? 0)) <= CHECK_WORD_POSTINGS,
+  );
+};
+
+/**
  * Rounds 1 to 3: the email holders, and the stubs of every person the name's fragments found (id to
- * fullname), with the fragments searched in order.
+ * fullname), with the fragments searched in order. A person checked against the store (`self`) is
+ * found by its own fragments: it is left out of what they find, and those of its words (and their
+ * halves) too common to say who it is are not looked up (`uncommon`; its whole name always is).
  */
 const gather = async (
   storage: Storage,
   request: MatchRequest,
   { cost, record }: ReturnType<typeof costRecorder>,
+  self: number | undefined,
 ) => {
   const { whole, words, short } = candidateFragments(request.variants);
   const found = new Map<number, string>();
-  const keep = (persons: readonly { id: number; fullname: string }[]) => {
-    for (const { id, fullname } of persons) found.set(id, fullname);
+  const keep = (persons: readonly { id: number; fullname: string }[] | undefined) => {
+    for (const { id, fullname } of persons ?? []) found.set(id, fullname);
   };
   const searched: string[] = [];
-  const searchAll = (fragments: readonly string[]) => {
-    searched.push(...fragments);
-    return Promise.all(fragments.map((fragment) => search(storage, fragment, cost)));
+  /** What each fragment found (not `self`); undefined for a word too common to look up in a check. */
+  const searchAll = async (fragments: readonly string[], words = true) => {
+    const looked = self === undefined || !words ? fragments : await uncommon(storage, fragments, record);
+    searched.push(...looked);
+    const byFragment = await Promise.all(looked.map((fragment) => search(storage, fragment, cost)));
+    return fragments.map((fragment) =>
+      looked.includes(fragment)
+        ? (byFragment[looked.indexOf(fragment)] ?? []).filter(({ id }) => id !== self)
+        : undefined,
+    );
   };
   const [holders, first] = await Promise.all([
     Promise.all(request.emails.map((email) => holderOf(storage, email, record))),
-    searchAll(whole),
+    searchAll(whole, false),
   ]);
   first.forEach(keep);
   // The words only when the whole name found no one of that very name: a close second of an exact
   // name holds it (a score within CLOSE_SECOND), so an exact hit needs no more reading. Then the
   // halves of each word that found no one, which a typo leaves one of whole.
-  const exactHit = first.flat().some(({ fullname }) => request.variants.includes(fold(fullname)));
+  const exactHit = first.some((persons) =>
+    (persons ?? []).some(({ fullname }) => request.variants.includes(fold(fullname))),
+  );
   if (!exactHit && words.length > 0) {
     const byWord = await searchAll(words);
     byWord.forEach(keep);
@@ -140,7 +175,7 @@ const gather = async (
     // words of 2 ends one of their values, through those words' end grams (wordEndPlan).
     const plan = wordEndPlan(short);
     searched.push(...plan.probes.map(probeText));
-    keep(await searchPlan(storage, plan, cost));
+    keep((await searchPlan(storage, plan, cost)).filter(({ id }) => id !== self));
   }
   return { found, searched, emailHolders: holders.filter((id): id is number => id !== undefined) };
 };
@@ -168,16 +203,18 @@ const toRead = (request: MatchRequest, found: Map<number, string>, emailHolders:
 /**
  * The persons a query finds, read whole (live ones only), and what finding them cost: reconciliation's
  * candidates, and the duplicates detector's (lib/db/duplicates/duplicate-reads.ts), which scores them
- * on what a query does not send (addresses, middle initials, suffixes).
+ * on what a query does not send (addresses, middle initials, suffixes) and asks as person `self`: never
+ * found itself, and not taken for a holder of its own name (its name's words are then searched too).
  */
 export const candidatePersons = async (
   storage: Storage,
   request: MatchRequest,
+  self?: number,
 ): Promise<Omit<CandidateRead, 'candidates'> & { persons: Person[] }> => {
   const recorder = costRecorder();
   const { cost, record } = recorder;
   if (!request.wantsPersons) return { persons: [], cost, detail: { fragments: 0, searched: '' } };
-  const { found, searched, emailHolders } = await gather(storage, request, recorder);
+  const { found, searched, emailHolders } = await gather(storage, request, recorder, self);
   const kept = toRead(request, found, emailHolders);
   const persons = await readPersons(storage, kept, record);
   return {
