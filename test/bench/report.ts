@@ -10,7 +10,7 @@ import type { KeyedSection } from './keyed-writes';
 import type { MatchingSection, MatchMiss, MatchRow } from './matching';
 import type { MergeRow, MergeSection, Range } from './merge';
 import type { OverheadSection } from './overhead';
-import type { ProbeBar, ReconcileQueryCost, ScaleSection } from './scale';
+import type { MeanMax, ProbeBar, ReconcileQueryCost, ScaleSection } from './scale';
 import { COMMON_QUERY, PLANTED_QUERY, RARE_QUERY } from './seed';
 import { ratio, round } from './stats';
 import type { ThroughputRow } from './throughput';
@@ -587,6 +587,54 @@ const reconcileParts = ({ reconcile: batches }: ScaleSection): string[] => {
   ];
 };
 
+/**
+ * Section 3's duplicate checks (issue #57): what one check of the duplicates detector costs at each
+ * size, and how its reads grow against its candidates' from the smallest size to the largest.
+ */
+const duplicateCheckParts = ({ duplicateChecks: rows = [] }: ScaleSection): string[] => {
+  const first = rows[0];
+  const last = rows.at(-1);
+  if (!first || !last) return [];
+  const figure = ({ mean, max }: MeanMax) => `${ms(mean)} (${ms(max)})`;
+  return [
+    `What one duplicate check costs (issue #57): at each size, after the reconciliation batch, the duplicates ` +
+      "detector's check (`checkPerson`) of each seeded person the batch is about and of the first of the planted " +
+      `name's, ${last.checks} checks, each once with its calls recorded (at the first size after one check of each ` +
+      "unrecorded, which writes the pairs it finds; a later size's check may create the pairs of new namesakes). " +
+      "Candidates: the persons the detector's read finds for a query of the person, itself among them (counted apart); " +
+      'items read: what the recorded calls returned (Query `Count`, GetItem `Item`, BatchGetItem `Responses`); RCU and ' +
+      'WCU computed as above (WCU: the pairs the check created or changed). Mean (most) per check.',
+    table(
+      [
+        'persons',
+        'checks',
+        'candidates',
+        'items read',
+        'calls',
+        'RCU',
+        'WCU',
+        'ms',
+        'items read / candidate',
+      ],
+      rows.map((row) => [
+        persons(row.persons),
+        row.checks,
+        figure(row.candidates),
+        figure(row.itemsRead),
+        figure(row.calls),
+        figure(row.rcu),
+        figure(row.wcu),
+        figure(row.ms),
+        row.itemsPerCandidate,
+      ]),
+    ),
+    `From ${persons(first.persons)} to ${persons(last.persons)} persons (${ratio(last.persons, first.persons)}× the table), ` +
+      `per check: candidates ${ratio(last.candidates.mean, first.candidates.mean)}×, ` +
+      `items read ${ratio(last.itemsRead.mean, first.itemsRead.mean)}×, ` +
+      `items read per candidate ${ratio(last.itemsPerCandidate, first.itemsPerCandidate)}×.`,
+  ];
+};
+
 export const markdown = (results: BenchResults): string => {
   const { machine } = results;
   const parts: string[] = [
@@ -764,6 +812,7 @@ export const markdown = (results: BenchResults): string => {
         ),
       );
     parts.push(...reconcileParts(scale));
+    parts.push(...duplicateCheckParts(scale));
     if (scale.model.length > 0)
       parts.push(
         "The capacity model (issue #43, lib/capacity/) against this run's counts: each operation the model prices, " +

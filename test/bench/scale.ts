@@ -5,7 +5,9 @@
  * common name, part of an email, a 3-letter search and a 2-letter fragment (the postings, issue #26).
  * Items read and calls come from the list's own cost record (the `list cost` log line), capacity is
  * computed from the recorded calls. At each size the reconciliation handler also answers one batch
- * of 10 queries as OpenRefine sends it (issue #37), each query's cost from the reader's own record.
+ * of 10 queries as OpenRefine sends it (issue #37), each query's cost from the reader's own record,
+ * and the duplicates detector checks each person that batch is about once (issue #57), its calls
+ * recorded: what one check costs as the table grows.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -15,6 +17,8 @@ import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildList } from '../../functions/list-persons';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import type { PersonShape } from '../../lib/capacity/operations';
+import { duplicateReads } from '../../lib/db/duplicates/duplicate-reads';
+import { pairStore } from '../../lib/db/duplicates/pair-store';
 import { personList } from '../../lib/db/person/read/person-list';
 import { probeText } from '../../lib/db/person/read/posting-search';
 import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
@@ -23,10 +27,14 @@ import { personRepository } from '../../lib/db/person-repository';
 import type { Storage } from '../../lib/db/table/client';
 import { itemSize } from '../../lib/db/table/item-size';
 import { gramOfPostingKey, PERSON_LIST_SHARDS } from '../../lib/db/table/keys';
+import { matchRequestOfPerson } from '../../lib/domain/duplicates';
+import { isErasedPerson } from '../../lib/domain/erasure';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
+import { isMergedPerson } from '../../lib/domain/merge';
 import type { ListCost } from '../../lib/domain/ports/lists';
 import { ALL_VISIBLE, matchRequestOf } from '../../lib/domain/reconcile';
 import { type Probe, planQuery, postingsOf, probesToSample, searchTerms } from '../../lib/domain/search';
+import { checkPerson } from '../../lib/duplicates/detect-duplicates';
 import { reconcileHandler } from '../../lib/http/reconcile-handlers';
 import { lambdaContext } from '../../lib/local/lambda-context';
 import type { HttpFunction } from '../../lib/local/server';
@@ -137,6 +145,46 @@ export interface ReconcileRow {
   perQuery: ReconcileQueryCost[];
 }
 
+/** One check of the duplicates detector (issue #57): `checkPerson` of one seeded person, its calls recorded. */
+export interface DuplicateCheckCost {
+  /** The seeded person checked: its index in the seeding, its id and its name. */
+  seed: number;
+  personId: number;
+  name: string;
+  /** The persons `reads.candidates` returns for a query of the person (itself among them), counted apart. */
+  candidates: number;
+  /** Items the recorded calls returned: Query `Count`, GetItem `Item`, BatchGetItem `Responses`. */
+  itemsRead: number;
+  calls: number;
+  rcu: number;
+  /** What the check wrote: the pairs it created or changed (a new namesake's pair, say). */
+  wcu: number;
+  /** Pairs the check created or changed. */
+  changes: number;
+  ms: number;
+}
+
+/** Mean and most of a figure over the checks of one size. */
+export interface MeanMax {
+  mean: number;
+  max: number;
+}
+
+/** The duplicate checks at one size (issue #57 step 1): one check of each seeded person the batch is about. */
+export interface DuplicateCheckRow {
+  persons: number;
+  checks: number;
+  candidates: MeanMax;
+  itemsRead: MeanMax;
+  calls: MeanMax;
+  rcu: MeanMax;
+  wcu: MeanMax;
+  ms: MeanMax;
+  /** Items read over candidates, summed over the checks. */
+  itemsPerCandidate: number;
+  perCheck: DuplicateCheckCost[];
+}
+
 export interface ScaleGrowth {
   query: string;
   from: number;
@@ -157,6 +205,8 @@ export interface ScaleSection {
   growth: ScaleGrowth[];
   /** A batch of 10 reconciliation queries at each size (issue #37). */
   reconcile: ReconcileRow[];
+  /** One duplicates detector check of each person the reconciliation batch is about, at each size (issue #57). */
+  duplicateChecks: DuplicateCheckRow[];
   /** Where the common fragment's time goes at the largest size (issue #36 step 3, constant.ts). */
   constant?: ConstantBreakdown;
   /** The capacity model's units against the ones counted here, per operation and size (issue #43). */
@@ -351,6 +401,101 @@ const runReconcileBatch = async (
   };
 };
 
+/** The first seeded person with the planted last name (10 persons hold it from 1 000 persons on). */
+const FIRST_PLANTED = Array.from({ length: 1_000 }, (_, n) => n).find(
+  (n) => seedBody(n).Names['@set'][0]?.last_name === PLANTED_LAST_NAME,
+) as number;
+
+/** Items a recorded call returned: a Query's `Count`, a GetItem's `Item`, a BatchGetItem's `Responses`. */
+const itemsReturned = ({ command, output }: RecordedCall) => {
+  if (command === 'Query')
+    return (output.Count as number | undefined) ?? ((output.Items ?? []) as unknown[]).length;
+  if (command === 'GetItem') return output.Item ? 1 : 0;
+  if (command === 'BatchGetItem')
+    return Object.values((output.Responses ?? {}) as Record<string, unknown[]>).reduce(
+      (sum, items) => sum + items.length,
+      0,
+    );
+  return 0;
+};
+
+const meanMax = (values: readonly number[]): MeanMax => ({
+  mean: round(values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length)),
+  max: Math.max(...values),
+});
+
+/** Time a check may take before it gives up (`retrying`'s deadline): DynamoDB Local is slow at 100 000. */
+const CHECK_BUDGET_MS = 60_000;
+
+/**
+ * The duplicates detector's check (lib/duplicates/detect-duplicates.ts `checkPerson`) of each seeded
+ * person, once, its calls recorded: what it read (items returned, calls, read units), what it wrote
+ * (the pairs it created or changed: write units), how long it took; and apart, outside the recording,
+ * how many candidates the detector's read finds for a query of the person (itself among them). The
+ * detector's own dependencies on the bench's table, as the stack wires them.
+ */
+const runDuplicateChecks = async (
+  storage: Storage,
+  instrument: Instrument,
+  { persons, subjects, warmUp }: { persons: number; subjects: ReadonlyMap<number, number>; warmUp: boolean },
+): Promise<DuplicateCheckRow> => {
+  const deps = { reads: duplicateReads(storage), pairs: pairStore(storage) };
+  const ordered = [...subjects].sort(([a], [b]) => a - b);
+  if (warmUp) for (const [, id] of ordered) await checkPerson(deps, id, Date.now() + CHECK_BUDGET_MS);
+  const perCheck: DuplicateCheckCost[] = [];
+  for (const [seed, personId] of ordered) {
+    const stored = await deps.reads.stored(personId);
+    if (!stored || isMergedPerson(stored) || isErasedPerson(stored))
+      throw new Error(`Seeded person ${seed} (${personId}) is not live`);
+    const candidates = (await deps.reads.candidates(matchRequestOfPerson(stored))).length;
+    const recording: RecordedCall[] = [];
+    instrument.recording = recording;
+    const begun = performance.now();
+    let changes: Awaited<ReturnType<typeof checkPerson>>;
+    try {
+      changes = await checkPerson(deps, personId, Date.now() + CHECK_BUDGET_MS);
+    } finally {
+      instrument.recording = undefined;
+    }
+    const ms = performance.now() - begun;
+    const { rcu, wcu } = capacityOf(recording, 0);
+    const [name] = seedBody(seed).Names['@set'];
+    perCheck.push({
+      seed,
+      personId,
+      name: `${name?.first_name} ${name?.last_name}`,
+      candidates,
+      itemsRead: recording.reduce((sum, call) => sum + itemsReturned(call), 0),
+      calls: recording.length,
+      rcu,
+      wcu,
+      changes: changes.length,
+      ms,
+    });
+  }
+  const of = (figure: (check: DuplicateCheckCost) => number) => meanMax(perCheck.map(figure));
+  const sum = (figure: (check: DuplicateCheckCost) => number) =>
+    perCheck.reduce((total, check) => total + figure(check), 0);
+  return {
+    persons,
+    checks: perCheck.length,
+    candidates: of((check) => check.candidates),
+    itemsRead: of((check) => check.itemsRead),
+    calls: of((check) => check.calls),
+    rcu: of((check) => check.rcu),
+    wcu: of((check) => check.wcu),
+    ms: of((check) => check.ms),
+    itemsPerCandidate: ratio(
+      sum((check) => check.itemsRead),
+      Math.max(
+        1,
+        sum((check) => check.candidates),
+      ),
+    ),
+    perCheck,
+  };
+};
+
 /** Creates, PATCHes and GETs sent at each size for the capacity model's rows (issue #43). */
 const MODEL_WRITES = 3;
 
@@ -480,11 +625,15 @@ export const runScale = async (
 
   const rows: ScaleRow[] = [];
   const reconcile: ReconcileRow[] = [];
+  const duplicateChecks: DuplicateCheckRow[] = [];
   /** The ids of the seeded persons the reconciliation batch is about, by their seed index. */
   const idOf = new Map<number, number>();
   const about = new Set(
     RECONCILE_QUERIES.flatMap((query) => (query.about === undefined ? [] : [query.about])),
   );
+  /** The persons the duplicate checks are about: those, and the first of the planted name's 10. */
+  const checkedPersons = new Set([...about, FIRST_PLANTED]);
+  const checkIdOf = new Map<number, number>();
   const seedSeconds: Record<string, number> = {};
   const seedItems: Record<string, number> = {};
   const dynamoMemoryMiB: ScaleSection['dynamoMemoryMiB'] = {};
@@ -522,7 +671,10 @@ export const runScale = async (
         }
       },
     });
-    for (const [offset, id] of ids.entries()) if (about.has(from + offset)) idOf.set(from + offset, id);
+    for (const [offset, id] of ids.entries()) {
+      if (about.has(from + offset)) idOf.set(from + offset, id);
+      if (checkedPersons.has(from + offset)) checkIdOf.set(from + offset, id);
+    }
     requester ??= ids[0];
     seeded = size;
     seedSeconds[size] = Number(((performance.now() - started) / 1000).toFixed(1));
@@ -592,6 +744,21 @@ export const runScale = async (
     log(
       `scale: reconciliation batch of ${batch.queries} at ${size} persons: ${batch.itemsRead} items read ` +
         `(at most ${batch.maxItemsRead} by one query), ${batch.calls} calls, ${batch.rcu} RCU, ${round(batch.latency.median)} ms`,
+    );
+
+    // One duplicate check of each of those persons (issue #57): warmed up once at the first size, as
+    // the list rows are (the warm-up's check writes the pairs it finds, so the first size's recorded
+    // check finds them written; a later size's may create the pairs of its new namesakes).
+    const checks = await runDuplicateChecks(storage, instrument, {
+      persons: size,
+      subjects: checkIdOf,
+      warmUp: size === config.scale.sizes[0],
+    });
+    duplicateChecks.push(checks);
+    log(
+      `scale: ${checks.checks} duplicate checks at ${size} persons: ${checks.candidates.mean} candidates, ` +
+        `${checks.itemsRead.mean} items read (${checks.itemsPerCandidate} per candidate), ${checks.calls.mean} calls, ` +
+        `${checks.rcu.mean} RCU, ${checks.wcu.mean} WCU, ${round(checks.ms.mean)} ms a check (means)`,
     );
 
     // The capacity model (issue #43) against this size's list rows (the writes come at the largest).
@@ -684,6 +851,7 @@ export const runScale = async (
     rows,
     growth,
     reconcile,
+    duplicateChecks,
     ...(constant ? { constant } : {}),
     model,
   };

@@ -186,6 +186,24 @@ describe('npm run bench -- --quick', () => {
       /\| 1,000 \| 10 \| [\d,]+ \| [\d,]+ \| \d+ \| [\d.]+ \| [\d.]+ \([\d.]+\) \| [\d.]+% \|/,
     );
 
+    // The duplicate checks (issue #57): at each size one check of each person the batch is about,
+    // each finding at least the person itself among its candidates, and reading and calling.
+    const duplicateChecks = results.scale?.duplicateChecks ?? [];
+    expect(duplicateChecks.map((row) => row.persons)).toEqual([100, 1_000]);
+    for (const row of duplicateChecks) {
+      expect(row.checks).toBeGreaterThan(0);
+      expect(row.perCheck).toHaveLength(row.checks);
+      expect(row.candidates.mean).toBeGreaterThan(0);
+      for (const check of row.perCheck) {
+        expect(check.candidates, check.name).toBeGreaterThanOrEqual(1);
+        expect(check.itemsRead, check.name).toBeGreaterThan(0);
+        expect(check.calls, check.name).toBeGreaterThan(0);
+      }
+      expect(row.itemsPerCandidate).toBeGreaterThan(0);
+    }
+    expect(stdout).toContain('What one duplicate check costs (issue #57)');
+    expect(stdout).toMatch(/From 100 to 1,000 persons \(10× the table\), per check: candidates [\d.]+×/);
+
     const cold = results.coldStart?.rows ?? [];
     expect(cold.length).toBeGreaterThanOrEqual(15);
     for (const row of cold) {
