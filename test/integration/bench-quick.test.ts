@@ -137,7 +137,7 @@ describe('npm run bench -- --quick', () => {
     expect(deepOffset).toBeGreaterThan(2);
     expect(deepOffset).toBeLessThan(3.2);
     // The common fragment's constant (issue #36 step 3), at the largest size: every step of the list
-    // timed, the parts within the handler's median, and the count the list answered.
+    // timed, and the count the list answered.
     const constant = results.scale?.constant;
     expect(constant).toMatchObject({ query: 'common first_name (20%)', persons: 1_000, matches: 200 });
     expect(constant?.parts.map(({ part }) => part)).toEqual([
@@ -149,8 +149,8 @@ describe('npm run bench -- --quick', () => {
     for (const { ms } of constant?.parts ?? []) expect(ms).toBeGreaterThan(0);
     expect(constant?.sortSplit.keys).toBeGreaterThan(0);
     expect(constant?.sortSplit.order).toBeGreaterThan(0);
-    const steps = (constant?.parts ?? []).reduce((sum, { ms }) => sum + ms, 0);
-    expect(steps).toBeLessThanOrEqual(constant?.whole ?? 0);
+    // The parts' sum against the whole is a timing (each median measured apart): not checked here.
+    expect(constant?.whole).toBeGreaterThan(0);
     expect(constant?.sortSplit.fullSort).toBeGreaterThan(0);
     expect(constant?.sizing).toBeGreaterThan(0);
     expect(constant?.scaleRow).toBe(at1000('common first_name (20%)')?.latency.median);
