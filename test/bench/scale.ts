@@ -447,7 +447,7 @@ const runDuplicateChecks = async (
     const stored = await deps.reads.stored(personId);
     if (!stored || isMergedPerson(stored) || isErasedPerson(stored))
       throw new Error(`Seeded person ${seed} (${personId}) is not live`);
-    const candidates = (await deps.reads.candidates(matchRequestOfPerson(stored))).length;
+    const candidates = (await deps.reads.candidates(matchRequestOfPerson(stored), personId)).length;
     const recording: RecordedCall[] = [];
     instrument.recording = recording;
     const begun = performance.now();
