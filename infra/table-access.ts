@@ -321,8 +321,9 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // stepped down (ADD -1) and a change counter bumped; the requester checked: one transaction.
   // Postings that do not fit follow as on update, their deletes only. Then the history chain
   // (history-erasure.ts): the persons merged into it found by a Query of each one's links
-  // (merged-from.ts), the entries of each queried (keys only) and each one's object rewritten, the
-  // tombstone's mark removed last, in transactions. No Idempotency-Key record: a second erasure
+  // (merged-from.ts), the entries of each queried (keys only) and each one's object rewritten, each
+  // link's merge record removed (its personal values), the tombstone's mark removed last, in
+  // transactions. No Idempotency-Key record: a second erasure
   // answers the tombstone by itself, and an erased person's stored answers are never replayed.
   'erase-person': [
     RESERVE_IDS,

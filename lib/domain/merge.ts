@@ -72,13 +72,39 @@ export interface MergedItem {
   id: number;
 }
 
+/** An item of the source that moved: the `primary` it had in the source, which the survivor's copy lost. */
+export interface MovedItem extends MergedItem {
+  primary?: unknown;
+}
+
+/** An item of the source dropped as equal to one of the survivor's: the whole item as the source held it. */
+export interface DroppedItem {
+  set: SetName;
+  item: Item;
+}
+
+/**
+ * What a merge did, as its undo needs it (API.md 13.1, issue #58): which of the source's items moved
+ * (and the primary each had there), the ones dropped as equal (whole), the SocialAddresses values the
+ * survivor took, and the source's root `local_reference_id`. With the source's merged item (its id,
+ * metadata) and the survivor as it is now, an unmerge needs nothing else. A merge made before this
+ * record was kept is undone from its MERGE entries' previous objects (`mergeRecordOf` of the merge
+ * those two persons make again: the merge is a pure function of them).
+ */
+export interface MergeRecord {
+  moved: MovedItem[];
+  dropped: DroppedItem[];
+  social: Partial<Record<SocialField, string>>;
+  local_reference_id: string | null;
+}
+
 export interface MergeResult {
   /** The survivor's next version (its version one higher). */
   person: Person;
   /** The source's next version: merged into the survivor. */
   source: MergedPerson;
   /** The source's items now the survivor's. */
-  moved: MergedItem[];
+  moved: MovedItem[];
   /** The source's items the survivor already held an equal of. */
   dropped: MergedItem[];
   /**
@@ -92,6 +118,8 @@ export interface MergeResult {
   releaseSurvivor: Claim[];
   /** JSON Pointers of the parts of the survivor that changed, for its ChangeHistory entry. */
   changed: string[];
+  /** What the merge did, as its undo needs it. */
+  record: MergeRecord;
 }
 
 type AnyItem = Item & Record<string, unknown>;
@@ -144,8 +172,14 @@ export const mergePersons = (survivor: Person, source: Person, context: MergeCon
   if (survivor.id === source.id)
     throw new ValidationFailed([{ path: '/source', message: 'A person cannot be merged into itself' }]);
   const person: Person = structuredClone(survivor);
-  const moved: MergedItem[] = [];
+  const moved: MovedItem[] = [];
   const dropped: MergedItem[] = [];
+  const record: MergeRecord = {
+    moved,
+    dropped: [],
+    social: {},
+    local_reference_id: source.local_reference_id ?? null,
+  };
   const changed: string[] = [];
   const errors: FieldError[] = [];
   for (const set of SET_NAMES) {
@@ -155,11 +189,12 @@ export const mergePersons = (survivor: Person, source: Person, context: MergeCon
       const key = keyOf(set, item);
       if (held.has(key)) {
         dropped.push({ set, id: item.id });
+        record.dropped.push({ set, item: structuredClone(item) });
         continue;
       }
       held.add(key);
       items.push(nonPrimary(structuredClone(item)));
-      moved.push({ set, id: item.id });
+      moved.push({ set, id: item.id, ...('primary' in item ? { primary: item.primary } : {}) });
     }
     if (items.length !== survivor[set].length) changed.push(setPointer(set));
     if (items.length > LIMITS.sets[set])
@@ -173,6 +208,7 @@ export const mergePersons = (survivor: Person, source: Person, context: MergeCon
   for (const field of Object.keys(SOCIAL_FIELDS) as SocialField[])
     if (person.SocialAddresses[field] == null && source.SocialAddresses[field] != null) {
       person.SocialAddresses[field] = source.SocialAddresses[field];
+      record.social[field] = source.SocialAddresses[field];
       if (!changed.includes('/SocialAddresses')) changed.push('/SocialAddresses');
     }
 
@@ -206,5 +242,14 @@ export const mergePersons = (survivor: Person, source: Person, context: MergeCon
     releaseSource: sourceClaims.filter((claim) => !after.has(claimKey(claim))),
     releaseSurvivor: claimsOf(survivor).filter((claim) => !after.has(claimKey(claim))),
     changed,
+    record,
   };
 };
+
+/**
+ * The record of a merge made before records were kept, from its MERGE entries' previous objects (the
+ * two persons as the merge read them): the same merge made again, which is a pure function of them.
+ */
+export const recordOfEarlierMerge = (survivorBefore: Person, sourceBefore: Person): MergeRecord =>
+  mergePersons(survivorBefore, sourceBefore, { requester: 0, now: '', changeId: 0, sourceChangeId: 0 })
+    .record;

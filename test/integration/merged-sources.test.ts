@@ -39,6 +39,8 @@ describe('mergedSources', () => {
       type: 'MergedFrom',
       sourceId: source,
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      // What the merge did, for its undo (test/integration/merge-record.test.ts).
+      record: expect.objectContaining({ moved: expect.any(Array), dropped: [] }),
     });
     expect(await mergedSources(suite.table, survivor)).toEqual([source]);
     expect(await mergedSources(suite.table, source)).toEqual([]);

@@ -4,6 +4,7 @@
  * partition (`mergedSources` below), never a Scan. The merge puts it in its transaction
  * (write/person-merge.ts); the backfill puts it for merges made before the links (write/backfill.ts).
  */
+import type { MergeRecord } from '../../domain/merge';
 import type { Storage } from '../table/client';
 import { type Key, MERGED_FROM_SORT_KEY_PREFIX, mergedFromKey } from '../table/keys';
 import { sortKeyRange } from '../table/sort-key-range';
@@ -11,14 +12,30 @@ import type { Action } from '../write/actions';
 
 export const MERGED_FROM_TYPE = 'MergedFrom';
 
-export type MergedFromItem = Key & { type: typeof MERGED_FROM_TYPE; sourceId: number; at: string };
+export type MergedFromItem = Key & {
+  type: typeof MERGED_FROM_TYPE;
+  sourceId: number;
+  at: string;
+  /**
+   * What the merge did, as its undo needs it (API.md 13.1): kept by every merge since issue #58;
+   * absent from a link of an earlier merge (or the backfill's), whose record its MERGE entries give
+   * (merge-records.ts).
+   */
+  record?: MergeRecord;
+};
 
-/** The link saying that person `sourceId` was merged into `survivorId` at `at`. */
-export const mergedFromItem = (survivorId: number, sourceId: number, at: string): MergedFromItem => ({
+/** The link saying that person `sourceId` was merged into `survivorId` at `at`, with what it did. */
+export const mergedFromItem = (
+  survivorId: number,
+  sourceId: number,
+  at: string,
+  record?: MergeRecord,
+): MergedFromItem => ({
   ...mergedFromKey(survivorId, sourceId),
   type: MERGED_FROM_TYPE,
   sourceId,
   at,
+  ...(record ? { record } : {}),
 });
 
 /**
@@ -47,36 +64,68 @@ const directSources = async (storage: Storage, personId: number): Promise<number
     )
   ).map((item) => item.sourceId);
 
+/** A survivor's link to a person merged into it, as the chain's read answers it. */
+export interface MergedLink {
+  survivorId: number;
+  sourceId: number;
+}
+
 /**
- * Every person merged into `survivorId`, directly or through a chain, nearest first (breadth-first),
- * each once. Costs one Query per person of the chain (the survivor and each source: a source with no
- * links of its own answers an empty Query, half a read unit). A merge never makes a cycle (a merged
- * person cannot be a survivor), but the read keeps a `seen` set anyway, and throws past
- * `MAX_MERGED_SOURCES` rather than run on.
+ * Every link of `survivorId`'s chain: each person merged into it, directly or through a chain, with
+ * the person it was merged into, nearest first (breadth-first), each once. Costs one Query per person
+ * of the chain (the survivor and each source: a source with no links of its own answers an empty
+ * Query, half a read unit). A merge never makes a cycle (a merged person cannot be a survivor), but
+ * the read keeps a `seen` set anyway, and throws past `MAX_MERGED_SOURCES` rather than run on.
  */
-export const mergedSources = async (storage: Storage, survivorId: number): Promise<number[]> => {
+export const mergedLinks = async (storage: Storage, survivorId: number): Promise<MergedLink[]> => {
   const seen = new Set<number>([survivorId]);
-  const sources: number[] = [];
+  const links: MergedLink[] = [];
   let level = [survivorId];
   while (level.length > 0) {
-    const found: number[] = [];
+    const found: MergedLink[] = [];
     for (let start = 0; start < level.length; start += QUERIES_AT_ONCE)
       found.push(
         ...(
           await Promise.all(
-            level.slice(start, start + QUERIES_AT_ONCE).map((id) => directSources(storage, id)),
+            level
+              .slice(start, start + QUERIES_AT_ONCE)
+              .map(async (id) =>
+                (await directSources(storage, id)).map((sourceId) => ({ survivorId: id, sourceId })),
+              ),
           )
         ).flat(),
       );
     level = [];
-    for (const id of found) {
-      if (seen.has(id)) continue;
-      seen.add(id);
-      sources.push(id);
-      level.push(id);
-      if (sources.length > MAX_MERGED_SOURCES)
+    for (const link of found) {
+      if (seen.has(link.sourceId)) continue;
+      seen.add(link.sourceId);
+      links.push(link);
+      level.push(link.sourceId);
+      if (links.length > MAX_MERGED_SOURCES)
         throw new Error(`Person ${survivorId} has more than ${MAX_MERGED_SOURCES} persons merged into it`);
     }
   }
-  return sources;
+  return links;
 };
+
+/** Every person merged into `survivorId`, directly or through a chain, nearest first (`mergedLinks`). */
+export const mergedSources = async (storage: Storage, survivorId: number): Promise<number[]> =>
+  (await mergedLinks(storage, survivorId)).map(({ sourceId }) => sourceId);
+
+/**
+ * What an erasure does to a link of its chain (API.md 15): the merge's record holds the source's
+ * personal values (its dropped items, social values, root key) and goes; the link stays, for the
+ * chain's 301s to end in the tombstone's 410. A merged person's undo is 410 then anyway.
+ */
+export const mergeRecordRemoval = (tableName: string, { survivorId, sourceId }: MergedLink): Action => [
+  {
+    Update: {
+      TableName: tableName,
+      Key: mergedFromKey(survivorId, sourceId),
+      UpdateExpression: 'REMOVE #record',
+      ConditionExpression: 'attribute_exists(sk)',
+      ExpressionAttributeNames: { '#record': 'record' },
+    },
+  },
+  { kind: 'object' },
+];

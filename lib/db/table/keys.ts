@@ -22,7 +22,7 @@
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/person/write/backfill.ts) |
  * | principal binding | `PRINCIPAL#<sha256 of the principal>` | `BINDING` | personId, principal: the one person of a caller (API.md 9.1, requester binding on) |
  * | person's principal | `PERSON#<id>`             | `PRINCIPAL`             | principal: the one caller bound to the person (the other side of the binding) |
- * | merged from       | `PERSON#<survivor>`         | `MERGEDFROM#<source, 16 digits>` | sourceId, at: person `source` was merged into this one (lib/db/person/merged-from.ts) |
+ * | merged from       | `PERSON#<survivor>`         | `MERGEDFROM#<source, 16 digits>` | sourceId, at, record: person `source` was merged into this one, and what the merge did (lib/db/person/merged-from.ts) |
  * | feed head         | `FEED#<shard>`              | `HEAD`                  | seq: how many events the shard holds (API.md 14, lib/db/feed/feed-log.ts) |
  * | feed event        | `FEED#<shard>`              | `EVENT#<seq, 12 digits>` | the event (lib/domain/feed.ts `FeedEvent`), its shard and seq |
  * | feed mark         | `FEEDEVENT#<event id>`      | `FEEDEVENT`             | shard, seq: the event is in the feed (appended once); its id is its ChangeHistory entry's, or a duplicate pair's `eventId` |
@@ -281,9 +281,11 @@
  *   (below) are read with them (two more items); a bound source's binding moves in the same
  *   transaction, 3 actions.
  * The survivor keeps a link to each person merged into it, `PERSON#<survivor>` / `MERGEDFROM#<source>`
- * (sourceId, at), put in the merge's transaction, so what was merged into a person is one Query of its
- * own partition, `begins_with(sk, 'MERGEDFROM#')`, never a Scan: an erasure follows the links to erase
- * the persons merged into the one erased (API.md 15), an unmerge will read them (13.1). A chain (A into
+ * (sourceId, at, and the merge's `record`: what moved, what was dropped as equal, the social values
+ * taken, the source's root key, all an unmerge needs, API.md 13.1), put in the merge's transaction, so
+ * what was merged into a person is one Query of its own partition, `begins_with(sk, 'MERGEDFROM#')`,
+ * never a Scan: an erasure follows the links to erase the persons merged into the one erased (API.md
+ * 15; it removes each link's record, which holds the source's personal values). A chain (A into
  * B, then B into C) is followed link by link (lib/db/person/merged-from.ts). Merges made before
  * the links are given theirs by `npm run backfill`, from the merged persons it scans anyway. The links
  * sort between `ENRICHMENT` and `PERSON`, after every `AUDIT#` key: no history read meets them (the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationFailed } from '../../../lib/domain/errors';
-import { isMergedPerson, mergePersons } from '../../../lib/domain/merge';
+import { isMergedPerson, mergePersons, recordOfEarlierMerge } from '../../../lib/domain/merge';
 import { LIMITS } from '../../../lib/domain/schemas';
 import { createdPerson } from '../../support/fixtures';
 
@@ -211,5 +211,35 @@ describe('merging a duplicate into its survivor (API.md 13)', () => {
         },
       ]);
     }
+  });
+});
+
+describe('what a merge remembers for its undo (API.md 13.1)', () => {
+  it('records what moved with its primary in the source, what was dropped whole, the social values taken and the root key', () => {
+    const [from, into] = [source(), survivor()];
+    const { record, moved, dropped } = mergePersons(into, from, CONTEXT);
+    // Every moved item, with the primary it had in the source (the survivor's copy is not primary).
+    expect(record.moved).toEqual(moved);
+    expect(record.moved.length).toBeGreaterThan(0);
+    for (const { set, id, primary } of record.moved)
+      expect(primary).toEqual(
+        (from[set] as { id: number; primary?: unknown }[]).find((item) => item.id === id)?.primary,
+      );
+    expect(record.moved).toContainEqual(expect.objectContaining({ set: 'PhoneNumbers', primary: false }));
+    // Every dropped item, as the source held it.
+    expect(record.dropped.map(({ set, item }) => ({ set, id: item.id }))).toEqual(dropped);
+    for (const { set, item } of record.dropped)
+      expect(item).toEqual((from[set] as { id: number }[]).find((held) => held.id === item.id));
+    expect(record.social).toEqual({ linkedin: 'ada-king' });
+    expect(record.local_reference_id).toBe('erp-9');
+  });
+
+  it('is the same when made again from the two persons the merge read (a merge made before records were kept)', () => {
+    const [from, into] = [source(), survivor()];
+    const { record } = mergePersons(into, from, CONTEXT);
+    expect(recordOfEarlierMerge(into, from)).toEqual(record);
+    // The record holds copies: a later change of the persons read does not change it.
+    (from.PhoneNumbers[0] as { phone_number: string }).phone_number = '+1 555 0100';
+    expect(record.dropped[0]?.item).not.toMatchObject({ phone_number: '+1 555 0100' });
   });
 });

@@ -3,7 +3,7 @@
  * service keeps beside the Person item made what is left of it. For the person and each person merged
  * into it (merged-from.ts): its ChangeHistory entries' objects rewritten
  * (history/history-erasure.ts), the stored answers of keyed writes about it made the tombstone
- * (idempotency/idempotency-store.ts). Sent in transactions of at most 100, the last one also removing
+ * (idempotency/idempotency-store.ts), and each merge's record removed from its link. Sent in transactions of at most 100, the last one also removing
  * the tombstone's `historyPending` mark (person-items.ts). A chain cut short leaves the mark, and
  * running it again (the next DELETE of the person does, erase-person.ts) finishes it: every step
  * writes the same again.
@@ -15,7 +15,7 @@ import { eraseAnswers } from '../../idempotency/idempotency-store';
 import { personKey } from '../../table/keys';
 import { type Action, MAX_TRANSACTION_ACTIONS, transactionOf } from '../../write/actions';
 import { retrying, sendWrite } from '../../write/send';
-import { mergedSources } from '../merged-from';
+import { mergedLinks, mergeRecordRemoval } from '../merged-from';
 import { historyErased } from '../person-items';
 import { personIn, readItems, type WriteContext } from './read-for-write';
 
@@ -24,8 +24,7 @@ import { personIn, readItems, type WriteContext } from './read-for-write';
  * its tombstone, each person merged into it its merged item (its id, its survivor, its dates: what its
  * GET shows beside the 301).
  */
-const erasedObjects = async (ctx: WriteContext, tombstone: ErasedPerson) => {
-  const sources = await mergedSources(ctx, tombstone.id);
+const erasedObjects = async (ctx: WriteContext, tombstone: ErasedPerson, sources: readonly number[]) => {
   const item = await readItems(ctx, sources.map(personKey));
   return [
     { id: tombstone.id, object: tombstone as unknown },
@@ -38,8 +37,11 @@ const erasedObjects = async (ctx: WriteContext, tombstone: ErasedPerson) => {
 
 export const eraseCopies = async (ctx: WriteContext, tombstone: ErasedPerson, deadline: number) => {
   const actions: Action[] = [];
-  for (const { id, object } of await erasedObjects(ctx, tombstone))
+  const links = await mergedLinks(ctx, tombstone.id);
+  const sources = links.map(({ sourceId }) => sourceId);
+  for (const { id, object } of await erasedObjects(ctx, tombstone, sources))
     actions.push(...(await historyRewrites(ctx, id, object)), ...(await eraseAnswers(ctx, id, tombstone)));
+  actions.push(...links.map((link) => mergeRecordRemoval(ctx.tableName, link)));
   actions.push(historyErased(ctx.tableName, tombstone.id));
   for (let start = 0; start < actions.length; start += MAX_TRANSACTION_ACTIONS) {
     const transaction = transactionOf(actions.slice(start, start + MAX_TRANSACTION_ACTIONS));

@@ -95,8 +95,9 @@ const mergeParts = (
       actions: [
         personPut(tableName, result.person, survivor.person.CoreMetaData.version),
         ...historyActions(tableName, entries.survivor, result.person),
-        // Its link to the source: what an erasure of it follows (API.md 15), and an unmerge will.
-        mergedFromPut(tableName, mergedFromItem(survivor.person.id, source.person.id, now)),
+        // Its link to the source: what an erasure of it follows (API.md 15), and what an unmerge
+        // reads (13.1): the merge's record.
+        mergedFromPut(tableName, mergedFromItem(survivor.person.id, source.person.id, now, result.record)),
         ...claimRepoints(tableName, PERSON(source.person.id), PERSON(survivor.person.id), result.repoint),
         ...claimActions(tableName, PERSON(survivor.person.id), [], result.releaseSurvivor),
         ...localReferenceActions(tableName, survivor.person, result.person),
