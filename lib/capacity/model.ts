@@ -315,11 +315,11 @@ export const capacity = (
     for (const [type, count] of Object.entries(row.perRequest.events) as [EventType, number][])
       eventsPerSecond[type] = (eventsPerSecond[type] ?? 0) + row.rate * count;
   // The duplicates detector's checks (lib/duplicates/detect-duplicates.ts), one an event it takes: a
-  // reconciliation query of the person, read as /reconcile reads one. The pairs it writes follow the
-  // duplicates it finds, not the events: not priced here.
+  // reconciliation query of the person, read as /reconcile reads one, and the words of its name. The
+  // pairs it writes follow the duplicates it finds, not the events: not priced here.
   const detector = busSubscriptions.find(({ handler }) => handler === 'detect-duplicates');
   const checks = (detector?.eventTypes ?? []).reduce((sum, type) => sum + (eventsPerSecond[type] ?? 0), 0);
-  add('detect-duplicates', checks, model.reconcile(mix.reconcile.share), {
+  add('detect-duplicates', checks, model.duplicateCheck(mix.reconcile.share), {
     http: false,
     invocationsPerRequest: 0,
   });

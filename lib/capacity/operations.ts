@@ -18,6 +18,7 @@ import { historyActions } from '../db/history/history-actions';
 import { personPut, toPersonItem } from '../db/person/person-items';
 import { MAX_QUERY_LIMIT } from '../db/person/read/list-reads';
 import { listChunk } from '../db/person/read/person-list';
+import { CHECK_WORD_POSTINGS } from '../db/person/read/reconcile-candidates';
 import { planMerge } from '../db/person/write/person-merge';
 import {
   CREATE,
@@ -63,6 +64,7 @@ import { ID_BLOCK_SIZE } from '../db/write/ids';
 import { changeEntry, NO_ORIGIN } from '../domain/change-history';
 import { type EventType, FEED_SHARDS, feedEventOf, pageShares } from '../domain/feed';
 import { NO_ABBREVIATIONS, PERSON_TYPE, type Person } from '../domain/person';
+import { MIN_FRAGMENT } from '../domain/reconcile';
 import { CreatePersonBody, PatchPersonBody } from '../domain/schemas';
 import { MAX_PROBES_PER_FILTER } from '../domain/search';
 import {
@@ -621,6 +623,42 @@ export const costModel = ({
   };
 
   /**
+   * One check of the duplicates detector (lib/duplicates/detect-duplicates.ts): a reconciliation query
+   * of the person and, since most persons' exact name no one else holds, the words of its name
+   * (lib/db/person/read/reconcile-candidates.ts, `gather` and `uncommon`), its first and last name
+   * where they have 3 code points or more:
+   * 1. one BatchGetItem of the words' grams' counts and the mark, to leave out a word held by more than
+   *    `CHECK_WORD_POSTINGS`. A round of its own, not the counts round of the words' filtered lists:
+   *    each word's search then reads its own counts again (posting-search.ts), priced in 2;
+   * 2. each word a filtered list of its rarest gram at that bound (a share `CHECK_WORD_POSTINGS` of the
+   *    persons): the most a word looked up reads; a word held by more is not looked up.
+   * Not priced: the halves a word finding no one but the person then looks up, under the same bound
+   * (a misspelt name, its own postings few); and the words' partitions as hot ones. A word's rarest
+   * gram is held by `CHECK_WORD_POSTINGS` persons at most, so only their checks read its partition,
+   * not every check of the profile as the representative person's would (2 000 checks a second of one
+   * such word would check each of its holders twice a second).
+   */
+  const duplicateCheck = (share: number): OperationCost => {
+    const query = reconcile(share);
+    const wordShare = Math.min(1, CHECK_WORD_POSTINGS / persons);
+    const words = [shape.first_name, shape.last_name]
+      .map((word) => Array.from(word).length)
+      .filter((points) => points >= MIN_FRAGMENT);
+    const lists = words.map((points) => listFiltered(wordShare, points, 'a word of the name checked'));
+    // The mark and each word's probes (up to `MAX_PROBES_PER_FILTER` of its grams).
+    const probes = 1 + words.reduce((sum, points) => sum + Math.min(MAX_PROBES_PER_FILTER, points - 2), 0);
+    const counts =
+      words.length > 0
+        ? { calls: Math.ceil(probes / BATCH_GET_LIMIT), rcu: probes * readUnits(POSTING_COUNT_ITEM_BYTES) }
+        : { calls: 0, rcu: 0 };
+    return {
+      ...query,
+      calls: lists.reduce((sum, list) => sum + list.calls, query.calls + counts.calls),
+      rcu: lists.reduce((sum, list) => sum + list.rcu, query.rcu + counts.rcu),
+    };
+  };
+
+  /**
    * Merging two persons of the profile (the source's postings deleted, its emails re-pointed): the
    * consistent read of both persons, their `POSTINGS` and principal items and the requester, then the
    * write composed as the repository composes it.
@@ -798,6 +836,7 @@ export const costModel = ({
     list,
     listFiltered,
     reconcile,
+    duplicateCheck,
     merge,
     history,
     enrich,

@@ -92,6 +92,31 @@ describe("the capacity model's operations, priced from the code's own plans", ()
     expect(hot(model.create(), 'id counter')?.wcu).toBeCloseTo(4 / 50);
   });
 
+  it("prices a duplicate check as a reconciliation and its name's words at CHECK_WORD_POSTINGS", () => {
+    const million = costModel({
+      persons: 1_000_000,
+      person: { first_name: 'Maria', last_name: 'Kowalska', email: 'maria.kowalska@uni-example.edu' },
+    });
+    const query = million.reconcile(0.0005);
+    const check = million.duplicateCheck(0.0005);
+    // Each word read at the bound (1 000 of the million), after one BatchGetItem of the mark and the
+    // words' 3 + 6 grams' counts (half a unit each), a round of its own.
+    const [first, last] = [million.listFiltered(0.001, 5), million.listFiltered(0.001, 8)];
+    expect(check.rcu).toBeCloseTo(query.rcu + 10 * 0.5 + first.rcu + last.rcu);
+    expect(check.calls).toBe(query.calls + 1 + first.calls + last.calls);
+    // Only the checks of a word's at most 1 000 holders read its postings: no hot partition of its own.
+    expect(check.hot).toEqual(query.hot);
+    // A word under 3 code points is not looked up.
+    const short = costModel({
+      persons: 1_000_000,
+      person: { first_name: 'Yu', last_name: 'Kowalska', email: 'yu.kowalska@uni-example.edu' },
+    });
+    const shortQuery = short.reconcile(0.0005);
+    expect(short.duplicateCheck(0.0005).rcu).toBeCloseTo(
+      shortQuery.rcu + 7 * 0.5 + short.listFiltered(0.001, 8).rcu,
+    );
+  });
+
   it('prices a merge of two such persons as the code composes it: both entries, postings in a chain', () => {
     const merge = model.merge();
     expect(merge.changes).toBe(2);
