@@ -397,36 +397,27 @@ const drawBase = (drawing: Drawing, random: Random, tradition: Tradition): Base 
 
 type Planter = (drawing: Drawing, random: Random, base: Base) => number | undefined;
 
-/** A second record of the base's person (same entity), or undefined when this person cannot have one. */
-const second =
-  (
-    make: (
-      drawing: Drawing,
-      random: Random,
-      base: Base,
-      record: DuplicateRecord,
-    ) => Omit<DuplicateRecord, 'entity'> | undefined,
-  ): Planter =>
+/** What a kind makes of a base person and its record: the record it plants, or undefined when it cannot. */
+type Make = (
+  drawing: Drawing,
+  random: Random,
+  base: Base,
+  record: DuplicateRecord,
+) => Omit<DuplicateRecord, 'entity'> | undefined;
+
+/** A planter of a record beside the base's: a second record of its person (`same`), or another person. */
+const planting =
+  (same: boolean) =>
+  (make: Make): Planter =>
   (drawing, random, base) => {
     const record = drawing.records[base.index] as DuplicateRecord;
     const made = make(drawing, random, base, record);
-    return made ? drawing.add(made, record.entity) : undefined;
+    return made ? drawing.add(made, same ? record.entity : undefined) : undefined;
   };
 
-/** Another person alike (a new entity), or undefined when this base cannot have one. */
-const other =
-  (
-    make: (
-      drawing: Drawing,
-      random: Random,
-      base: Base,
-      record: DuplicateRecord,
-    ) => Omit<DuplicateRecord, 'entity'> | undefined,
-  ): Planter =>
-  (drawing, random, base) => {
-    const made = make(drawing, random, base, drawing.records[base.index] as DuplicateRecord);
-    return made ? drawing.add(made) : undefined;
-  };
+/** A second record of the base's person (a duplicate), and another person alike (not one). */
+const second = planting(true);
+const other = planting(false);
 
 const bare = { emails: [], phones: [], addresses: [] };
 
