@@ -157,9 +157,12 @@ describe('GET /events against npm start --data', () => {
   it('answers a read during a burst of writes, and the reader misses none of them', async () => {
     const reader = consumer();
     while ((await reader.poll(100)) > 0);
-    const tag = uniqueTag('Burst');
-    const writes = Array.from({ length: 40 }, (_, n) =>
-      send('POST', '/Person', personBody('Burst', `${tag}n${n}`, uniqueEmail())),
+    // Family names of random letters: 40 persons alike by name would keep the server's duplicates
+    // detector pairing them (hundreds of pairs, each a write and an event), and the feed not idle.
+    const randomName = () =>
+      `Q${Array.from({ length: 10 }, () => String.fromCharCode(97 + Math.floor(Math.random() * 26))).join('')}`;
+    const writes = Array.from({ length: 40 }, () =>
+      send('POST', '/Person', personBody('Burst', randomName(), uniqueEmail())),
     );
     // The reader polls, a page after another, while the writes land.
     let landed = false;
@@ -183,13 +186,19 @@ describe('GET /events against npm start --data', () => {
   it('reads a duplicate pair stored in its table as one duplicate.detected event, and none of its updates', async () => {
     const reader = consumer();
     while ((await reader.poll(100)) > 0);
-    // The pair as the detector stores it, put straight into the server's table (the detector is not
-    // wired yet): its event id from the table's own allocator, as every entry's id.
+    // A pair as the detector stores it, put straight into the server's table: its event id from the
+    // table's own allocator, as every entry's id. The two persons are unalike, so that the server's
+    // own detector makes no pair of them (its pair would be another event, or take this pair's id).
     const tableName = /table (\S+),/.exec(server.output())?.[1] as string;
     const client = documentClient(localClientConfig(server.dynamoEndpoint));
     const eventId = (await idAllocator(client, tableName).reserve(1)).first;
-    const ada = await send('POST', '/Person', personBody('Ada', uniqueTag('Pair'), uniqueEmail()));
-    const dupe = await send('POST', '/Person', personBody('Ada', uniqueTag('Pair'), uniqueEmail()), ada.id);
+    const ada = await send('POST', '/Person', personBody('Ada', uniqueTag('Lovelace'), uniqueEmail()));
+    const dupe = await send(
+      'POST',
+      '/Person',
+      personBody('Bartholomew', uniqueTag('Quackenbush'), uniqueEmail()),
+      ada.id,
+    );
     const pairId = pairIdOf(ada.id, dupe.id);
     const detected = new Date().toISOString();
     await client.send(
