@@ -88,8 +88,8 @@ describe('planMerge: the two parts of a merge', () => {
     expect(rest.filter(([, role]) => role.kind === 'history')).toHaveLength(1);
   });
 
-  it('puts the survivor’s link to the source in the survivor’s part, unconditionally, beside its entry', () => {
-    const { parts } = plan(survivor, source);
+  it('puts the survivor’s link to the source in the survivor’s part, unconditionally, beside its entry, with the merge’s record', () => {
+    const { parts, result } = plan(survivor, source);
     const [gone, own] = parts;
     const links = (part: typeof own) =>
       part.actions.map(([item]) => item.Put?.Item).filter((item) => item?.type === 'MergedFrom');
@@ -100,8 +100,10 @@ describe('planMerge: the two parts of a merge', () => {
         type: 'MergedFrom',
         sourceId: 200,
         at: NOW,
+        record: result.record,
       },
     ]);
+    expect(result.record.moved.map(({ id }) => id)).toEqual([201, 202, 203]);
     expect(links(gone)).toEqual([]);
     const link = own.actions.find(([item]) => item.Put?.Item?.type === 'MergedFrom');
     expect(link?.[0].Put?.ConditionExpression).toBeUndefined();
