@@ -601,7 +601,7 @@ const duplicateCheckParts = ({ duplicateChecks: rows = [] }: ScaleSection): stri
       "detector's check (`checkPerson`) of each seeded person the batch is about and of the first of the planted " +
       `name's, ${last.checks} checks, each once with its calls recorded (at the first size after one check of each ` +
       "unrecorded, which writes the pairs it finds; a later size's check may create the pairs of new namesakes). " +
-      "Candidates: the persons the detector's read finds for a query of the person, itself among them (counted apart); " +
+      "Candidates: the other persons the detector's read finds for a check of the person (counted apart); " +
       'items read: what the recorded calls returned (Query `Count`, GetItem `Item`, BatchGetItem `Responses`); RCU and ' +
       'WCU computed as above (WCU: the pairs the check created or changed). Mean (most) per check.',
     table(

@@ -151,7 +151,7 @@ export interface DuplicateCheckCost {
   seed: number;
   personId: number;
   name: string;
-  /** The persons `reads.candidates` returns for a query of the person (itself among them), counted apart. */
+  /** The persons `reads.candidates` returns for a check of the person (not itself), counted apart. */
   candidates: number;
   /** Items the recorded calls returned: Query `Count`, GetItem `Item`, BatchGetItem `Responses`. */
   itemsRead: number;
@@ -431,7 +431,7 @@ const CHECK_BUDGET_MS = 60_000;
  * The duplicates detector's check (lib/duplicates/detect-duplicates.ts `checkPerson`) of each seeded
  * person, once, its calls recorded: what it read (items returned, calls, read units), what it wrote
  * (the pairs it created or changed: write units), how long it took; and apart, outside the recording,
- * how many candidates the detector's read finds for a query of the person (itself among them). The
+ * how many candidates the detector's read finds for a check of the person (not itself). The
  * detector's own dependencies on the bench's table, as the stack wires them.
  */
 const runDuplicateChecks = async (

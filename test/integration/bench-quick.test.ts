@@ -187,7 +187,8 @@ describe('npm run bench -- --quick', () => {
     );
 
     // The duplicate checks (issue #57): at each size one check of each person the batch is about,
-    // each finding at least the person itself among its candidates, and reading and calling.
+    // each reading and calling; candidates (other persons: a person with no namesake and no word in
+    // common with another at 100 persons has none) found by some.
     const duplicateChecks = results.scale?.duplicateChecks ?? [];
     expect(duplicateChecks.map((row) => row.persons)).toEqual([100, 1_000]);
     for (const row of duplicateChecks) {
@@ -195,7 +196,6 @@ describe('npm run bench -- --quick', () => {
       expect(row.perCheck).toHaveLength(row.checks);
       expect(row.candidates.mean).toBeGreaterThan(0);
       for (const check of row.perCheck) {
-        expect(check.candidates, check.name).toBeGreaterThanOrEqual(1);
         expect(check.itemsRead, check.name).toBeGreaterThan(0);
         expect(check.calls, check.name).toBeGreaterThan(0);
       }
