@@ -282,10 +282,8 @@ export const scorePair = (a: DuplicateFacts, b: DuplicateFacts): ScoredPair => {
   const sharedEmail = forward.email === true || backward.email === true;
   // Something speaks against them only when it does whichever of the two is asked: a first name
   // sent counts against a person holding a freeform name only, which the other direction does not.
-  // Section 12 compares a Name's "first last": another middle initial or suffix (a father and his son
-  // at one address) speaks against them too.
-  // Another middle initial or suffix tells two persons of one name apart, whatever else they share:
-  // a father and his son share an address and a phone.
+  // Section 12 compares a Name's "first last": another middle initial or suffix tells two persons of
+  // one name apart, whatever else they share (a father and his son share an address and a phone).
   const anotherPerson =
     differ(lower.middleInitials, higher.middleInitials) || differ(lower.suffixes, higher.suffixes);
   // Phone numbers of their own and none in common speak against them as emails of their own do.

@@ -144,8 +144,8 @@ const gather = async (
   };
   const searched: string[] = [];
   /** What each fragment found (not `self`); undefined for a word too common to look up in a check. */
-  const searchAll = async (fragments: readonly string[], words = true) => {
-    const looked = self === undefined || !words ? fragments : await uncommon(storage, fragments, record);
+  const searchAll = async (fragments: readonly string[], { whole: always = false } = {}) => {
+    const looked = self === undefined || always ? fragments : await uncommon(storage, fragments, record);
     searched.push(...looked);
     const byFragment = await Promise.all(looked.map((fragment) => search(storage, fragment, cost)));
     return fragments.map((fragment) =>
@@ -156,7 +156,7 @@ const gather = async (
   };
   const [holders, first] = await Promise.all([
     Promise.all(request.emails.map((email) => holderOf(storage, email, record))),
-    searchAll(whole, false),
+    searchAll(whole, { whole: true }),
   ]);
   first.forEach(keep);
   // The words only when the whole name found no one of that very name: a close second of an exact
