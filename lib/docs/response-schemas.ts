@@ -105,6 +105,7 @@ export const AuditEntryOut = z.object({
     'update',
     'enrich',
     'merge',
+    'unmerge',
     'erase',
   ] as const satisfies readonly AuditEntry['action'][]),
   requester: id.nullable().describe('The person who asked; null for the service (enrichment)'),

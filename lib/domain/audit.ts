@@ -1,5 +1,5 @@
 /** An AuditEntry: one per stored change of a Person (API.md 6). */
-export type AuditAction = 'create' | 'update' | 'enrich' | 'merge' | 'erase';
+export type AuditAction = 'create' | 'update' | 'enrich' | 'merge' | 'unmerge' | 'erase';
 
 export interface AuditEntry {
   id: number;

@@ -19,13 +19,14 @@ export const CHANGE_HISTORY_TYPE = 'ChangeHistory';
 
 /**
  * GRC's `type` of an entry: the HTTP method of the change, ENRICH for the service's own, MERGE on both
- * persons of a merge (API.md 13), ERASE on an erased person's (API.md 15).
+ * persons of a merge (API.md 13), UNMERGE on both of its undo (13.1), ERASE on an erased person's (API.md 15).
  */
 export const CHANGE_TYPES = {
   create: 'POST',
   update: 'PATCH',
   enrich: 'ENRICH',
   merge: 'MERGE',
+  unmerge: 'UNMERGE',
   erase: 'ERASE',
 } as const satisfies Record<AuditAction, string>;
 

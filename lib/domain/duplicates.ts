@@ -83,12 +83,13 @@ export const DUPLICATE_PAIR_TYPE = 'DuplicatePair';
 /**
  * The events that may change a person's pairs: a person created or changed (its names, emails, phone
  * numbers or addresses), merged into another (its pairs leave the queue; its survivor's `updated`
- * checks the survivor) or erased.
+ * checks the survivor), live again after an unmerge (checked as a created one is) or erased.
  */
 export const DETECTOR_EVENTS = [
   'person.created',
   'person.updated',
   'person.merged',
+  'person.unmerged',
   'person.erased',
 ] as const;
 

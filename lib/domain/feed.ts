@@ -28,6 +28,7 @@ export const CHANGE_EVENT_TYPES = [
   'person.updated',
   'person.enriched',
   'person.merged',
+  'person.unmerged',
   'person.erased',
   'nameprefix.created',
   'nameprefix.updated',
@@ -92,18 +93,25 @@ const VERB: Record<AuditAction, 'created' | 'updated' | 'enriched' | 'erased'> =
   enrich: 'enriched',
   // The survivor's side of a merge; the source's is `person.merged` (below).
   merge: 'updated',
+  // The survivor's side of an unmerge; the source's is `person.unmerged` (below).
+  unmerge: 'updated',
   erase: 'erased',
 };
 
 /**
  * The event of a ChangeHistory entry. `supercededBy` is what the entry's object says after the
- * change: a person merged into another has it (the source of a merge), every other object none.
+ * change: a person merged into another has it (the source of a merge), every other object none. The
+ * source of an unmerge is told by its entry's changes: it lost its `/superceded_by`.
  */
 export const feedEventOf = (entry: ChangeEntry, supercededBy: number | null = null): ChangeEvent => {
-  const merged = entry.endpoint === 'Person' && entry.action === 'merge' && supercededBy !== null;
+  const isPerson = entry.endpoint === 'Person';
+  const merged = isPerson && entry.action === 'merge' && supercededBy !== null;
+  const unmerged = isPerson && entry.action === 'unmerge' && entry.changed.includes('/superceded_by');
   const type = merged
     ? 'person.merged'
-    : (`${entry.endpoint.toLowerCase()}.${VERB[entry.action]}` as ChangeEventType);
+    : unmerged
+      ? 'person.unmerged'
+      : (`${entry.endpoint.toLowerCase()}.${VERB[entry.action]}` as ChangeEventType);
   return {
     id: entry.id,
     type,

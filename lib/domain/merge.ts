@@ -15,6 +15,7 @@
 import { normaliseEmail } from './email';
 import { type FieldError, ValidationFailed } from './errors';
 import { type Claim, claimsOf, type Item, type Person } from './person';
+import type { Principal } from './principal';
 import {
   ITEM_FIELDS,
   LIMITS,
@@ -86,16 +87,22 @@ export interface DroppedItem {
 /**
  * What a merge did, as its undo needs it (API.md 13.1, issue #58): which of the source's items moved
  * (and the primary each had there), the ones dropped as equal (whole), the SocialAddresses values the
- * survivor took, and the source's root `local_reference_id`. With the source's merged item (its id,
- * metadata) and the survivor as it is now, an unmerge needs nothing else. A merge made before this
- * record was kept is undone from its MERGE entries' previous objects (`mergeRecordOf` of the merge
- * those two persons make again: the merge is a pure function of them).
+ * survivor took and the source's own, the source's root `local_reference_id`, and the principal whose
+ * binding passed (planMerge adds it). With the source's merged item (its id, metadata) and the survivor
+ * as it is now, an unmerge (unmerge.ts) needs nothing else. A merge made before this record was kept
+ * is undone from its MERGE entries' previous objects (`mergeRecordOf`: the merge those two persons make
+ * again, a pure function of them); its binding, which no entry shows, stays with the survivor.
  */
 export interface MergeRecord {
   moved: MovedItem[];
   dropped: DroppedItem[];
+  /** The SocialAddresses values the survivor took (its null fields). */
   social: Partial<Record<SocialField, string>>;
+  /** The source's SocialAddresses as they were (records kept before #58 step 2 lack them: merge-record.ts). */
+  source_social: Record<SocialField, string | null>;
   local_reference_id: string | null;
+  /** The principal bound to the source (API.md 9.1), whose binding passed to the survivor. */
+  principal?: Principal;
 }
 
 export interface MergeResult {
@@ -178,6 +185,7 @@ export const mergePersons = (survivor: Person, source: Person, context: MergeCon
     moved,
     dropped: [],
     social: {},
+    source_social: { ...source.SocialAddresses },
     local_reference_id: source.local_reference_id ?? null,
   };
   const changed: string[] = [];

@@ -86,7 +86,7 @@ export interface PatchResult {
 }
 
 /** Sets in which a non-empty set always has exactly one primary item (API.md 5.2). */
-const PRIMARY_REQUIRED: ReadonlySet<SetName> = new Set(['Names', 'Emails']);
+export const PRIMARY_REQUIRED: ReadonlySet<SetName> = new Set(['Names', 'Emails']);
 const FOREIGN_KEY_KINDS: Record<string, VocabularyKind> = {
   name_prefix_fk: 'NamePrefix',
   name_suffix_fk: 'NameSuffix',

@@ -77,7 +77,28 @@ describe('what a merge remembers', () => {
     ]);
     // The survivor kept its own twitter and took the source's linkedin.
     expect(record?.social).toEqual({ linkedin: 'ada-king' });
+    // And the source's own, whole: what it gets back.
+    expect(record?.source_social).toEqual({
+      twitter: '@countess',
+      linkedin: 'ada-king',
+      facebook: null,
+      youtube: null,
+    });
     expect(record?.local_reference_id).toBe(source.local_reference_id);
+  });
+
+  it("rebuilds a record kept before it held the source's own social values (issue #58 step 1)", async () => {
+    const { survivor, source } = await merged();
+    const kept = await mergeRecordOf(suite.table, survivor.id, source.id);
+    await suite.table.client.send(
+      new UpdateCommand({
+        TableName: suite.table.tableName,
+        Key: mergedFromKey(survivor.id, source.id),
+        UpdateExpression: 'REMOVE #record.#social',
+        ExpressionAttributeNames: { '#record': 'record', '#social': 'source_social' },
+      }),
+    );
+    expect(await mergeRecordOf(suite.table, survivor.id, source.id)).toEqual(kept);
   });
 
   it('rebuilds the same record from the MERGE entries for a merge made before links kept one', async () => {

@@ -72,6 +72,8 @@ describe('the event of a change', () => {
     // The survivor of a merge is updated; the source is merged, and says into whom.
     ['Person', 'merge', null, 'person.updated'],
     ['Person', 'merge', 30001, 'person.merged'],
+    // An unmerge (API.md 13.1): the survivor is updated; the source, which lost its link, is unmerged.
+    ['Person', 'unmerge', null, 'person.updated'],
     // An erasure (API.md 15): thin like every event, nothing of the person but its id.
     ['Person', 'erase', null, 'person.erased'],
     ['NamePrefix', 'create', null, 'nameprefix.created'],
@@ -84,6 +86,14 @@ describe('the event of a change', () => {
     expect(event.subject).toBe(`${endpoint}/30863`);
     if (type === 'person.merged') expect(event.data.superceded_by).toBe(30001);
     else expect(event.data).not.toHaveProperty('superceded_by');
+  });
+
+  it('is person.unmerged on the source of an unmerge, which lost its link (API.md 13.1)', () => {
+    const source = entry({ action: 'unmerge', changed: ['/Names', '/Emails', '/superceded_by'] });
+    const event = cloudEventOf(feedEventOf(source), BASE);
+    expect(event.type).toBe('person.unmerged');
+    expect(event.data).not.toHaveProperty('superceded_by');
+    expect(feedEventOf({ ...source, changed: ['/Names', '/Emails'] }).type).toBe('person.updated');
   });
 
   it('carries nothing personal: no snapshot, no provider data, no caller', () => {
@@ -99,7 +109,7 @@ describe('the event of a change', () => {
         fc.oneof(
           fc.tuple(
             fc.constant('Person' as const),
-            fc.constantFrom(...(['create', 'update', 'enrich', 'merge', 'erase'] as const)),
+            fc.constantFrom(...(['create', 'update', 'enrich', 'merge', 'unmerge', 'erase'] as const)),
           ),
           fc.tuple(
             fc.constantFrom(...(['NamePrefix', 'NameSuffix'] as const)),
@@ -153,7 +163,7 @@ describe('the event of a duplicate pair found', () => {
 
   it('is one of the feed’s event types, beside every change’s', () => {
     expect(EVENT_TYPES).toContain('duplicate.detected');
-    expect(EVENT_TYPES.filter((type) => !type.startsWith('duplicate.'))).toHaveLength(9);
+    expect(EVENT_TYPES.filter((type) => !type.startsWith('duplicate.'))).toHaveLength(10);
   });
 
   it('is a valid CloudEvents 1.0 event, for any pair, by the spec’s JSON Schema', () => {

@@ -33,7 +33,8 @@ export const mergeRecordOf = async (
   );
   const link = Item as MergedFromItem | undefined;
   if (!link) return undefined;
-  if (link.record) return link.record;
+  // A record kept before the source's own SocialAddresses were (issue #58 step 2) is rebuilt too.
+  if (link.record?.source_social) return link.record;
   const source = await getStoredPerson(storage, sourceId);
   if (!isMergedPerson(source) || source.superceded_by !== survivorId) return undefined;
   const entryId = source.CoreMetaData.modified_audit_id;

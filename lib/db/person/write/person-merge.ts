@@ -130,6 +130,8 @@ export const planMerge = ({
     changeId: changeIds.survivor,
     sourceChangeId: changeIds.source,
   });
+  // The binding that passes is part of what the merge did: an unmerge gives it back (API.md 13.1).
+  if (source.principal) result.record.principal = source.principal;
   const change = { action: 'merge' as const, requester: actor, at: now, origin };
   const entries = {
     survivor: changeEntry(PERSON_TYPE, result.person, {

@@ -115,6 +115,22 @@ describe('planMerge: the two parts of a merge', () => {
     ]);
   });
 
+  it('remembers in the record the principal whose binding passed to the survivor (an unmerge gives it back)', () => {
+    const principal = { kind: 'jwt' as const, issuer: 'https://issuer.example', subject: 'countess' };
+    const { result, parts } = planMerge({
+      tableName: TABLE,
+      survivor: { person: survivor, pending: null },
+      source: { person: source, pending: null, principal },
+      requester: 7,
+      now: NOW,
+      changeIds: { survivor: 900, source: 901 },
+    });
+    expect(result.record.principal).toEqual(principal);
+    const link = parts[1].actions.find(([item]) => item.Put?.Item?.type === 'MergedFrom');
+    expect(link?.[0].Put?.Item?.record.principal).toEqual(principal);
+    expect(plan(survivor, source).result.record).not.toHaveProperty('principal');
+  });
+
   it('puts the source merged over its version, deletes its reference item and counts one person fewer', () => {
     const { parts, result } = plan(survivor, source);
     const [gone] = parts;
