@@ -151,6 +151,43 @@ const MERGE: TableAccessRule[] = [
   { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
 ];
 
+/**
+ * An unmerge (write/person-unmerge.ts, API.md 13.1): both persons, their POSTINGS items and bindings
+ * and the requester read together, the vocabulary entries their Names point at (for the fullnames),
+ * the survivor's link to the source with the merge's record (GetItem; a merge made before records
+ * were kept has its record rebuilt from its two MERGE entries, found by the change id index); both
+ * persons put over their versions, both UNMERGE entries, the link deleted, the source's email claims
+ * re-pointed back and the name claims each now needs taken (literal or hashed), a name claim the
+ * survivor no longer holds released, the source's reference item put and its postings written, the
+ * survivor's deleted, a person counter and the change counters stepped, in one transaction; postings
+ * that do not fit follow as on update.
+ */
+const UNMERGE: TableAccessRule[] = [
+  RESERVE_IDS,
+  IDEMPOTENCY_RECORDS,
+  { actions: ['BatchGetItem'], partitions: [PERSONS, ...VOCABULARIES] },
+  { actions: ['GetItem'], partitions: [PERSONS] },
+  { actions: ['Query'], index: CHANGE_ID_INDEX },
+  {
+    actions: ['PutItem'],
+    partitions: [
+      PERSONS,
+      ...claimsOf('email', { literalOnly: true }),
+      ...claimsOf('name'),
+      LOCAL_REFERENCES,
+      POSTINGS,
+    ],
+    transactional: true,
+  },
+  { actions: ['DeleteItem'], partitions: [PERSONS, ...claimsOf('name'), POSTINGS], transactional: true },
+  {
+    actions: ['UpdateItem'],
+    partitions: [...PERSON_COUNTER_SHARDS, ...changeCountersOf('Person')],
+    transactional: true,
+  },
+  { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+];
+
 /** An entry's create (vocabulary-repository.ts): the entry, its history, counter and claim, the requester. */
 const createEntry = (kind: VocabularyKind): TableAccessRule[] => [
   RESERVE_IDS,
@@ -298,6 +335,7 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['DeleteItem'], partitions: [PERSONS, BINDINGS], transactional: true },
   ],
   'merge-person': MERGE,
+  'unmerge-person': UNMERGE,
   // The duplicates queue (lib/db/duplicates/pair-store.ts): its partitions read in score order, or a
   // person's links and then their pairs.
   'list-duplicates': [
@@ -463,6 +501,8 @@ export const BINDING_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>
   ],
   // A merge is a delegate's (API.md 9.1): no caller's binding to read or check, only the source's to move.
   'merge-person': [{ actions: ['PutItem'], partitions: [BINDINGS], transactional: true }],
+  // An unmerge too: the binding that passed with the merge moves back to the source.
+  'unmerge-person': [{ actions: ['PutItem'], partitions: [BINDINGS], transactional: true }],
   'decide-duplicate': [{ actions: ['PutItem'], partitions: [BINDINGS], transactional: true }],
   // An erasure by the person itself or a delegate (API.md 15): the caller's binding read with the
   // person, as a PATCH reads it. Its check in the transaction is the erased person's own binding's

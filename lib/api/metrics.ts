@@ -28,6 +28,7 @@ export const METRICS = {
   },
   PersonsPatched: { unit: 'Count', description: 'PATCH /Person/{id} requests that stored a change' },
   PersonsMerged: { unit: 'Count', description: 'Merges that superseded a person' },
+  PersonsUnmerged: { unit: 'Count', description: 'Merges undone: a merged person live again' },
   PersonsErased: {
     unit: 'Count',
     description: 'Persons erased (DELETE /Person/{id}; a repeat is not counted)',

@@ -20,6 +20,7 @@ const STATUS_AND_TITLE = {
   'duplicate-name': { status: 409, title: 'A person with this name and no email already exists' },
   'duplicate-abbreviation': { status: 409, title: 'Another entry has this abbreviation' },
   merged: { status: 409, title: 'The person was merged into another' },
+  'not-merged': { status: 409, title: 'The person was not merged into this one' },
   'pair-decided': { status: 409, title: 'The duplicate pair was decided already' },
   erased: { status: 410, title: 'The person was erased' },
   'principal-already-bound': { status: 409, title: 'The caller or the person is bound already' },
@@ -114,6 +115,9 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'The person was merged into another (a duplicate merged into its survivor) and takes no more changes: ' +
     'its GET answers 301 to the survivor. `existing` links the survivor: send the change there. Nothing ' +
     'was written.',
+  'not-merged':
+    'An unmerge names a `source` that was never merged into this person: it is live, or it was merged ' +
+    'into another person (then `existing` links that one: undo the merge there). Nothing was written.',
   'pair-decided':
     'A steward decided this duplicate pair already, or it left the queue (`GET /duplicates/{pairId}` shows ' +
     'its `status`: `not-duplicate`, `merged`, or `resolved` when one of its persons was merged elsewhere ' +

@@ -40,6 +40,7 @@ const ROUTE_TABLE = [
   { method: 'PATCH', path: '/Person/{id}', handler: 'update-person', operation: 'updatePerson' },
   { method: 'DELETE', path: '/Person/{id}', handler: 'erase-person', operation: 'erasePerson' },
   { method: 'POST', path: '/Person/{id}/merge', handler: 'merge-person', operation: 'mergePersons' },
+  { method: 'POST', path: '/Person/{id}/unmerge', handler: 'unmerge-person', operation: 'unmergePersons' },
   { method: 'PUT', path: '/Person/{id}/principal', handler: 'bind-principal', operation: 'bindPrincipal' },
   {
     method: 'DELETE',

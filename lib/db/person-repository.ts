@@ -4,12 +4,14 @@
  */
 import type { PersonRepository } from '../domain/ports/persons';
 import { logger as defaultLogger } from '../logger';
+import { mergeRecordOf } from './person/read/merge-record';
 import { findPerson, getLivePerson, liveEndOf, ownPerson } from './person/read/person-reads';
 import { bindPrincipal, unbindPrincipal } from './person/write/bind-principal';
 import { createPerson } from './person/write/create-person';
 import { erasePerson, finishErasure } from './person/write/erase-person';
 import { mergePerson } from './person/write/merge-person';
 import type { WriteContext } from './person/write/read-for-write';
+import { unmergePerson } from './person/write/unmerge-person';
 import { updatePerson } from './person/write/update-person';
 import type { Storage } from './table/client';
 import { vocabularyReader } from './vocabulary/vocabulary-repository';
@@ -17,7 +19,7 @@ import { idAllocator } from './write/ids';
 import { asRequester, jitteredBackoff, objectQueue } from './write/send';
 
 export type PersonRepositoryDeps = Storage &
-  Partial<Omit<WriteContext, keyof Storage | 'queue' | 'liveEndOf'>>;
+  Partial<Omit<WriteContext, keyof Storage | 'queue' | 'liveEndOf' | 'mergeRecordOf'>>;
 
 export const personRepository = (deps: PersonRepositoryDeps): PersonRepository => {
   const storage: Storage = { client: deps.client, tableName: deps.tableName };
@@ -30,6 +32,7 @@ export const personRepository = (deps: PersonRepositoryDeps): PersonRepository =
     logger: deps.logger ?? defaultLogger,
     queue: objectQueue(),
     liveEndOf: (merged) => liveEndOf(storage, merged),
+    mergeRecordOf: (survivorId, sourceId) => mergeRecordOf(storage, survivorId, sourceId),
   };
   return {
     get: (id) => getLivePerson(storage, id),
@@ -41,6 +44,8 @@ export const personRepository = (deps: PersonRepositoryDeps): PersonRepository =
       asRequester(requester, (acting) => updatePerson(ctx, id, body, acting, options)),
     merge: (survivorId, sourceId, requester, options) =>
       asRequester(requester, (acting) => mergePerson(ctx, survivorId, sourceId, acting, options)),
+    unmerge: (survivorId, sourceId, requester, options) =>
+      asRequester(requester, (acting) => unmergePerson(ctx, survivorId, sourceId, acting, options)),
     erase: (id, requester, options) =>
       asRequester(requester, (acting) => erasePerson(ctx, id, acting, options)),
     finishErasure: (id, deadline) => finishErasure(ctx, id, deadline),

@@ -138,6 +138,11 @@ export const jsonLdContext = (termBase: string) => {
     nextPage: link('aps:nextPage'),
     items: { '@id': 'schema:itemListElement', '@container': '@list' },
 
+    // An unmerge's answer (API.md 13.1): the two persons, each a Person node of its own.
+    Unmerge: 'aps:Unmerge',
+    survivor: 'aps:survivor',
+    source: 'aps:source',
+
     PersonExport: 'aps:PersonExport',
     next: link('aps:next'),
 

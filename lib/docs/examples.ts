@@ -32,6 +32,7 @@ import {
   paginatedList,
   toStub,
 } from '../domain/listing';
+import { mergePersons } from '../domain/merge';
 import { applyPatch } from '../domain/patch';
 import { type Abbreviations, PERSON_TYPE, type Person } from '../domain/person';
 import {
@@ -54,6 +55,7 @@ import {
   vocabularyOut,
 } from '../domain/representation';
 import { CreatePersonBody, PatchPersonBody, SET_NAMES, setPointer } from '../domain/schemas';
+import { unmergePersons } from '../domain/unmerge';
 import {
   applyEntryPatch,
   seededEntry,
@@ -83,6 +85,7 @@ const SEEDED_AT = '2026-11-20T08:00:00.000Z';
 const CREATED_AT = '2026-11-21T15:04:05.123Z';
 const CHANGED_AT = '2026-11-22T09:30:12.345Z';
 const MERGED_AT = '2026-11-24T16:05:00.000Z';
+const UNMERGED_AT = '2026-11-24T16:30:00.000Z';
 const ERASED_AT = '2026-11-24T11:42:17.908Z';
 const ENTRY_CREATED_AT = '2026-11-23T10:15:00.000Z';
 const ENTRY_CHANGED_AT = '2026-11-23T10:20:00.000Z';
@@ -229,6 +232,45 @@ const mergedOut = mergedPersonOut(
   },
   LINKS,
 );
+
+/**
+ * The merge undone (API.md 13.1), made by the service's own code: the survivor as it stood (a person of
+ * its own, created by a steward), the sample person merged into it, then given back.
+ */
+const unmergeOut = (() => {
+  const survivor = applyPatch(
+    null,
+    CreatePersonBody.parse({
+      Names: { '@set': [{ first_name: 'John', last_name: 'Smith', primary: true }] },
+      Emails: { '@set': [{ email: 'john.smith@example.org', primary: true }] },
+    }),
+    {
+      requester: 0,
+      now: CREATED_AT,
+      nextId: idsOf([SURVIVOR_ID, 30959, 30960]),
+      changeId: 30957,
+      abbreviations: SEEDED_ABBREVIATIONS,
+    },
+  ).person;
+  const merge = mergePersons(survivor, changed.person, {
+    requester: SURVIVOR_ID,
+    now: MERGED_AT,
+    changeId: MERGE_CHANGE_ID - 1,
+    sourceChangeId: MERGE_CHANGE_ID,
+  });
+  const undone = unmergePersons(merge.person, merge.source, merge.record, {
+    requester: SURVIVOR_ID,
+    now: UNMERGED_AT,
+    changeId: MERGE_CHANGE_ID + 1,
+    sourceChangeId: MERGE_CHANGE_ID + 2,
+    abbreviations: SEEDED_ABBREVIATIONS,
+  });
+  return {
+    '@type': 'Unmerge',
+    survivor: toPersonOut(undone.survivor, LINKS),
+    source: toPersonOut(undone.source, LINKS),
+  };
+})();
 
 /**
  * The sample person as an erasure after its PATCH leaves it (API.md 15, another ending than the merge):
@@ -389,6 +431,10 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   MergedPerson: {
     summary: 'The sample person once merged into the person that survived it: a link, no personal data',
     value: mergedOut,
+  },
+  Unmerge: {
+    summary: 'The merge of the sample person undone: the survivor without it, the sample person live again',
+    value: unmergeOut,
   },
   ErasedPerson: {
     summary: 'The sample person once erased after its PATCH: its tombstone, no personal data',

@@ -14,6 +14,7 @@ import {
   PatchPersonBody,
   PersonOut,
   PrincipalBody,
+  UnmergePersonBody,
 } from '../domain/schemas';
 import { vocabularyBody } from '../domain/vocabulary';
 import { contentExample, responseExample } from './examples';
@@ -53,6 +54,7 @@ const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
   PersonCreate: CreatePersonBody,
   PersonPatch: PatchPersonBody,
   PersonMerge: MergePersonBody,
+  PersonUnmerge: UnmergePersonBody,
   PrincipalBinding: PrincipalBody,
   DuplicateDecision: DecisionBody,
   NamePrefixCreate: vocabularyBody('NamePrefix', true),

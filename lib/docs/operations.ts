@@ -67,6 +67,7 @@ export type RequestSchemaName =
   | 'PersonCreate'
   | 'PersonPatch'
   | 'PersonMerge'
+  | 'PersonUnmerge'
   | 'PrincipalBinding'
   | 'DuplicateDecision'
   | 'NamePrefixCreate'
@@ -686,6 +687,55 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       'delegate-required',
       'not-found',
       'merged',
+      'erased',
+      'principal-already-bound',
+      'precondition-failed',
+      ...STORAGE_PROBLEMS,
+    ],
+  },
+  unmergePersons: {
+    tag: 'Person',
+    summary: 'Undo the merge of a person into this one',
+    description:
+      'Undoes the merge of the person `source` into this one (the survivor), exactly, even after both ' +
+      'changed. Every item that moved from the source (known by its `id`) goes back to it as the ' +
+      'survivor holds it now (a later edit stays with it; an item deleted since stays deleted) with the ' +
+      '`primary` it had in the source; the items the merge dropped as equal come back as the source held ' +
+      'them; its Names, root `local_reference_id`, SocialAddresses, uniqueness claims and binding return. ' +
+      'SocialAddresses fields the survivor took from the source go back to null unless changed since; the ' +
+      'survivor keeps its own items and whatever was added to it after the merge. A set left without its ' +
+      'primary takes the item with the lowest id, as a PATCH deleting a primary does. Both persons are ' +
+      'answered as GET now shows them, each one version higher, and each gets an UNMERGE ChangeHistory ' +
+      'entry; the feed carries `person.unmerged` (the source) and `person.updated` (the survivor). ' +
+      'Refused, nothing written: a `source` not merged into this person (409 `not-merged`, `existing` ' +
+      'naming the person it was merged into, if any); this person merged since (409 `merged`: undo that ' +
+      'merge first); a returning email or name now held by a third person (409 `duplicate-email` / ' +
+      '`duplicate-name`, `existing` naming it); an erased person (410). `"preview": true` answers the ' +
+      'same and writes nothing. With requester binding on, for delegates only, as a merge. ' +
+      CONDITIONAL_WRITE_NOTE,
+    body: {
+      schema: 'PersonUnmerge',
+      description: 'The person merged into this one, to be given back',
+      example: { source: 30958 },
+    },
+    requester: 'delegate',
+    conditional: 'write',
+    success: [
+      {
+        status: 200,
+        description: `Both persons as GET now shows them, and the survivor's ETag. ${PERSON_RESPONSE_NOTE}`,
+        json: 'Unmerge',
+        headers: ['ETag'],
+      },
+    ],
+    problems: [
+      ...REQUEST_PROBLEMS,
+      'delegate-required',
+      'not-found',
+      'not-merged',
+      'merged',
+      'duplicate-email',
+      'duplicate-name',
       'erased',
       'principal-already-bound',
       'precondition-failed',

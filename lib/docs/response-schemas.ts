@@ -170,6 +170,13 @@ export const MergedPersonOut = z.object({
   }),
 });
 
+/** An unmerge's answer (API.md 13.1): both persons as GET now shows them. */
+export const UnmergeOut = z.object({
+  '@type': z.literal('Unmerge'),
+  survivor: PersonOut.describe('The person the merge was undone on, without what came from the source'),
+  source: PersonOut.describe('The person merged into it, live again under its own id'),
+});
+
 /**
  * An erased person's tombstone (API.md 15), as its GET answers it with 410 and its DELETE with 200: the
  * id, and when it was made and erased; nothing personal, not even who created or erased it.
@@ -366,6 +373,7 @@ export const ProblemOut = z.object({
 export const RESPONSE_SCHEMAS = {
   Person: PersonOut,
   MergedPerson: MergedPersonOut,
+  Unmerge: UnmergeOut,
   ErasedPerson: ErasedPersonOut,
   PersonExport: PersonExportOut,
   Stub: StubOut,

@@ -74,6 +74,24 @@ export class PersonMerged extends DomainError {
 }
 
 /**
+ * An unmerge of a person that was not merged into this one (API.md 13.1): 409 `not-merged`; when it
+ * was merged into another, `survivor` names that one.
+ */
+export class PersonNotMerged extends DomainError {
+  constructor(
+    readonly personId: number,
+    readonly into: number,
+    readonly survivor: number | null,
+  ) {
+    super(
+      survivor === null
+        ? `Person ${personId} is not merged into any person`
+        : `Person ${personId} was merged into person ${survivor}, not into person ${into}`,
+    );
+  }
+}
+
+/**
  * A person erased (API.md 15): GET answers 410 with its tombstone, and every write of it is 410
  * `erased`.
  */

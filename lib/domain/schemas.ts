@@ -400,6 +400,15 @@ export const MergePersonBody = closedObject({
     .optional()
     .describe('true: answer the survivor as the merge would make it, and write nothing'),
 });
+/** POST /Person/{id}/unmerge (API.md 13.1): the person merged into this one, to live again; `preview` writes nothing. */
+export const UnmergePersonBody = closedObject({
+  source: positiveId.describe('The id of the person merged into this one, to be given back its own record'),
+  preview: z
+    .boolean()
+    .optional()
+    .describe('true: answer both persons as the unmerge would make them, and write nothing'),
+});
+
 /** A principal's identifiers are kept to this length: an issuer URL, a subject, an ARN. */
 const MAX_PRINCIPAL_TEXT = 1024;
 const principalText = (what: string) =>

@@ -17,7 +17,13 @@ import type { PersonExport, PersonList } from '../domain/ports/lists';
 import type { PersonRepository } from '../domain/ports/persons';
 import { callerOf, principalName, principalOfBody } from '../domain/principal';
 import { auditEntryOut, etagOf, mergedPersonOut, personUrl, toPersonOut } from '../domain/representation';
-import { CreatePersonBody, MergePersonBody, PatchPersonBody, PrincipalBody } from '../domain/schemas';
+import {
+  CreatePersonBody,
+  MergePersonBody,
+  PatchPersonBody,
+  PrincipalBody,
+  UnmergePersonBody,
+} from '../domain/schemas';
 import { logger as defaultLogger } from '../logger';
 import type { HttpConfig } from './config';
 import { delegateHandler, readHandler, writeHandler } from './handler';
@@ -34,6 +40,7 @@ import {
   personOk,
   seeOther,
   tombstoneResponse,
+  unmergeOk,
 } from './responses';
 import { withoutTrailingSlash } from './routes';
 
@@ -178,6 +185,23 @@ export const mergePersonHandler = ({ persons, idempotency, config }: WriteDeps) 
       });
       return personOk({ person, tombstones: {} }, links);
     },
+  );
+
+/**
+ * POST /Person/{id}/unmerge (API.md 13.1): the merge of `source` into this person undone, both answered;
+ * a delegate's write like the merge, keyed by `Idempotency-Key`.
+ */
+export const unmergePersonHandler = ({ persons, idempotency, config }: WriteDeps) =>
+  writeHandler(UnmergePersonBody, 'delegate', { once: keyedWrites(idempotency), config }).handler(
+    async ({ event, body, requester, write, links }) =>
+      unmergeOk(
+        await persons.unmerge(personIdOf(event), body.source, requester, {
+          ...write,
+          conditions: preconditionsOf(event),
+          preview: body.preview === true,
+        }),
+        links,
+      ),
   );
 
 /**

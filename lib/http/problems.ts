@@ -13,6 +13,7 @@ import {
   PairDecided,
   PersonErased,
   PersonMerged,
+  PersonNotMerged,
   PreconditionFailed,
   PrincipalAlreadyBound,
   RequesterMismatch,
@@ -117,6 +118,20 @@ export const problemOf = (error: unknown): Problem => {
     ]);
   if (error instanceof PersonErased) return problem('erased', error.message);
   if (error instanceof PairDecided) return problem('pair-decided', error.message);
+  if (error instanceof PersonNotMerged)
+    return problem(
+      'not-merged',
+      error.message,
+      error.survivor === null
+        ? []
+        : [
+            {
+              path: '/source',
+              message: 'The person it was merged into',
+              existing: { type: 'Person', id: error.survivor },
+            },
+          ],
+    );
   if (error instanceof UniquenessConflict)
     return problem(`duplicate-${error.field}`, error.message, error.errors);
   if (error instanceof PreconditionFailed)

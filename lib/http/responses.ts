@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import Negotiator from 'negotiator';
 import type { ErasedPerson } from '../domain/erasure';
-import type { WriteOutcome } from '../domain/ports/persons';
+import type { UnmergeOutcome, WriteOutcome } from '../domain/ports/persons';
 import { erasedPersonOut, etagOf, type Links, personUrl, toPersonOut } from '../domain/representation';
 import { headerOf } from './request';
 
@@ -78,6 +78,20 @@ export const personOk = ({ person, tombstones }: WriteOutcome, links: Links): Ap
   status: 200,
   body: toPersonOut(person, links, tombstones),
   headers: { ETag: etagOf(person) },
+});
+
+/**
+ * 200 with an unmerge's two persons (API.md 13.1), each as GET shows it, and the survivor's ETag: the
+ * resource the request was sent to.
+ */
+export const unmergeOk = ({ survivor, source }: UnmergeOutcome, links: Links): ApiResponse => ({
+  status: 200,
+  body: {
+    '@type': 'Unmerge',
+    survivor: toPersonOut(survivor, links, {}),
+    source: toPersonOut(source, links, {}),
+  },
+  headers: { ETag: etagOf(survivor) },
 });
 
 /** 201 with the full Person, `Location` and `ETag` (POST). */

@@ -171,6 +171,19 @@ const MERGE = [
   `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
 ];
 
+/** An unmerge's grants (API.md 13.1). */
+const UNMERGE = [
+  RESERVE_IDS,
+  ...IDEMPOTENCY_RECORDS,
+  `dynamodb:BatchGetItem on table [PERSON#* ${VOCABULARIES}]`,
+  'dynamodb:GetItem on table [PERSON#*]',
+  'dynamodb:Query on index byChangeId',
+  `dynamodb:PutItem on table [PERSON#* EMAIL#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
+  `dynamodb:DeleteItem on table [PERSON#* NAME#* HASHED#NAME#* GRAM#*] ${TX}`,
+  `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
+  `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+];
+
 const EXPECTED: Record<string, string[]> = {
   'get-person': ['dynamodb:GetItem on table [PERSON#*]'],
   'get-own-person': ['dynamodb:GetItem on table [PRINCIPAL#*]'],
@@ -225,6 +238,7 @@ const EXPECTED: Record<string, string[]> = {
     `dynamodb:ConditionCheckItem on table [PERSON#* ${VOCABULARIES}] ${TX}`,
   ],
   'merge-person': MERGE,
+  'unmerge-person': UNMERGE,
   'list-duplicates': [
     'dynamodb:Query on table [DUPQUEUE#* DUPLICATES#*]',
     'dynamodb:BatchGetItem on table [DUPPAIR#*]',
@@ -416,7 +430,8 @@ describe('least privilege', () => {
         ),
       );
     expect(indexReaders('byChange')).toEqual(['list-change-history']);
-    expect(indexReaders('byChangeId')).toEqual(['get-change-history']);
+    // An unmerge of a merge made before records were kept reads its two MERGE entries by id.
+    expect(indexReaders('byChangeId').sort()).toEqual(['get-change-history', 'unmerge-person']);
     expect(indexReaders('byName').sort()).toEqual(['export-persons', 'list-persons']);
   });
 

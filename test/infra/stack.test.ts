@@ -57,6 +57,7 @@ const TABLE_HANDLERS = [
   'bind-principal',
   'unbind-principal',
   'merge-person',
+  'unmerge-person',
   'list-persons',
   'export-persons',
   'reconcile-persons',

@@ -59,6 +59,7 @@ import { documentClient } from '../../lib/db/table/client';
 import { PARTITION_KEY, tableDefinition } from '../../lib/db/table/definition';
 import {
   localReferenceKey,
+  mergedFromKey,
   personKey,
   postingCountsCompleteKey,
   postingKey,
@@ -72,6 +73,7 @@ import {
   createPersonHandler,
   erasePersonHandler,
   mergePersonHandler,
+  unmergePersonHandler,
   updatePersonHandler,
 } from '../../lib/http/person-handlers';
 import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http/vocabulary-handlers';
@@ -576,6 +578,79 @@ beforeAll(async () => {
     409,
   );
 
+  // Unmerges (API.md 13.1), each of the merges above undone and made again: the 50 emails re-pointed
+  // back, the survivor's hashed name claim taken again, both persons' postings in chains; the
+  // email-less source's literal name claim taken, its merge's record rebuilt from the MERGE entries
+  // (the link's record removed, as a merge made before records were kept left it); a source not
+  // merged into the person refused. Then a survivor that shows a lent Name with a prefix and a suffix
+  // (their abbreviations read for the fullnames) and dropped the lent email gives them back: the name
+  // claim it held released, its own taken again.
+  const unmergeFrom = (survivor: number, source: number, status: number) =>
+    invoke(
+      'unmerge-person',
+      { method: 'POST', ...person(survivor, '/unmerge'), requester: ada.id, body: { source } },
+      status,
+    );
+  await unmergeFrom(long.id, mergeSource.id, 200);
+  await mergeInto(long.id, mergeSource.id, 200);
+  await client.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: mergedFromKey(lin.id, nameOnly.id),
+      UpdateExpression: 'REMOVE #record',
+      ExpressionAttributeNames: { '#record': 'record' },
+    }),
+  );
+  await unmergeFrom(lin.id, nameOnly.id, 200);
+  await mergeInto(lin.id, nameOnly.id, 200);
+  await unmergeFrom(grace.id, lin.id, 409);
+  // Lent Names of a literal and a hashed claim.
+  for (const [index, alias] of ['Alias', LONG].entries()) {
+    const borrower = await invoke(
+      'create-person',
+      {
+        method: 'POST',
+        route: '/Person',
+        requester: ada.id,
+        body: { Names: { '@set': [{ first_name: 'Keeps', last_name: `Own${index}` }] } },
+      },
+      201,
+    );
+    const lender = await invoke(
+      'create-person',
+      {
+        method: 'POST',
+        route: '/Person',
+        requester: ada.id,
+        body: {
+          Names: {
+            '@set': [
+              { first_name: 'Tee', last_name: `Primary${index}` },
+              { first_name: alias, last_name: 'Alias', name_prefix_fk: 21, name_suffix_fk: 501 },
+            ],
+          },
+          Emails: { '@set': [{ email: `lender${index}@example.org` }] },
+        },
+      },
+      201,
+    );
+    await mergeInto(borrower.id, lender.id, 200);
+    await invoke(
+      'update-person',
+      {
+        method: 'PATCH',
+        ...person(borrower.id),
+        requester: ada.id,
+        body: {
+          Names: { '@set': [{ id: setOf(lender, 'Names')[1]?.id, primary: true }] },
+          Emails: { '@set': [{ id: setOf(lender, 'Emails')[0]?.id }] },
+        },
+      },
+      200,
+    );
+    await unmergeFrom(borrower.id, lender.id, 200);
+  }
+
   // The same merges decided on duplicate pairs (functions/decide-duplicate.ts: the pair read, the
   // merge, the pair written merged with its queue entry moved), on persons of their own; a pair put
   // straight into the queue for each, as the detector would. Then the queue read, whole and by
@@ -827,6 +902,11 @@ beforeAll(async () => {
       200,
     ],
     [
+      'unmerge-person',
+      { method: 'POST', ...person(keptId, '/unmerge'), requester: ada.id, body: { source: dupeId } },
+      200,
+    ],
+    [
       'decide-duplicate',
       {
         method: 'POST',
@@ -991,6 +1071,21 @@ beforeAll(async () => {
   // unbound survivor takes the leaver's (the move's condition checks the leaver's binding); then the
   // keeper survives an unbound person (its own binding checked in the transaction).
   await bindingMerge(self.id, boundSource.id, self.id, 409);
+  await bindingMerge(ada.id, boundSource.id, boundSource.id, 200);
+  // Undone, the leaver's binding moves back to it (the move's condition checks it names the
+  // survivor); then merged again.
+  await bindingCall(
+    'unmerge-person',
+    (deps) => unmergePersonHandler(deps as never),
+    {
+      method: 'POST',
+      ...person(ada.id, '/unmerge'),
+      requester: ada.id,
+      authorizer: delegate,
+      body: { source: boundSource.id },
+    },
+    200,
+  );
   await bindingMerge(ada.id, boundSource.id, boundSource.id, 200);
   await bindingMerge(self.id, grace.id, self.id, 200);
   // The same move of a binding by a merge decided on a duplicate pair (a delegate's too).

@@ -7,6 +7,7 @@ import { buildHandler as buildGet } from '../../functions/get-person';
 import { buildHandler as buildListChanges } from '../../functions/list-change-history';
 import { buildHandler as buildMerge } from '../../functions/merge-person';
 import { buildHandler as buildUnbind } from '../../functions/unbind-principal';
+import { buildHandler as buildUnmerge } from '../../functions/unmerge-person';
 import { buildHandler as buildUpdate } from '../../functions/update-person';
 import { changeHistory } from '../../lib/db/history/change-history';
 import type { Storage } from '../../lib/db/table/client';
@@ -33,6 +34,7 @@ export const personApi = (persons: PersonRepository, config?: HttpConfig) => {
   const get = buildGet({ persons });
   const update = buildUpdate({ persons, config });
   const merge = buildMerge({ persons, config });
+  const unmerge = buildUnmerge({ persons, config });
   const bind = buildBind({ persons, config });
   const unbind = buildUnbind({ persons, config });
   const erase = buildErase({ persons, config });
@@ -120,6 +122,21 @@ export const personApi = (persons: PersonRepository, config?: HttpConfig) => {
           method: 'POST',
           route: '/Person/{id}/merge',
           path: `/Person/${id}/merge`,
+          pathParameters: { id: String(id) },
+          body,
+          ...requesterHeader(requester === undefined ? id : requester),
+          ...(headers ? { headers } : {}),
+          ...(authorizer ? { authorizer } : {}),
+        }),
+      ),
+    /** POST /Person/{id}/unmerge (API.md 13.1); the requester is the survivor unless said. */
+    unmerge: (id: number | string, body: unknown, { requester, headers, authorizer }: CallOptions = {}) =>
+      invoke<Json & { survivor: PersonOut & Json; source: PersonOut & Json }>(
+        unmerge,
+        httpEvent({
+          method: 'POST',
+          route: '/Person/{id}/unmerge',
+          path: `/Person/${id}/unmerge`,
           pathParameters: { id: String(id) },
           body,
           ...requesterHeader(requester === undefined ? id : requester),

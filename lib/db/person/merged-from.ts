@@ -47,6 +47,21 @@ export const mergedFromPut = (tableName: string, item: MergedFromItem): Action =
   { kind: 'object' },
 ];
 
+/**
+ * The link's Delete when an unmerge gives the source back (API.md 13.1), on condition that it is there:
+ * an unmerge of the same merge that landed meanwhile cancels this one.
+ */
+export const mergedFromDelete = (tableName: string, survivorId: number, sourceId: number): Action => [
+  {
+    Delete: {
+      TableName: tableName,
+      Key: mergedFromKey(survivorId, sourceId),
+      ConditionExpression: 'attribute_exists(sk)',
+    },
+  },
+  { kind: 'object' },
+];
+
 /** The most sources one survivor's chain may hold before the read gives up (a bound, not a use). */
 export const MAX_MERGED_SOURCES = 10_000;
 

@@ -32,6 +32,12 @@ export interface MergeOptions extends WriteOptions {
   preview?: boolean;
 }
 
+/** An unmerge's answer (API.md 13.1): both persons as GET now shows them. */
+export interface UnmergeOutcome {
+  survivor: Person;
+  source: Person;
+}
+
 /** Who changes a binding (a delegate, kept on the binding's items) and until when it may retry. */
 export interface BindingOptions {
   by: Principal;
@@ -48,6 +54,13 @@ export interface PersonRepository {
   update(id: number, body: PersonBody, requester: number, options?: UpdateOptions): Promise<WriteOutcome>;
   /** Merges person `source` into person `survivor` (API.md 13) and answers the survivor. */
   merge(survivor: number, source: number, requester: number, options?: MergeOptions): Promise<Person>;
+  /** Undoes the merge of person `source` into person `survivor` (API.md 13.1) and answers both. */
+  unmerge(
+    survivor: number,
+    source: number,
+    requester: number,
+    options?: MergeOptions,
+  ): Promise<UnmergeOutcome>;
   /**
    * Erases person `id` (API.md 15) and answers its tombstone; one erased already answers the same
    * tombstone, and nothing is written.

@@ -617,6 +617,7 @@ describe('openApiDocument', () => {
         'PersonCreate',
         'PersonPatch',
         'PersonMerge',
+        'PersonUnmerge',
         'PrincipalBinding',
         'DuplicateDecision',
         'NamePrefixCreate',

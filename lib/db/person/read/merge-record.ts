@@ -44,5 +44,8 @@ export const mergeRecordOf = async (
   const isMergeOf = ({ entry }: typeof sourceChange, id: number) =>
     entry.action === 'merge' && entry.object_id === id;
   if (!isMergeOf(sourceChange, sourceId) || !isMergeOf(survivorChange, survivorId)) return undefined;
-  return recordOfEarlierMerge(survivorChange.previous as Person, sourceChange.previous as Person);
+  // An erasure of the survivor rewrote the entries' objects (API.md 15): no personal data is left to rebuild from.
+  const [survivorBefore, sourceBefore] = [survivorChange.previous, sourceChange.previous] as Person[];
+  if (!Array.isArray(survivorBefore?.Names) || !Array.isArray(sourceBefore?.Names)) return undefined;
+  return recordOfEarlierMerge(survivorBefore, sourceBefore);
 };

@@ -1,7 +1,8 @@
 /**
  * What every person write shares: its context (storage, ids, clock, vocabulary, retries and the
  * container's queue of one person's writes), the reads before its plan and the sending after it. Each
- * operation (create-person.ts, update-person.ts, merge-person.ts, bind-principal.ts) reads → plans →
+ * operation (create-person.ts, update-person.ts, merge-person.ts, unmerge-person.ts, unmerge-person.ts,
+ * bind-principal.ts) reads → plans →
  * sends on these.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,7 @@ import {
   RequesterMismatch,
   RequesterUnknown,
 } from '../../../domain/errors';
-import { isMergedPerson, type MergedPerson } from '../../../domain/merge';
+import { isMergedPerson, type MergedPerson, type MergeRecord } from '../../../domain/merge';
 import { NO_ABBREVIATIONS, type Person } from '../../../domain/person';
 import type { WriteOutcome } from '../../../domain/ports/persons';
 import type { VocabularyReader } from '../../../domain/ports/vocabulary';
@@ -48,6 +49,8 @@ export interface WriteContext extends Storage {
   queue: ReturnType<typeof objectQueue>;
   /** The live person at the end of a merged person's chain (read/person-reads.ts, given by the repository). */
   liveEndOf: (merged: MergedPerson) => Promise<number>;
+  /** What the merge of `sourceId` into `survivorId` did, if it is stored (read/merge-record.ts, given by the repository). */
+  mergeRecordOf: (survivorId: number, sourceId: number) => Promise<MergeRecord | undefined>;
 }
 
 /** The items a write read, by key. */
