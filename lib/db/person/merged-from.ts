@@ -53,21 +53,34 @@ export const MAX_MERGED_SOURCES = 10_000;
 /** Persons of one level of the chain whose links are read at once. */
 const QUERIES_AT_ONCE = 16;
 
-/** The ids person `personId`'s own links name, every page of its partition's `MERGEDFROM#` range. */
-const directSources = async (storage: Storage, personId: number): Promise<number[]> =>
+/**
+ * Person `personId`'s own links, every page of its partition's `MERGEDFROM#` range: the ids they name
+ * and the root key each record keeps (not the rest of the record).
+ */
+const directSources = async (storage: Storage, personId: number): Promise<MergedLink[]> =>
   (
-    await sortKeyRange<{ sourceId: number }>(
+    await sortKeyRange<{ sourceId: number; record?: { local_reference_id?: string | null } }>(
       storage,
       mergedFromKey(personId, 0).pk,
       MERGED_FROM_SORT_KEY_PREFIX,
-      ['sourceId'],
+      ['sourceId', 'record.local_reference_id'],
     )
-  ).map((item) => item.sourceId);
+  ).map(({ sourceId, record }) => ({
+    survivorId: personId,
+    sourceId,
+    ...(record?.local_reference_id ? { localReferenceId: record.local_reference_id } : {}),
+  }));
 
 /** A survivor's link to a person merged into it, as the chain's read answers it. */
 export interface MergedLink {
   survivorId: number;
   sourceId: number;
+  /**
+   * The source's root `local_reference_id`, as the merge's record keeps it until an erasure removes
+   * the record: the key of its merged reference (write/local-references.ts). Absent when it had none,
+   * the link is of a merge made before records were kept, or the record is removed.
+   */
+  localReferenceId?: string;
 }
 
 /**
@@ -87,11 +100,7 @@ export const mergedLinks = async (storage: Storage, survivorId: number): Promise
       found.push(
         ...(
           await Promise.all(
-            level
-              .slice(start, start + QUERIES_AT_ONCE)
-              .map(async (id) =>
-                (await directSources(storage, id)).map((sourceId) => ({ survivorId: id, sourceId })),
-              ),
+            level.slice(start, start + QUERIES_AT_ONCE).map((id) => directSources(storage, id)),
           )
         ).flat(),
       );
