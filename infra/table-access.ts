@@ -324,7 +324,8 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // Postings that do not fit follow as on update, their deletes only. Then the history chain
   // (history-erasure.ts): the persons merged into it found by a Query of each one's links
   // (merged-from.ts), the entries of each queried (keys only) and each one's object rewritten, each
-  // one's merged reference deleted (local-references.ts) and then its link's merge record removed
+  // one's merged reference deleted (local-references.ts; a link of an earlier merge keeps no record:
+  // the key read from the entry before the merge, BatchGetItem) and then its link's merge record removed
   // (its personal values, the reference's key among them), the tombstone's mark removed last, in
   // transactions. No Idempotency-Key record: a second erasure
   // answers the tombstone by itself, and an erased person's stored answers are never replayed.
@@ -413,7 +414,9 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // person's postings, reference item and POSTINGS item read, missing postings and reference items
   // put and stale postings deleted in transactions checking the person's version, a person read again
   // when it changed; a merged person's survivor's link read (GetItem) and, when missing, put in a
-  // transaction checking the merged person's version; each segment's position read and kept.
+  // transaction checking the merged person's version; a merged person's root key read from its entry
+  // before its merge (BatchGetItem), its chain followed (GetItem) and its merged reference read and,
+  // when missing, put in a transaction checking its version; each segment's position read and kept.
   'backfill-postings': [
     { actions: ['Scan'] },
     { actions: ['GetItem', 'PutItem'], partitions: [BACKFILL_POSITIONS] },

@@ -256,7 +256,9 @@
  * survivors in another, and so on along a chain (one call per hop, all chains at once), and answers
  * each live end once, its stub from its Person item, an erased end not at all. A value no one merged
  * costs nothing more. The erasure of the survivor deletes the merged references of its chain, by the
- * key each merge's record keeps (lib/db/person/write/erasure-chain.ts).
+ * key each merge's record keeps (lib/db/person/write/erasure-chain.ts), or for a merge made before
+ * records were kept the key its history holds (merged-from.ts `keysOfEarlierMerges`), which is how
+ * `npm run backfill` gives such merged persons theirs.
  *
  * Claims are written in the same transaction as their owner with `attribute_not_exists(pk)`, and
  * released with a condition that they still name that owner, so uniqueness holds under concurrency.

@@ -17,7 +17,7 @@ import { eraseAnswers } from '../../idempotency/idempotency-store';
 import { personKey } from '../../table/keys';
 import { type Action, MAX_TRANSACTION_ACTIONS, transactionOf } from '../../write/actions';
 import { retrying, sendWrite } from '../../write/send';
-import { mergedLinks, mergeRecordRemoval } from '../merged-from';
+import { keysOfEarlierMerges, mergedLinks, mergeRecordRemoval } from '../merged-from';
 import { historyErased } from '../person-items';
 import { mergedReferenceRemoval } from './local-references';
 import { personIn, readItems, type WriteContext } from './read-for-write';
@@ -39,9 +39,18 @@ const erasedObjects = async (ctx: WriteContext, tombstone: ErasedPerson, sources
 };
 
 export const eraseCopies = async (ctx: WriteContext, tombstone: ErasedPerson, deadline: number) => {
-  const actions: Action[] = [];
   const links = await mergedLinks(ctx, tombstone.id);
   const sources = links.map(({ sourceId }) => sourceId);
+  // The merged references of merges whose links keep no record (the backfill gave them theirs), by
+  // the key their history holds: first, before any history is rewritten, so a chain cut short and run
+  // again has deleted them whenever that key is gone.
+  const earlier = await keysOfEarlierMerges(
+    ctx,
+    links.filter((link) => link.localReferenceId === undefined).map(({ sourceId }) => sourceId),
+  );
+  const actions: Action[] = [...earlier].map(([id, value]) =>
+    mergedReferenceRemoval(ctx.tableName, value, id),
+  );
   for (const { id, object } of await erasedObjects(ctx, tombstone, sources))
     actions.push(...(await historyRewrites(ctx, id, object)), ...(await eraseAnswers(ctx, id, tombstone)));
   // Each merged reference deleted before its link's record, which keeps its key: a chain cut short
