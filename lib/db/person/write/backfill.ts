@@ -7,9 +7,9 @@
  * unfinished.
  * Idempotent: a person whose items are right costs one BatchGetItem of them (a merged person a
  * GetItem of its link and two BatchGetItems of its root key more, and with a key a GetItem per merge
- * of its chain and a BatchGetItem of its merged reference) and writes nothing. Resumable: the table is scanned in segments, and
- * each segment's position is kept in the table (`BACKFILL#postings`) after every page, so a run that
- * stops is continued by the next.
+ * of its chain and a BatchGetItem of its merged reference) and writes nothing. Resumable: the table
+ * is scanned in segments, and each segment's position is kept in the table (`BACKFILL#postings`)
+ * after every page, so a run that stops is continued by the next.
  *
  * A one-off, so it scans the whole table (every item once; persons are picked out by a filter). Each
  * person is written like a write's postings (postings.ts), with a check that the person is still at
