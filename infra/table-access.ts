@@ -131,15 +131,16 @@ const MERGE: TableAccessRule[] = [
   RESERVE_IDS,
   IDEMPOTENCY_RECORDS,
   { actions: ['BatchGetItem', 'GetItem'], partitions: [PERSONS] },
-  // No name claim is taken, and an email claim only passes from one person to the other.
+  // No name claim is taken, and an email claim only passes from one person to the other; the source's
+  // reference item is put again as its merged reference (API.md 13.1), never deleted.
   {
     actions: ['PutItem'],
-    partitions: [PERSONS, ...claimsOf('email', { literalOnly: true }), POSTINGS],
+    partitions: [PERSONS, ...claimsOf('email', { literalOnly: true }), LOCAL_REFERENCES, POSTINGS],
     transactional: true,
   },
   {
     actions: ['DeleteItem'],
-    partitions: [PERSONS, ...claimsOf('name'), LOCAL_REFERENCES, POSTINGS],
+    partitions: [PERSONS, ...claimsOf('name'), POSTINGS],
     transactional: true,
   },
   {
@@ -319,9 +320,10 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // A merge (person-merge.ts): both persons, their POSTINGS items and the requester read together (a
   // merged one read on to the live end of its chain); the survivor put and the source's merged item
   // put over it, both history entries, the moved email claims put (re-pointed), the name claims no
-  // one holds any more, the source's reference item and postings deleted, the survivor's link to the
-  // source put in its own partition (merged-from.ts), a person counter and the change counters
-  // stepped, in one transaction; postings that do not fit follow as on update.
+  // one holds any more, the source's reference item put again as its merged reference (API.md 13.1),
+  // its postings deleted, the survivor's link to the source put in its own partition
+  // (merged-from.ts), a person counter and the change counters stepped, in one transaction; postings
+  // that do not fit follow as on update.
   // A delegate's binding change (API.md 9.1), with or without requester binding on: the person and
   // both sides of its binding in one BatchGetItem, then both sides put (the person checked live) or
   // deleted. A person's side is in the person's own partition.
@@ -360,7 +362,9 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // Postings that do not fit follow as on update, their deletes only. Then the history chain
   // (history-erasure.ts): the persons merged into it found by a Query of each one's links
   // (merged-from.ts), the entries of each queried (keys only) and each one's object rewritten, each
-  // link's merge record removed (its personal values), the tombstone's mark removed last, in
+  // one's merged reference deleted (local-references.ts; a link of an earlier merge keeps no record:
+  // the key read from the entry before the merge, BatchGetItem) and then its link's merge record removed
+  // (its personal values, the reference's key among them), the tombstone's mark removed last, in
   // transactions. No Idempotency-Key record: a second erasure
   // answers the tombstone by itself, and an erased person's stored answers are never replayed.
   'erase-person': [
@@ -383,12 +387,14 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   ],
   // The erasure's chain finished (lib/erasure/finish-erasures.ts): the tombstone read; the links of
   // the persons merged into it, their entries and the stored answers' links queried; each stored answer
-  // made the tombstone; the entries rewritten, the links deleted and the mark removed in transactions.
-  // Nothing else of a person can be written or deleted.
+  // made the tombstone; the entries rewritten, the links deleted, the merged persons' merged references
+  // deleted (local-references.ts) and the mark removed in transactions. Nothing else of a person can
+  // be written or deleted.
   'finish-erasure': [
     { actions: ['UpdateItem'], partitions: [partitionsLike(idempotencyKey('hash'))] },
     { actions: ['BatchGetItem', 'Query'], partitions: [PERSONS] },
-    { actions: ['UpdateItem', 'DeleteItem'], partitions: [PERSONS], transactional: true },
+    { actions: ['UpdateItem'], partitions: [PERSONS], transactional: true },
+    { actions: ['DeleteItem'], partitions: [PERSONS, LOCAL_REFERENCES], transactional: true },
   ],
   // The duplicates detector (lib/duplicates/detect-duplicates.ts): the person read, its candidates as
   // reconciliation reads them (postings and their counts, the persons), its pairs through
@@ -446,7 +452,9 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
   // person's postings, reference item and POSTINGS item read, missing postings and reference items
   // put and stale postings deleted in transactions checking the person's version, a person read again
   // when it changed; a merged person's survivor's link read (GetItem) and, when missing, put in a
-  // transaction checking the merged person's version; each segment's position read and kept.
+  // transaction checking the merged person's version; a merged person's root key read from its entry
+  // before its merge (BatchGetItem), its chain followed (GetItem) and its merged reference read and,
+  // when missing, put in a transaction checking its version; each segment's position read and kept.
   'backfill-postings': [
     { actions: ['Scan'] },
     { actions: ['GetItem', 'PutItem'], partitions: [BACKFILL_POSITIONS] },

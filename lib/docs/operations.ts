@@ -465,7 +465,8 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       local_reference_id: {
         description:
           "Exactly the person's root `local_reference_id` (case-sensitive, whole value; sub-objects' are not " +
-          `matched); at most ${LIMITS.localReferenceId} characters`,
+          `matched); at most ${LIMITS.localReferenceId} characters. A person merged into another is found as ` +
+          'its survivor (the live end of its chain), once, as long as the merge stands',
       },
       sort_dir: { description: 'Order by fullname: 1 ascending, 0 descending', default: '1' },
       limit: {

@@ -165,8 +165,9 @@ const MERGE = [
   ...IDEMPOTENCY_RECORDS,
   'dynamodb:BatchGetItem on table [PERSON#*]',
   'dynamodb:GetItem on table [PERSON#*]',
-  `dynamodb:PutItem on table [PERSON#* EMAIL#* GRAM#*] ${TX}`,
-  `dynamodb:DeleteItem on table [PERSON#* NAME#* HASHED#NAME#* LOCALREF#* GRAM#*] ${TX}`,
+  // The source's merged reference put over its reference item (API.md 13.1).
+  `dynamodb:PutItem on table [PERSON#* EMAIL#* LOCALREF#* GRAM#*] ${TX}`,
+  `dynamodb:DeleteItem on table [PERSON#* NAME#* HASHED#NAME#* GRAM#*] ${TX}`,
   `dynamodb:UpdateItem on table [${Array.from({ length: 16 }, (_, shard) => `COUNTER#persons#${shard}`).join(' ')} ${PERSON_COUNTERS}] ${TX}`,
   `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
 ];
@@ -273,13 +274,15 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:BatchGetItem on table [PERSON#*]',
     `dynamodb:DeleteItem on table [PERSON#* PRINCIPAL#*] ${TX}`,
   ],
-  // Only the chain of an erasure: stored answers, history entries and the answers' links, the mark.
+  // Only the chain of an erasure: stored answers, history entries and the answers' links, merged
+  // references, the mark.
   'finish-erasure': [
     'dynamodb:UpdateItem on table [IDEMPOTENCY#*]',
     'dynamodb:BatchGetItem on table [PERSON#*]',
     'dynamodb:Query on table [PERSON#*]',
     `dynamodb:UpdateItem on table [PERSON#*] ${TX}`,
-    `dynamodb:DeleteItem on table [PERSON#*] ${TX}`,
+    // The merged references of the persons merged into it (API.md 13.1).
+    `dynamodb:DeleteItem on table [PERSON#* LOCALREF#*] ${TX}`,
     ...QUEUE_READS,
   ],
   // A check of a changed person: it, its candidates, its pairs; a pair's items and the live checks.

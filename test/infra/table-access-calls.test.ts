@@ -1168,7 +1168,19 @@ beforeAll(async () => {
   await erase(long.id, 200);
   // Ada's erasure cut short at its chain's first transaction (storage failing as DynamoDB Local
   // cannot be made to): her tombstone keeps its mark and her stored answer's link; then the finisher
-  // (functions/finish-erasure.ts), given her person.erased, runs the chain to its end.
+  // (functions/finish-erasure.ts), given her person.erased, runs the chain to its end, deleting the
+  // merged reference of the person with a key merged into her (API.md 13.1).
+  const adaSource = await invoke(
+    'create-person',
+    {
+      method: 'POST',
+      route: '/Person',
+      requester: ada.id,
+      body: { Names: { '@set': [{ first_name: 'Ada', last_name: 'Twin' }] }, local_reference_id: 'ada-twin' },
+    },
+    201,
+  );
+  await mergeInto(ada.id, adaSource.id, 200);
   send.mockImplementation(function (this: DynamoDBDocumentClient, command, ...rest) {
     if (command instanceof TransactWriteCommand && JSON.stringify(command.input).includes('#snapshot'))
       return Promise.reject(new Error('injected'));

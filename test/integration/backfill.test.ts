@@ -7,12 +7,13 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { mergedSources } from '../../lib/db/person/merged-from';
 import { fromPersonItem } from '../../lib/db/person/person-items';
 import { personList } from '../../lib/db/person/read/person-list';
 import { backfillPostings, repairPostings, type SegmentProgress } from '../../lib/db/person/write/backfill';
+import { mergedReferenceItem } from '../../lib/db/person/write/local-references';
 import { mergedFromKey } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
@@ -229,6 +230,64 @@ describe('backfilling the postings', () => {
 
     const [again] = await backfillPostings(table, { run: 'test', segments: 1, restart: true });
     expect(again).toMatchObject({ done: true, persons: 3, repaired: 0, written: 0 });
+  });
+
+  it("gives a person merged before merges kept their keys its merged reference, its key finding the survivor; the survivor's erasure deletes it", async () => {
+    const table = await createTestTable();
+    const api = personApi(testRepository(table));
+    const tag = uniqueTag('crm');
+    const create = async (label: string, local_reference_id?: string) =>
+      (
+        await api.post({
+          ...personBody(label, uniqueTag('Merged'), uniqueEmail()),
+          ...(local_reference_id ? { local_reference_id } : {}),
+        })
+      ).body as { id: number; fullname: string };
+    const [a, b, c] = [await create('A', `${tag}-a`), await create('B', tag), await create('C')];
+    expect((await api.merge(a.id, { source: b.id })).status).toBe(200);
+    expect((await api.merge(c.id, { source: a.id })).status).toBe(200);
+    const references = async () =>
+      (await scanAll(table)).filter(
+        (item) => isReference(item) && String(item.pk).startsWith(`LOCALREF#${tag}`),
+      );
+    const expected: Item[] = [
+      { ...mergedReferenceItem(tag, b.id) },
+      { ...mergedReferenceItem(`${tag}-a`, a.id) },
+    ];
+    expect(byKey(await references())).toEqual(byKey(expected));
+    const lookUp = async (value: string) =>
+      (await personList(table).list(personListRequest(ListPersonsQuery.parse({ local_reference_id: value }))))
+        .persons;
+    // A table of before #58: the links keep no record and the merges left no merged reference.
+    for (const link of (await scanAll(table)).filter((item) => item.type === 'MergedFrom'))
+      await table.client.send(
+        new UpdateCommand({
+          TableName: table.tableName,
+          Key: { pk: link.pk, sk: link.sk },
+          UpdateExpression: 'REMOVE #record',
+          ExpressionAttributeNames: { '#record': 'record' },
+        }),
+      );
+    for (const { pk, sk } of await references())
+      await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk, sk } }));
+    expect(await lookUp(tag)).toEqual([]);
+
+    const [done] = await backfillPostings(table, { run: 'test', segments: 1 });
+    expect(done).toMatchObject({ done: true, persons: 3, repaired: 2, written: 2 });
+    expect((await references()).sort(inKeyOrder)).toEqual(expected.sort(inKeyOrder));
+    expect(await lookUp(tag)).toEqual([{ id: c.id, fullname: c.fullname }]);
+    expect(await lookUp(`${tag}-a`)).toEqual([{ id: c.id, fullname: c.fullname }]);
+    expect(await checkInvariants(table)).toEqual([]);
+    const [again] = await backfillPostings(table, { run: 'test', segments: 1, restart: true });
+    expect(again).toMatchObject({ done: true, persons: 3, repaired: 0, written: 0 });
+
+    // The survivor erased: the merged references go with the rest, found by the key the history holds.
+    expect((await api.erase(c.id)).status).toBe(200);
+    expect(await references()).toEqual([]);
+    expect(await lookUp(tag)).toEqual([]);
+    expect(await checkInvariants(table)).toEqual([]);
+    const [afterErasure] = await backfillPostings(table, { run: 'test', segments: 1, restart: true });
+    expect(afterErasure).toMatchObject({ done: true, written: 0 });
   });
 
   it('npm run backfill does it on a running DynamoDB Local, with a progress line', async () => {

@@ -367,3 +367,80 @@ describe('local_reference_id: what a request reads', () => {
     expect(lastCost()).toMatchObject({ source: 'local reference', calls: 2, itemsRead: 3 + 1 });
   }, 120_000);
 });
+
+describe("local_reference_id survives a merge: the client's own key finds the survivor (API.md 13.1)", () => {
+  const merge = async (survivor: number, source: number) =>
+    expect((await suite.api.merge(survivor, { source })).status).toBe(200);
+  const referenceItems = async (value: string) =>
+    (await scanAll(suite.table)).filter((item) => item.pk === `LOCALREF#${value}`);
+
+  it('answers the survivor once, with its own fullname, in place of the merged person', async () => {
+    const tag = uniqueTag('merged');
+    const survivor = await create('Ada', 'Survivor');
+    const source = await create('Bea', 'Source', tag);
+    await merge(survivor.id, source.id);
+    const { body } = await list({ local_reference_id: tag });
+    expect(body.Pagination.count).toBe(1);
+    expect(body['@set'].map(({ id, property_value }) => [id, property_value])).toEqual([
+      [survivor.id, 'Ada Survivor'],
+    ]);
+    // The merged reference: the source's key and id, and nothing personal.
+    expect(await referenceItems(tag)).toEqual([expect.not.objectContaining({ fullname: expect.anything() })]);
+    expect((await referenceItems(tag))[0]).toMatchObject({ id: source.id, merged: true });
+  });
+
+  it('answers the survivor once when it holds the key itself too, and once for two sources of the key', async () => {
+    const tag = uniqueTag('twice');
+    const survivor = await create('Cleo', 'Holder', tag);
+    const first = await create('Dan', 'First', tag);
+    const second = await create('Eve', 'Second', tag);
+    await merge(survivor.id, first.id);
+    await merge(survivor.id, second.id);
+    expect(await found({ local_reference_id: tag })).toEqual(['Cleo Holder']);
+    expect((await list({ local_reference_id: tag, limit: '0' })).body.Pagination.count).toBe(1);
+    expect(lastCost()).toMatchObject({ source: 'local reference', references: 3, merged: 2 });
+  });
+
+  it('follows a chain to its live end: B into A, then A into C answers C', async () => {
+    const tag = uniqueTag('chain');
+    const a = await create('Abe', 'Middle', `${tag}-a`);
+    const b = await create('Bo', 'First', tag);
+    const c = await create('Cy', 'End');
+    await merge(a.id, b.id);
+    await merge(c.id, a.id);
+    expect(await found({ local_reference_id: `${tag}-a` })).toEqual(['Cy End']);
+    expect(await found({ local_reference_id: tag })).toEqual(['Cy End']);
+    // B's key: its Query, then B, A and C read, one BatchGetItem each.
+    expect(lastCost()).toMatchObject({ calls: 1 + 3, itemsRead: 1 + 3, merged: 1 });
+  });
+
+  it('checks the other filters on the survivor, as on any candidate', async () => {
+    const tag = uniqueTag('filtered');
+    const survivor = await create('Fay', 'Kept');
+    const source = await create('Gus', 'Gone', tag);
+    const other = await create('Hal', 'Other', tag);
+    await merge(survivor.id, source.id);
+    expect(await found({ local_reference_id: tag })).toEqual(['Fay Kept', 'Hal Other']);
+    expect(await found({ local_reference_id: tag, last_name: 'kept' })).toEqual(['Fay Kept']);
+    // The survivor holds the source's Name now (API.md 13), so the source's name finds it.
+    expect(await found({ local_reference_id: tag, last_name: 'gone' })).toEqual(['Fay Kept']);
+    expect(await found({ local_reference_id: tag, last_name: 'other' })).toEqual(['Hal Other']);
+    expect(await found({ local_reference_id: tag, first_name: 'h' })).toEqual([other.fullname]);
+    expect(await found({ local_reference_id: tag, search: 'fay' })).toEqual(['Fay Kept']);
+  });
+
+  it("answers nothing once the survivor is erased, whose erasure deletes the chain's merged references", async () => {
+    const tag = uniqueTag('erased');
+    const a = await create('Ivo', 'Middle', `${tag}-a`);
+    const b = await create('Jo', 'First', tag);
+    const c = await create('Kim', 'End');
+    await merge(a.id, b.id);
+    await merge(c.id, a.id);
+    expect(await referenceItems(tag)).toHaveLength(1);
+    expect((await suite.api.erase(c.id)).status).toBe(200);
+    expect(await found({ local_reference_id: tag })).toEqual([]);
+    expect(await found({ local_reference_id: `${tag}-a` })).toEqual([]);
+    expect(await referenceItems(tag)).toEqual([]);
+    expect(await referenceItems(`${tag}-a`)).toEqual([]);
+  });
+});

@@ -378,7 +378,8 @@ describe('a merge of a duplicate that holds some equal and some new items', () =
     expect(await listedIds(`first_name=Anna&last_name=Dupe${tag}`)).toEqual([survivor.id]);
     expect(await listedIds(`email=${encodeURIComponent(email('d1'))}`)).toEqual([survivor.id]);
     expect(await listedIds(`search=Dupe${tag}`)).toEqual([survivor.id]);
-    expect(await listedIds(`local_reference_id=root-d-${tag}`)).toEqual([]);
+    // The source's own key finds the survivor (API.md 13.1).
+    expect(await listedIds(`local_reference_id=root-d-${tag}`)).toEqual([survivor.id]);
     expect((await getJson('/Person?limit=0')).Pagination.count).toBe(before.count - 1);
     const paged = await getJson(`/Person?search=${tag}&page=1&perPage=100`);
     expect((paged.items as Json[]).map(({ id }) => id)).not.toContain(source.id);

@@ -196,7 +196,8 @@ describe('POST /Person/{id}/merge (API.md 13)', () => {
     expect(byName.map((stub) => stub.id)).toEqual([survivor.id]);
     const byEmail = (await listPersons({ email: `dupe-${tag}` })).body['@set'];
     expect(byEmail.map((stub) => stub.id)).toEqual([survivor.id]);
-    expect(await byReference()).toEqual([]);
+    // The source's own key finds the survivor now (API.md 13.1).
+    expect(await byReference()).toEqual([survivor.id]);
     const candidates = await reconcile({ query: `Solo Dupe${tag}` });
     expect(candidates.map((r) => r.id)).not.toContain(String(source.id));
     expect(candidates[0]?.id).toBe(String(survivor.id));

@@ -7,9 +7,14 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeSnapshot } from '../../lib/db/history/snapshots';
 import { MERGED_FROM_TYPE } from '../../lib/db/person/merged-from';
 import { fromPersonItem } from '../../lib/db/person/person-items';
-import { localReferenceItemOf } from '../../lib/db/person/write/local-references';
+import { localReferenceItemOf, mergedReferenceItem } from '../../lib/db/person/write/local-references';
 import { postingItemsOf } from '../../lib/db/person/write/postings';
-import { mergedFromKey, PERSON_COUNTER_KEYS, personKey } from '../../lib/db/table/keys';
+import {
+  LOCAL_REFERENCE_PREFIX,
+  mergedFromKey,
+  PERSON_COUNTER_KEYS,
+  personKey,
+} from '../../lib/db/table/keys';
 import { claimsOf, type Person } from '../../lib/domain/person';
 import { abbreviationClaim, type VocabularyKind } from '../../lib/domain/vocabulary';
 import type { TestTable } from './dynamo';
@@ -148,6 +153,7 @@ export const checkInvariants = async (table: TestTable): Promise<string[]> => {
   }
   problems.push(...postingProblems(items, persons));
   problems.push(...localReferenceProblems(items, persons));
+  problems.push(...mergedReferenceProblems(items));
   return problems;
 };
 
@@ -212,7 +218,8 @@ export const postingProblems = (items: Item[], persons: ReadonlyMap<number, Pers
 
 /**
  * Every person with a (non-empty) root `local_reference_id` has exactly its one reference item, stub
- * and all (lib/db/person/write/local-references.ts), and no other reference item is stored.
+ * and all (lib/db/person/write/local-references.ts), and no other reference item is stored but the
+ * merged references (`mergedReferenceProblems`).
  */
 export const localReferenceProblems = (items: Item[], persons: ReadonlyMap<number, Person>): string[] => {
   const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${item.pk} ${item.sk}`;
@@ -223,7 +230,9 @@ export const localReferenceProblems = (items: Item[], persons: ReadonlyMap<numbe
     }),
   );
   const stored = new Map(
-    items.filter((item) => item.type === 'LocalReference').map((item) => [keyOf(item), item]),
+    items
+      .filter((item) => item.type === 'LocalReference' && item.merged !== true)
+      .map((item) => [keyOf(item), item]),
   );
   const problems: string[] = [];
   for (const [key, item] of expected) {
@@ -237,5 +246,51 @@ export const localReferenceProblems = (items: Item[], persons: ReadonlyMap<numbe
   for (const [key, item] of stored)
     if (!expected.has(key))
       problems.push(`reference item ${key} of person ${item.id} is not implied by that person`);
+  return problems;
+};
+
+/**
+ * The merged references (API.md 13.1, local-references.ts): each names a merged person, under its
+ * root key (the one its merge's record keeps, when the link still holds the record) with no stub;
+ * every merged person whose merge's record keeps a root key has its one. None is left of a merged
+ * person whose chain ends in an erased person once that erasure's chain is done (API.md 15: its
+ * tombstone's `historyPending` mark gone).
+ */
+export const mergedReferenceProblems = (items: Item[]): string[] => {
+  const keyOf = (item: { pk?: unknown; sk?: unknown }) => `${item.pk} ${item.sk}`;
+  const byKey = new Map(items.map((item) => [keyOf(item), item]));
+  const persons = new Map(items.filter((item) => item.sk === 'PERSON').map((item) => [item.id, item]));
+  const liveEnd = (item: Item | undefined) => {
+    let end = item;
+    for (let hop = 0; hop < 100 && end?.type === 'MergedPerson'; hop++) end = persons.get(end.superceded_by);
+    return end;
+  };
+  const keptKey = (link: Item | undefined) =>
+    (link?.record as { local_reference_id?: string | null } | undefined)?.local_reference_id || undefined;
+  const problems: string[] = [];
+  for (const link of items.filter((item) => item.type === MERGED_FROM_TYPE)) {
+    const value = keptKey(link);
+    const expected = value && mergedReferenceItem(value, link.sourceId as number);
+    if (
+      expected &&
+      liveEnd(persons.get(link.sourceId))?.type !== 'ErasedPerson' &&
+      !byKey.has(keyOf(expected))
+    )
+      problems.push(`merged person ${link.sourceId} has no merged reference ${keyOf(expected)}`);
+  }
+  for (const item of items.filter((entry) => entry.type === 'LocalReference' && entry.merged === true)) {
+    const value = String(item.pk).slice(LOCAL_REFERENCE_PREFIX.length);
+    const person = persons.get(item.id);
+    const end = liveEnd(person);
+    const link = person && byKey.get(keyOf(mergedFromKey(person.superceded_by as number, item.id as number)));
+    if (person?.type !== 'MergedPerson')
+      problems.push(`merged reference ${keyOf(item)} names person ${item.id}, who is not merged`);
+    else if (!isDeepStrictEqual(item, mergedReferenceItem(value, item.id as number)))
+      problems.push(`merged reference ${keyOf(item)} holds ${JSON.stringify(item)}`);
+    else if (keptKey(link) !== undefined && keptKey(link) !== value)
+      problems.push(`merged reference ${keyOf(item)}: the merge's record keeps the key ${keptKey(link)}`);
+    else if (end?.type === 'ErasedPerson' && end.historyPending !== true)
+      problems.push(`merged reference ${keyOf(item)} survives the erasure of ${end.id}`);
+  }
   return problems;
 };

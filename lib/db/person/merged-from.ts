@@ -5,10 +5,14 @@
  * (write/person-merge.ts); the backfill puts it for merges made before the links (write/backfill.ts).
  */
 import type { MergeRecord } from '../../domain/merge';
+import type { Person } from '../../domain/person';
+import { decodeSnapshot } from '../history/snapshots';
+import { batchGet, keyString } from '../table/batch-get';
 import type { Storage } from '../table/client';
-import { type Key, MERGED_FROM_SORT_KEY_PREFIX, mergedFromKey } from '../table/keys';
+import { historyKey, type Key, MERGED_FROM_SORT_KEY_PREFIX, mergedFromKey, personKey } from '../table/keys';
 import { sortKeyRange } from '../table/sort-key-range';
 import type { Action } from '../write/actions';
+import { MERGED_PERSON_TYPE } from './person-items';
 
 export const MERGED_FROM_TYPE = 'MergedFrom';
 
@@ -68,21 +72,35 @@ export const MAX_MERGED_SOURCES = 10_000;
 /** Persons of one level of the chain whose links are read at once. */
 const QUERIES_AT_ONCE = 16;
 
-/** The ids person `personId`'s own links name, every page of its partition's `MERGEDFROM#` range. */
-const directSources = async (storage: Storage, personId: number): Promise<number[]> =>
+/**
+ * Person `personId`'s own links, every page of its partition's `MERGEDFROM#` range: the ids they name
+ * and the root key each record keeps (not the rest of the record).
+ */
+const directSources = async (storage: Storage, personId: number): Promise<MergedLink[]> =>
   (
-    await sortKeyRange<{ sourceId: number }>(
+    await sortKeyRange<{ sourceId: number; record?: { local_reference_id?: string | null } }>(
       storage,
       mergedFromKey(personId, 0).pk,
       MERGED_FROM_SORT_KEY_PREFIX,
-      ['sourceId'],
+      ['sourceId', 'record.local_reference_id'],
     )
-  ).map((item) => item.sourceId);
+  ).map(({ sourceId, record }) => ({
+    survivorId: personId,
+    sourceId,
+    ...(record ? { localReferenceId: record.local_reference_id || null } : {}),
+  }));
 
 /** A survivor's link to a person merged into it, as the chain's read answers it. */
 export interface MergedLink {
   survivorId: number;
   sourceId: number;
+  /**
+   * The source's root `local_reference_id`, as the merge's record keeps it until an erasure removes
+   * the record: the key of its merged reference (write/local-references.ts); null when it had none.
+   * Absent when the link keeps no record (a merge made before records were kept, or the record is
+   * removed): `keysOfEarlierMerges` finds it then.
+   */
+  localReferenceId?: string | null;
 }
 
 /**
@@ -102,11 +120,7 @@ export const mergedLinks = async (storage: Storage, survivorId: number): Promise
       found.push(
         ...(
           await Promise.all(
-            level
-              .slice(start, start + QUERIES_AT_ONCE)
-              .map(async (id) =>
-                (await directSources(storage, id)).map((sourceId) => ({ survivorId: id, sourceId })),
-              ),
+            level.slice(start, start + QUERIES_AT_ONCE).map((id) => directSources(storage, id)),
           )
         ).flat(),
       );
@@ -144,3 +158,37 @@ export const mergeRecordRemoval = (tableName: string, { survivorId, sourceId }: 
   },
   { kind: 'object' },
 ];
+
+/**
+ * The root keys of merged persons whose links keep no record (merges made before records were kept):
+ * each from the source as its merge read it, the object of its entry one version before its merged
+ * item's (its MERGE entry's previous object, from which merge-record.ts rebuilds the whole record).
+ * Two BatchGetItems, the merged items then those entries; none for no ids. A person not merged, or
+ * whose history an erasure has rewritten, gives none.
+ */
+export const keysOfEarlierMerges = async (
+  storage: Storage,
+  sourceIds: readonly number[],
+): Promise<Map<number, string>> => {
+  const keys = new Map<number, string>();
+  if (sourceIds.length === 0) return keys;
+  const merged = await batchGet(storage, sourceIds.map(personKey));
+  const entries = sourceIds.flatMap((id) => {
+    const item = merged.get(keyString(personKey(id)));
+    const version = (item?.CoreMetaData as { version?: number } | undefined)?.version;
+    return item?.type === MERGED_PERSON_TYPE && typeof version === 'number' && version > 1
+      ? [{ id, key: historyKey('Person', id, version - 1) }]
+      : [];
+  });
+  const found = await batchGet(
+    storage,
+    entries.map(({ key }) => key),
+  );
+  for (const { id, key } of entries) {
+    const before = decodeSnapshot<Partial<Person>>(
+      found.get(keyString(key))?.snapshot as Uint8Array | undefined,
+    );
+    if (before?.local_reference_id) keys.set(id, before.local_reference_id);
+  }
+  return keys;
+};

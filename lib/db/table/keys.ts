@@ -18,7 +18,7 @@
  * | posting count     | `POSTINGCOUNT#<gram's first 2 code points>` | `<gram's 3rd code point>` | postings: how many postings the gram has, kept by the stream (lib/db/person/read/posting-counts.ts) |
  * | counts complete   | `POSTINGCOUNT#`             | `COMPLETE`              | at: the counts hold every posting (written while the table held no person) |
  * | postings pending  | `PERSON#<id>`               | `POSTINGS`              | token, terms: a write whose postings did not fit its transaction is finishing them (below) |
- * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value (below) |
+ * | local reference   | `LOCALREF#<value>`          | `<id, 16 digits>`       | id, fullname: a person whose root `local_reference_id` is the value; or id, merged: a person merged away whose root key it was (below) |
  * | backfill position | `BACKFILL#postings#<run>#<segments>` | `SEGMENT#<n>`  | progress: how far a postings backfill came in scan segment n (lib/db/person/write/backfill.ts) |
  * | principal binding | `PRINCIPAL#<sha256 of the principal>` | `BINDING` | personId, principal: the one person of a caller (API.md 9.1, requester binding on) |
  * | person's principal | `PERSON#<id>`             | `PRINCIPAL`             | principal: the one caller bound to the person (the other side of the binding) |
@@ -250,6 +250,15 @@
  * anyway, and a rename overwrites the item instead of moving it. Persons stored before the items are
  * given theirs by `npm run backfill` (lib/db/person/write/backfill.ts), in the same scan as their postings. A
  * stored value "" is never listed (an empty filter is no filter) and has no item.
+ * A merge (API.md 13.1: a client's own key survives it) puts the source's item again as a merged
+ * reference, same key, `id` and `merged: true`, no stub (the merged person holds nothing personal):
+ * the list reads the merged persons it names in one strongly consistent BatchGetItem, and their
+ * survivors in another, and so on along a chain (one call per hop, all chains at once), and answers
+ * each live end once, its stub from its Person item, an erased end not at all. A value no one merged
+ * costs nothing more. The erasure of the survivor deletes the merged references of its chain, by the
+ * key each merge's record keeps (lib/db/person/write/erasure-chain.ts), or for a merge made before
+ * records were kept the key its history holds (merged-from.ts `keysOfEarlierMerges`), which is how
+ * `npm run backfill` gives such merged persons theirs.
  *
  * Claims are written in the same transaction as their owner with `attribute_not_exists(pk)`, and
  * released with a condition that they still name that owner, so uniqueness holds under concurrency.
@@ -263,9 +272,10 @@
  * - writes: one transaction of both persons' parts (person-write.ts `composeWrite`): the survivor's
  *   Put, its entry and change counter, one Put per email that passes to it (re-pointed on condition
  *   that the claim still names the source), its name claim released when it gains emails; the
- *   source's merged item, its entry and change counter, its name claim and reference item deleted,
+ *   source's merged item, its entry and change counter, its name claim deleted, its reference item
+ *   put again as its merged reference (above),
  *   its person counter stepped down, and the survivor's link to the source (below): 8 actions, one
- *   per moved email and one per claim or reference item released. Then the postings, the source's part first (its deletes take the room before the
+ *   per moved email and one per claim released or reference item. Then the postings, the source's part first (its deletes take the room before the
  *   survivor's new postings, so it leaves search with the write whenever they fit; one action kept
  *   for the survivor's `POSTINGS` item): every posting of the source deleted, and the survivor's new
  *   ones (the moved names' and emails' grams, and every posting whose values now hold them). So the

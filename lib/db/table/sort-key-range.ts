@@ -1,13 +1,30 @@
 /**
  * The items of one partition whose sort keys start with a prefix, every page, read strongly consistent:
  * the small per-person ranges the erasure and the merge links read (a person's ChangeHistory entries,
- * its links to the persons merged into it and to stored keyed answers). Only the attributes asked for
- * come back.
+ * its links to the persons merged into it and to stored keyed answers). Only the attributes (or
+ * document paths) asked for come back.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Storage } from './client';
 import type { Key } from './keys';
 import { storageCall } from './storage-errors';
+
+/**
+ * A projection of attributes and document paths (`record.local_reference_id`), every name a
+ * placeholder: a name DynamoDB reserves (`record`) is asked for as any other.
+ */
+export const projectionOf = (attributes: readonly string[]) => {
+  const placeholders = new Map<string, string>();
+  const placeholder = (name: string) => {
+    if (!placeholders.has(name)) placeholders.set(name, `#a${placeholders.size}`);
+    return placeholders.get(name) as string;
+  };
+  const expression = attributes.map((path) => path.split('.').map(placeholder).join('.')).join(', ');
+  return {
+    ProjectionExpression: expression,
+    ExpressionAttributeNames: Object.fromEntries([...placeholders].map(([name, held]) => [held, name])),
+  };
+};
 
 /** The items, as `T` (by default their keys: `pk` and `sk` only are asked for). */
 export const sortKeyRange = async <T = Key>(
@@ -25,7 +42,7 @@ export const sortKeyRange = async <T = Key>(
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-          ProjectionExpression: attributes.join(', '),
+          ...projectionOf(attributes),
           ConsistentRead: true,
           ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),

@@ -15,7 +15,7 @@ import { storageCall } from '../../table/storage-errors';
 import { fromStoredPersonItem } from '../person-items';
 
 /** How many merges a chain is followed through (a survivor merged later, and so on). */
-const MAX_CHAIN = 16;
+export const MAX_CHAIN = 16;
 
 /** The stored person, live or merged, if any. */
 export const getStoredPerson = async ({ client, tableName }: Storage, id: number) => {

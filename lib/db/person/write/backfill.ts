@@ -1,12 +1,15 @@
 /**
- * The backfill of the search postings (issue #25), of the reference items (#32) and of the survivors'
- * links to the persons merged into them (#56, merged-from.ts): makes every stored person's postings
- * and reference item exactly what it implies, and gives each merged person's survivor its link, for a
- * table that held persons before they existed, or after a write left some postings unfinished.
- * Idempotent: a person whose items are right costs one BatchGetItem of them (a merged person one
- * GetItem more, of its link) and writes nothing. Resumable: the table is scanned in segments, and
- * each segment's position is kept in the table (`BACKFILL#postings`) after every page, so a run that
- * stops is continued by the next.
+ * The backfill of the search postings (issue #25), of the reference items (#32), of the survivors'
+ * links to the persons merged into them (#56, merged-from.ts) and of the merged persons' merged
+ * references (#58): makes every stored person's postings and reference item exactly what it implies,
+ * gives each merged person's survivor its link and each merged person with a root key its merged
+ * reference, for a table that held persons before they existed, or after a write left some postings
+ * unfinished.
+ * Idempotent: a person whose items are right costs one BatchGetItem of them (a merged person a
+ * GetItem of its link and two BatchGetItems of its root key more, and with a key a GetItem per merge
+ * of its chain and a BatchGetItem of its merged reference) and writes nothing. Resumable: the table
+ * is scanned in segments, and each segment's position is kept in the table (`BACKFILL#postings`)
+ * after every page, so a run that stops is continued by the next.
  *
  * A one-off, so it scans the whole table (every item once; persons are picked out by a filter). Each
  * person is written like a write's postings (postings.ts), with a check that the person is still at
@@ -15,7 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { isMergedPerson } from '../../../domain/merge';
+import { isMergedPerson, type MergedPerson } from '../../../domain/merge';
 import { PERSON_TYPE, type Person } from '../../../domain/person';
 import type { SearchTerms } from '../../../domain/search';
 import { batchGet, keyString } from '../../table/batch-get';
@@ -24,9 +27,9 @@ import { backfillSegmentKey, personKey, postingsPendingKey } from '../../table/k
 import { storageCall } from '../../table/storage-errors';
 import { MAX_TRANSACTION_ACTIONS, transactionOf, versionCheck } from '../../write/actions';
 import { jitteredBackoff, sendWrite } from '../../write/send';
-import { MERGED_FROM_TYPE, mergedFromItem, mergedFromPut } from '../merged-from';
+import { keysOfEarlierMerges, MERGED_FROM_TYPE, mergedFromItem, mergedFromPut } from '../merged-from';
 import { ERASED_PERSON_TYPE, fromStoredPersonItem, impliedPerson, MERGED_PERSON_TYPE } from '../person-items';
-import { localReferenceItemOf, localReferencePut } from './local-references';
+import { localReferenceItemOf, localReferencePut, mergedReferenceItem } from './local-references';
 import { planPostings, postingChanges, postingItemsOf } from './postings';
 import { sendChain } from './send-with-postings';
 
@@ -131,6 +134,52 @@ export const repairMergedFrom = async (storage: Storage, first: Record<string, u
   throw new Error(`Person ${String(first.id)} kept changing while its survivor's link was written`);
 };
 
+/** Whether a merged person's chain ends in an erased person (followed by GetItem, at most 16 merges). */
+const endsErased = async ({ client, tableName }: Storage, merged: MergedPerson) => {
+  let next = merged.superceded_by;
+  for (let hop = 0; hop < 16; hop++) {
+    const { Item } = await storageCall(() =>
+      client.send(new GetCommand({ TableName: tableName, Key: personKey(next), ConsistentRead: true })),
+    );
+    if (Item?.type !== MERGED_PERSON_TYPE) return Item?.type === ERASED_PERSON_TYPE;
+    next = Item.superceded_by as number;
+  }
+  return false;
+};
+
+/**
+ * Gives a person merged before merges kept their keys (API.md 13.1) its merged reference
+ * (local-references.ts), under the root key its merge read (`keysOfEarlierMerges`); answers the items
+ * put, 0 or 1. A person with no key, one that has its reference already, or one whose chain ends in an
+ * erased person (its erasure deletes them) costs its reads and writes nothing. The Put is checked
+ * against the merged person's version, so it lands only while that person is still merged.
+ */
+export const repairMergedReference = async (
+  storage: Storage,
+  first: Record<string, unknown>,
+): Promise<number> => {
+  let item = first;
+  for (let attempt = 1; attempt <= PERSON_ATTEMPTS; attempt++) {
+    const merged = fromStoredPersonItem(item);
+    if (!isMergedPerson(merged)) return 0;
+    const value = (await keysOfEarlierMerges(storage, [merged.id])).get(merged.id);
+    if (!value || (await endsErased(storage, merged))) return 0;
+    const reference = mergedReferenceItem(value, merged.id);
+    const found = await batchGet(storage, [{ pk: reference.pk, sk: reference.sk }]);
+    if (isDeepStrictEqual(found.get(keyString(reference)), reference)) return 0;
+    const guard = versionCheck(storage.tableName, personKey(merged.id), merged.CoreMetaData.version);
+    const put = localReferencePut(storage.tableName, reference);
+    if (await sendWrite(storage.client, transactionOf([guard, put]))) return 1;
+    const { Item } = await storageCall(() =>
+      storage.client.send(
+        new GetCommand({ TableName: storage.tableName, Key: personKey(merged.id), ConsistentRead: true }),
+      ),
+    );
+    item = Item ?? {};
+  }
+  throw new Error(`Person ${String(first.id)} kept changing while its merged reference was written`);
+};
+
 /** Runs `work` over `items`, `concurrency` at a time. */
 const inParallel = async <T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) => {
   let next = 0;
@@ -190,7 +239,9 @@ const backfillPage = async (
   await inParallel(persons, PERSON_CONCURRENCY, async (item) => {
     const count =
       (await repairPostings(storage, impliedPerson(item))) +
-      (item.type === MERGED_PERSON_TYPE ? await repairMergedFrom(storage, item) : 0);
+      (item.type === MERGED_PERSON_TYPE
+        ? (await repairMergedFrom(storage, item)) + (await repairMergedReference(storage, item))
+        : 0);
     if (count > 0) repaired++;
     written += count;
   });

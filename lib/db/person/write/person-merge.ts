@@ -4,7 +4,8 @@
  * its MERGE entry, its link to the source (merged-from.ts), the source's email claims re-pointed to
  * it (each on condition that it still names the source), its own name claim released when it gained
  * emails, its postings. The source's part: the merged person over the version read, its MERGE entry,
- * its name claim released, its reference item deleted, one person fewer in its counter, every posting
+ * its name claim released, its reference item replaced by a merged reference (the client's own key
+ * still finds the survivor: API.md 13.1), one person fewer in its counter, every posting
  * deleted, its principal's binding (if any) passed to the survivor. A claim that changed hands or a
  * version that moved cancels the whole write, read back to the person it belongs to
  * (cancellation.ts), and the repository reads both again.
@@ -28,7 +29,7 @@ import {
 } from '../../write/actions';
 import { mergedFromItem, mergedFromPut } from '../merged-from';
 import { mergedPersonPut, personPut } from '../person-items';
-import { localReferenceActions } from './local-references';
+import { localReferenceActions, mergedReferenceActions } from './local-references';
 import type { WritePart } from './person-write';
 
 /**
@@ -83,7 +84,7 @@ const mergeParts = (
         mergedPersonPut(tableName, result.source, source.person.CoreMetaData.version),
         ...historyActions(tableName, entries.source, result.source),
         ...claimActions(tableName, PERSON(source.person.id), [], result.releaseSource),
-        ...localReferenceActions(tableName, source.person, emptied),
+        ...mergedReferenceActions(tableName, source.person),
         counterAdd(tableName, personCounterKey(source.person.id), -1),
         ...binding,
       ],

@@ -1,9 +1,8 @@
 /**
  * What every person write shares: its context (storage, ids, clock, vocabulary, retries and the
  * container's queue of one person's writes), the reads before its plan and the sending after it. Each
- * operation (create-person.ts, update-person.ts, merge-person.ts, unmerge-person.ts, unmerge-person.ts,
- * bind-principal.ts) reads → plans →
- * sends on these.
+ * operation (create-person.ts, update-person.ts, merge-person.ts, unmerge-person.ts,
+ * bind-principal.ts) reads → plans → sends on these.
  */
 import { randomUUID } from 'node:crypto';
 import { isErasedPerson } from '../../../domain/erasure';

@@ -7,6 +7,9 @@ import {
   localReferenceActions,
   localReferenceItemOf,
   localReferencePut,
+  mergedReferenceActions,
+  mergedReferenceItem,
+  mergedReferenceRemoval,
 } from '../../../../../lib/db/person/write/local-references';
 import { CREATE, personWrite, planPersonWrite } from '../../../../../lib/db/person/write/person-write';
 import { MAX_TRANSACTION_ACTIONS, type TransactItem } from '../../../../../lib/db/write/actions';
@@ -175,6 +178,39 @@ describe("the reference item in the person's write", () => {
           Item: expect.objectContaining({ pk: 'LOCALREF#ref-2', sk: '0000000000000100' }),
         },
       },
+    ]);
+  });
+});
+
+describe('the merged reference a merged person leaves under its root key (API.md 13.1)', () => {
+  it('is the same key, its own id, marked merged, and holds no fullname', () => {
+    expect(mergedReferenceItem('ref-1', 100)).toEqual({
+      pk: 'LOCALREF#ref-1',
+      sk: '0000000000000100',
+      type: 'LocalReference',
+      id: 100,
+      merged: true,
+    });
+    expect(mergedReferenceItem('ref-1', 100)).not.toHaveProperty('fullname');
+  });
+
+  it("a merge puts it over the source's reference item, unconditionally: the merged item's Put guards it", () => {
+    const source = ann('ref-1');
+    const reference = localReferenceItemOf(source);
+    expect(mergedReferenceActions(TABLE, source)).toEqual([
+      [{ Put: { TableName: TABLE, Item: mergedReferenceItem('ref-1', source.id) } }, { kind: 'reference' }],
+    ]);
+    expect(mergedReferenceItem('ref-1', source.id)).toMatchObject({ pk: reference?.pk, sk: reference?.sk });
+  });
+
+  it.each([null, ''])('a merge of a source whose root value is %j leaves none', (value) => {
+    expect(mergedReferenceActions(TABLE, ann(value))).toEqual([]);
+  });
+
+  it("the survivor's erasure deletes it by the value the merge's record keeps", () => {
+    expect(mergedReferenceRemoval(TABLE, 'ref-1', 100)).toEqual([
+      { Delete: { TableName: TABLE, Key: { pk: 'LOCALREF#ref-1', sk: '0000000000000100' } } },
+      { kind: 'reference' },
     ]);
   });
 });

@@ -131,7 +131,7 @@ describe('planMerge: the two parts of a merge', () => {
     expect(plan(survivor, source).result.record).not.toHaveProperty('principal');
   });
 
-  it('puts the source merged over its version, deletes its reference item and counts one person fewer', () => {
+  it('puts the source merged over its version, its merged reference over its reference item and counts one person fewer', () => {
     const { parts, result } = plan(survivor, source);
     const [gone] = parts;
     expect(gone.personId).toBe(200);
@@ -147,9 +147,14 @@ describe('planMerge: the two parts of a merge', () => {
       'Put PERSON#200',
       'Put PERSON#200',
       expect.stringMatching(/^Update COUNTER#changes#Person#/),
-      'Delete LOCALREF#erp-9',
+      'Put LOCALREF#erp-9',
       expect.stringMatching(/^Update COUNTER#persons#/),
     ]);
+    // The client's own key still finds the survivor (API.md 13.1): the same key, no stub.
+    expect(gone.actions[3]?.[0].Put).toEqual({
+      TableName: TABLE,
+      Item: { pk: 'LOCALREF#erp-9', sk: '0000000000000200', type: 'LocalReference', id: 200, merged: true },
+    });
     const counter = gone.actions.at(-1)?.[0].Update;
     expect(counter?.ExpressionAttributeValues).toEqual({ ':count': -1 });
     // It implies no posting: every one it held is deleted.
