@@ -262,6 +262,42 @@ describe('a merge of bound persons (API.md 9.1 and 13)', () => {
     });
   });
 
+  it('gives the source its binding back when the merge is undone (API.md 13.1): GET /Person/me names it again', async () => {
+    const subject = uniqueTag('returns');
+    const source = await registered(subject);
+    const survivor = (
+      await post(personBody('Survivor', uniqueTag('Lender'), uniqueEmail()), { authorizer: iam(IMPORTER) })
+    ).body;
+    expect(
+      (await merge(survivor.id, source.id, { requester: survivor.id, authorizer: iam(IMPORTER) })).status,
+    ).toBe(200);
+    expect((await ownOf(jwt(subject))).headers.location).toMatch(new RegExp(`/Person/${survivor.id}$`));
+    // The unmerge is a delegate's, as the merge is; the caller itself is refused.
+    const refused = await suite.unchangedBy(() =>
+      api().unmerge(survivor.id, { source: source.id }, { requester: survivor.id, authorizer: jwt(subject) }),
+    );
+    expect(refused.status).toBe(403);
+    const undone = await api().unmerge(
+      survivor.id,
+      { source: source.id },
+      { requester: survivor.id, authorizer: iam(IMPORTER) },
+    );
+    expect(undone.status).toBe(200);
+    expect((await ownOf(jwt(subject))).headers.location).toMatch(new RegExp(`/Person/${source.id}$`));
+    const own = await patch(
+      source.id,
+      { local_reference_id: 'mine-again' },
+      { requester: source.id, authorizer: jwt(subject) },
+    );
+    expect(own.status).toBe(200);
+    const notTheSurvivors = await patch(
+      survivor.id,
+      { local_reference_id: 'not-mine' },
+      { requester: survivor.id, authorizer: jwt(subject) },
+    );
+    expect(notTheSurvivors.status).toBe(403);
+  });
+
   it('refuses a merge of two persons bound to different principals with 409, writing nothing', async () => {
     const [first, second] = [await registered(uniqueTag('one')), await registered(uniqueTag('two'))];
     const refused = await suite.unchangedBy(() =>
