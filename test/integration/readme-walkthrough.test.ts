@@ -285,7 +285,7 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
   });
 
   it('merges the duplicate into Ada: a preview, the merge, the duplicate’s 301, and its PATCH refused', () => {
-    const preview = answerOf('"preview');
+    const preview = answerOf('\\"preview\\":true');
     const merged = answerOf('\\"source\\":$DUP}');
     const person = merged.json();
     // The preview is the merge's answer but for the metadata of a write it did not make.
@@ -305,6 +305,19 @@ describe('README: "Try every operation" pasted in order on a fresh npm start', (
       type: '/problems/merged',
       errors: [{ existing: `${server.url}/Person/${vars.id}` }],
     });
+  });
+
+  it('undoes the merge: both persons answered, the duplicate live again, a second unmerge refused', () => {
+    const undone = answerOf('\\"source\\": $DUP}').json();
+    expect(undone['@type']).toBe('Unmerge');
+    expect(undone.survivor.Emails['@set'].map((email: Json) => email.email)).toEqual(['ada@example.org']);
+    expect(undone.survivor.Names['@set'].map((name: Json) => name.last_name)).toEqual(['Lovelace']);
+    expect(undone.source).toMatchObject({ id: vars.duplicate, fullname: 'Augusta Ada King' });
+    expect(undone.source.Emails['@set'].map((email: Json) => [email.email, email.primary])).toEqual([
+      ['countess@example.org', true],
+    ]);
+    expect(answerOf('"$API/Person/$DUP"').json()).toEqual(undone.source);
+    expect(answerOf('\\"preview\\": true').json()).toMatchObject({ type: '/problems/not-merged' });
   });
 
   it('answers HEAD with the headers of GET and no body', () => {
