@@ -3,7 +3,8 @@
  * from the contract's text: persons with planted duplicates are created, the queue lists their pairs
  * with grades within 60 seconds, highest score first; a pair reads alone; a decision `not-duplicate`
  * sticks and a second decision is 409 `pair-decided`; a decision `merge` merges (the source answers
- * 301) and the pair is `merged`; each new pair is a `duplicate.detected` event of the feed.
+ * 301) and the pair is `merged`, open again once the merge is undone; each new pair is a
+ * `duplicate.detected` event of the feed.
  */
 import { describe, expect, it } from 'vitest';
 import { uniqueEmail, uniqueTag } from '../support/api';
@@ -135,6 +136,22 @@ describe('the duplicates queue over HTTP', () => {
     const source = await fetch(`${server.url}/Person/${twin}`, { redirect: 'manual' });
     expect(source.status).toBe(301);
     expect((await getJson<Pair>(`/duplicates/${certain.id}`)).status).toBe('merged');
+
+    // The merge undone (an unmerge is a change that is checked, API.md 12.1 and 13.1): the two are
+    // found again, and their pair is open again within 60 s.
+    const undone = await request(server, 'POST', `/Person/${grace}/unmerge`, {
+      body: { source: twin },
+      requester: grace,
+    });
+    expect(undone.status).toBe(200);
+    const started = Date.now();
+    let back = await getJson<Pair>(`/duplicates/${certain.id}`);
+    while (back.status !== 'open' && Date.now() - started < 60_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      back = await getJson<Pair>(`/duplicates/${certain.id}`);
+    }
+    expect(back).toMatchObject({ status: 'open', grade: 'certain', persons: certain.persons });
+    expect(back).not.toHaveProperty('decided_by');
   });
 
   it('answers 404 for a pair it does not hold and 400 for a query or cursor it does not take', async () => {
