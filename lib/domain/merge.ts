@@ -100,6 +100,11 @@ export interface MergeRecord {
   social: Partial<Record<SocialField, string>>;
   /** The source's SocialAddresses as they were (records kept before #58 step 2 lack them: merge-record.ts). */
   source_social: Record<SocialField, string | null>;
+  /**
+   * The source's Names as they were: what an unmerge gives back when the survivor deleted every one
+   * that moved (a person needs a Name, API.md 5.2). Kept since #58 step 2, as `source_social`.
+   */
+  source_names: Item[];
   local_reference_id: string | null;
   /** The principal bound to the source (API.md 9.1), whose binding passed to the survivor. */
   principal?: Principal;
@@ -186,6 +191,7 @@ export const mergePersons = (survivor: Person, source: Person, context: MergeCon
     dropped: [],
     social: {},
     source_social: { ...source.SocialAddresses },
+    source_names: structuredClone(source.Names),
     local_reference_id: source.local_reference_id ?? null,
   };
   const changed: string[] = [];

@@ -79,6 +79,18 @@ const settlePrimary = (set: SetName, items: AnyItem[], hadPrimary: boolean): Any
   return items.map((item) => (item === fallback ? { ...item, primary: true } : item));
 };
 
+/**
+ * The Names the source comes back with: when the survivor deleted every one that moved and none is
+ * left that is not an alias, those it held at the merge come back as it held them (a person needs a
+ * Name, API.md 5.2, and a PATCH of the source itself could not have deleted its last one).
+ */
+const withNames = (set: SetName, restored: AnyItem[], record: MergeRecord): AnyItem[] => {
+  if (set !== 'Names' || restored.some((item) => !isAlias(item))) return restored;
+  const back = new Set(restored.map((item) => item.id));
+  const returning = (record.source_names as AnyItem[]).filter((item) => !back.has(item.id));
+  return [...restored, ...structuredClone(returning)].sort((a, b) => a.id - b.id);
+};
+
 /** Each set's items back with the source, and what the survivor keeps. */
 const splitSets = (survivor: Person, record: MergeRecord) => {
   const moved = new Map(record.moved.map((item) => [`${item.set}#${item.id}`, item]));
@@ -96,7 +108,7 @@ const splitSets = (survivor: Person, record: MergeRecord) => {
     const hadPrimary = [...record.moved.filter((entry) => entry.set === set), ...dropped].some(
       (entry) => entry.primary === true,
     );
-    back[set] = settlePrimary(set, restored, hadPrimary);
+    back[set] = settlePrimary(set, withNames(set, restored, record), hadPrimary);
     const remaining = items.filter((item) => !moved.has(`${set}#${item.id}`));
     kept[set] = settlePrimary(
       set,

@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTag } from '../support/api';
-import { type RequestOptions, request } from '../support/http';
+import { feedEventsOf, type RequestOptions, request } from '../support/http';
 import { serverSuite } from '../support/server-suite';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
@@ -40,27 +40,6 @@ const create = async (tag: string) => {
   });
   expect(response.status).toBe(201);
   return (await response.json()) as Json;
-};
-
-/** The events of the feed about `subject`, polled until `type` is among them (API.md 14: within 5 s). */
-const eventsOf = async (subject: string, type: string) => {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found: Json[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const response = await send(
-        'GET',
-        `/events?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`,
-      );
-      const page = (await response.json()) as Json;
-      found.push(...page.events.filter((event: Json) => event.subject === subject));
-      if (page.events.length === 0) break;
-      after = page.next;
-    }
-    if (found.some((event) => event.type === type) || Date.now() > deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 };
 
 describe('DELETE /Person/{id} over HTTP (API.md 15)', () => {
@@ -137,7 +116,7 @@ describe('DELETE /Person/{id} over HTTP (API.md 15)', () => {
     expect(erase[0]).toMatchObject({ object_id: person.id, person_fk: person.id });
     expect(JSON.stringify({ ...erase[0], previous_object: null }).toLowerCase()).not.toContain(tag);
 
-    const events = await eventsOf(`Person/${person.id}`, 'person.erased');
+    const events = await feedEventsOf(base, `Person/${person.id}`, 'person.erased');
     const [erasedEvent, ...more] = events.filter((event) => event.type === 'person.erased');
     expect(more).toEqual([]);
     expect(erasedEvent?.data).toMatchObject({ id: person.id, version: person.CoreMetaData.version + 1 });

@@ -252,6 +252,7 @@ describe('the OpenAPI document', () => {
         .concat(
           [
             'post /Person/{id}/merge',
+            'post /Person/{id}/unmerge',
             'put /Person/{id}/principal',
             'post /duplicates/{pairId}/decision',
           ].flatMap((operation) => [`${operation} application/json`, `${operation} application/ld+json`]),
@@ -422,6 +423,27 @@ describe('real responses match the schemas the document declares', () => {
     const refused = await api().patch(source, {}, { requester: survivor });
     expect(refused.status).toBe(409);
     expectDeclared('PATCH', '/Person/{id}', asReply(refused));
+  });
+
+  it('POST /Person/{id}/unmerge: 200 (a preview, the unmerge), 400, 404, 409 (not-merged, merged) and 412', async () => {
+    const create = async (label: string) =>
+      (await api().post(personBody(uniqueTag(label), 'Unmerged', uniqueEmail(label)))).body.id;
+    const [survivor, source, other] = [await create('Keep'), await create('Dupe'), await create('Else')];
+    expect((await api().merge(survivor, { source })).status).toBe(200);
+    const previewed = await api().unmerge(survivor, { source, preview: true });
+    const stale = await api().unmerge(survivor, { source }, { headers: { 'if-match': '"1"' } });
+    const undone = await api().unmerge(survivor, { source });
+    expect([previewed.status, stale.status, undone.status]).toEqual([200, 412, 200]);
+    expect((await api().merge(other, { source: survivor })).status).toBe(200);
+    const problems = [
+      await api().unmerge(survivor, { source: 'one' }),
+      await api().unmerge(survivor, { source: 999_999_999 }),
+      await api().unmerge(source, { source: other }),
+      await api().unmerge(survivor, { source }, { requester: other }),
+    ];
+    expect(problems.map(({ status }) => status)).toEqual([400, 404, 409, 409]);
+    for (const reply of [previewed, stale, undone, ...problems])
+      expectDeclared('POST', '/Person/{id}/unmerge', asReply(reply));
   });
 
   it('DELETE /Person/{id}: 200 with the tombstone (again on a second), 400, 403, 404, 409 and 412; then GET 410 and PATCH 410', async () => {

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTag } from '../support/api';
-import { type RequestOptions, request } from '../support/http';
+import { feedEventsOf, type RequestOptions, request } from '../support/http';
 import { serverSuite } from '../support/server-suite';
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are checked by the assertions themselves
@@ -37,26 +37,6 @@ const itemsOf = (container: Json | undefined): Json[] =>
 
 const listedIds = async (query: string) =>
   ((await json(await send('GET', `/Person?${query}`), 200))['@set'] as Json[]).map(({ id }) => id as number);
-
-/** The feed's events about `subject`, polled until one of `type` is there (section 14: within 5 s). */
-const eventsOf = async (subject: string, type: string) => {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found: Json[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const page = await json(
-        await send('GET', `/events?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`),
-        200,
-      );
-      found.push(...page.events.filter((event: Json) => event.subject === subject));
-      if (page.events.length === 0) break;
-      after = page.next;
-    }
-    if (found.some((event) => event.type === type) || Date.now() > deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-};
 
 describe('POST /Person/{id}/unmerge over HTTP (API.md 13.1)', () => {
   const tag = uniqueTag('unm').toLowerCase();
@@ -196,7 +176,7 @@ describe('POST /Person/{id}/unmerge over HTTP (API.md 13.1)', () => {
         );
         expect(history['@set'][0]).toMatchObject({ type: 'UNMERGE' });
       }
-      const sourceEvents = await eventsOf(`Person/${source.id}`, 'person.unmerged');
+      const sourceEvents = await feedEventsOf(base, `Person/${source.id}`, 'person.unmerged');
       expect(sourceEvents.map(({ type }) => type)).toEqual([
         'person.created',
         'person.merged',
@@ -204,7 +184,7 @@ describe('POST /Person/{id}/unmerge over HTTP (API.md 13.1)', () => {
       ]);
       const unmerged = sourceEvents.at(-1) as Json;
       expect(unmerged.data.version).toBe(undone.source.CoreMetaData.version);
-      const survivorEvents = await eventsOf(`Person/${survivor.id}`, 'person.updated');
+      const survivorEvents = await feedEventsOf(base, `Person/${survivor.id}`, 'person.updated');
       const last = survivorEvents.at(-1) as Json;
       expect(last.type).toBe('person.updated');
       expect(last.data.version).toBe(undone.survivor.CoreMetaData.version);

@@ -126,6 +126,17 @@ describe('POST /Person/{id}/unmerge (API.md 13.1)', () => {
     });
   });
 
+  it('gives the source its Names back when the survivor deleted every one that moved: a person needs a Name', async () => {
+    const { survivor, source, merged } = await mergedPair();
+    const own = setOf(source, 'Names')[0];
+    expect(setOf(merged, 'Names').map(({ id }) => id)).toContain(own?.id);
+    expect((await suite.api.patch(survivor.id, { Names: { '@set': [{ id: own?.id }] } })).status).toBe(200);
+    const { status, body } = await suite.api.unmerge(survivor.id, { source: source.id });
+    expect(status).toBe(200);
+    expect(setOf(body.source, 'Names')).toEqual(setOf(source, 'Names'));
+    expect(body.source.fullname).toBe(source.fullname);
+  });
+
   it('passes the returning claims back: the source’s email is its own again, not the survivor’s', async () => {
     const { emails, survivor, source } = await mergedPair();
     expect((await suite.api.unmerge(survivor.id, { source: source.id })).status).toBe(200);

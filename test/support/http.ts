@@ -32,3 +32,34 @@ export const request = (
     },
     ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
+
+// biome-ignore lint/suspicious/noExplicitAny: events are read loosely; the tests assert what they need
+type FeedEvent = Record<string, any>;
+
+/**
+ * The change feed's events about `subject` (`Person/<id>`), read from the first page on, polled until
+ * one of `type` is among them or 10 s passed (API.md 14: a change is in the feed within 5 s).
+ */
+export const feedEventsOf = async (
+  server: string | Pick<ServerProcess, 'url'>,
+  subject: string,
+  type: string,
+): Promise<FeedEvent[]> => {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const found: FeedEvent[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const path = `/events?limit=500${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+      const page = (await (await request(server, 'GET', path)).json()) as {
+        events: FeedEvent[];
+        next: string;
+      };
+      found.push(...page.events.filter((event) => event.subject === subject));
+      if (page.events.length === 0) break;
+      after = page.next;
+    }
+    if (found.some((event) => event.type === type) || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+};

@@ -148,6 +148,33 @@ describe('undoing a merge (API.md 13.1)', () => {
     ]);
   });
 
+  it('gives the source its Names of the merge back when the survivor deleted every one that moved (a person needs a Name)', () => {
+    const into = survivor();
+    const from = createdPerson(
+      {
+        Names: {
+          '@set': [
+            { first_name: 'Augusta', last_name: 'King' },
+            { first_name: 'Ada', last_name: 'King' },
+          ],
+        },
+        Emails: { '@set': [{ email: 'augusta@example.org' }] },
+      },
+      { firstId: 3000 },
+    );
+    const { after, merged: stored, record } = merged(into, from);
+    const moved = after.Names.filter((name) => name.id >= 3000).map((name) => ({ id: name.id }));
+    const edited = patch(after, { Names: { '@set': moved } });
+    expect(edited.Names).toEqual(into.Names);
+
+    const result = unmergePersons(edited, stored, record, UNMERGE);
+    expect(result.source.Names).toEqual(from.Names);
+    expect(result.source.fullname).toBe(from.fullname);
+    // One left: the deleted one stays deleted.
+    const kept = unmergePersons(patch(after, { Names: { '@set': [moved[1]] } }), stored, record, UNMERGE);
+    expect(kept.source.Names.map(({ first_name }) => first_name)).toEqual(['Augusta']);
+  });
+
   it('sets back to null the social values the survivor took, unless changed since, and the source has its own', () => {
     const { after, merged: stored, record } = merged(survivor(), source());
     expect(after.SocialAddresses.linkedin).toBe('ada-king');

@@ -33,8 +33,8 @@ export const mergeRecordOf = async (
   );
   const link = Item as MergedFromItem | undefined;
   if (!link) return undefined;
-  // A record kept before the source's own SocialAddresses were (issue #58 step 2) is rebuilt too.
-  if (link.record?.source_social) return link.record;
+  // A record kept before the source's own SocialAddresses and Names were (issue #58 step 2) is rebuilt too.
+  if (link.record?.source_social && link.record.source_names) return link.record;
   const source = await getStoredPerson(storage, sourceId);
   if (!isMergedPerson(source) || source.superceded_by !== survivorId) return undefined;
   const entryId = source.CoreMetaData.modified_audit_id;

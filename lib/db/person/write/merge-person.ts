@@ -15,20 +15,20 @@ import { addMetric } from '../../../metrics';
 import { retryDeadline } from '../../../timeouts';
 import { personKey, personPrincipalKey, postingsPendingKey } from '../../table/keys';
 import type { ReservedIds } from '../../write/ids';
-import { checkPreconditions, retrying } from '../../write/send';
+import { checkPreconditions } from '../../write/send';
 import { type MergePlan, planMerge } from './person-merge';
-import { composeWrite } from './person-write';
 import {
   bindingToRead,
   checkCaller,
   checkRequester,
   livePerson,
+  onSurvivor,
   pendingTermsIn,
   personIn,
   principalIn,
   type ReadItems,
   readItems,
-  sendPersonWrite,
+  sendParts,
   type WriteContext,
 } from './read-for-write';
 
@@ -124,18 +124,13 @@ export const mergePerson = (
   const request: MergeRequest = { survivorId, sourceId, requester, options: { conditions, origin, ruling } };
   // A preview writes nothing, not even a block of ids.
   if (previewOnly) return preview(ctx, request);
-  const reserving = ctx.ids.reserve(2);
-  reserving.catch(() => undefined);
-  return ctx.queue(personKey(survivorId).pk, () =>
-    retrying({ deadline, backoff: ctx.backoff }, async () => {
-      const [reserved, item] = await Promise.all([reserving, readForMerge(ctx, request)]);
-      const planned = await planOn(ctx, request, item, reserved);
-      if ('done' in planned) return planned.done;
-      const { parts, result } = planned.plan;
-      if (!(await sendPersonWrite(ctx, (token) => composeWrite(ctx.tableName, parts, token), deadline)))
-        return undefined;
-      addMetric('PersonsMerged');
-      return result.person;
-    }),
-  );
+  return onSurvivor(ctx, survivorId, deadline, async (reserving) => {
+    const [reserved, item] = await Promise.all([reserving, readForMerge(ctx, request)]);
+    const planned = await planOn(ctx, request, item, reserved);
+    if ('done' in planned) return planned.done;
+    const { parts, result } = planned.plan;
+    if (!(await sendParts(ctx, parts, deadline))) return undefined;
+    addMetric('PersonsMerged');
+    return result.person;
+  });
 };

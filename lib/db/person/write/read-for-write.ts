@@ -26,14 +26,16 @@ import type { logger } from '../../../logger';
 import { batchGet, type Item, keyString } from '../../table/batch-get';
 import type { Storage } from '../../table/client';
 import { type Key, personKey, personPrincipalKey, postingsPendingKey, principalKey } from '../../table/keys';
-import type { IdAllocator } from '../../write/ids';
-import type { objectQueue } from '../../write/send';
+import type { IdAllocator, ReservedIds } from '../../write/ids';
+import { type objectQueue, retrying } from '../../write/send';
 import { fromStoredPersonItem, type StoredPerson } from '../person-items';
 import {
+  composeWrite,
   type PersonWrite,
   type PersonWritePlan,
   personWrite,
   vocabularyToRead,
+  type WritePart,
   type WriteStart,
 } from './person-write';
 import { sendWithPostings } from './send-with-postings';
@@ -128,6 +130,28 @@ export const sendPersonWrite = (
   const token = randomUUID();
   const { client, tableName, backoff, logger } = ctx;
   return sendWithPostings(client, write(token), { tableName, token, retry: { deadline, backoff }, logger });
+};
+
+/** Sends the parts of a write of two persons (a merge, an unmerge) composed into one. */
+export const sendParts = (ctx: WriteContext, parts: readonly WritePart[], deadline: number) =>
+  sendPersonWrite(ctx, (token) => composeWrite(ctx.tableName, parts, token), deadline);
+
+/**
+ * A write of two persons (a merge, an unmerge): one at a time on the survivor's queue, tried until it
+ * lands or `deadline` passes (`attempt` answers undefined to read again), the ids of its two
+ * ChangeHistory entries reserved once while the first attempt reads.
+ */
+export const onSurvivor = <T>(
+  ctx: WriteContext,
+  survivorId: number,
+  deadline: number,
+  attempt: (reserving: Promise<ReservedIds>) => Promise<T | undefined>,
+): Promise<T> => {
+  const reserving = ctx.ids.reserve(2);
+  reserving.catch(() => undefined);
+  return ctx.queue(personKey(survivorId).pk, () =>
+    retrying({ deadline, backoff: ctx.backoff }, () => attempt(reserving)),
+  );
 };
 
 /** Sends a create's or an update's plan. */

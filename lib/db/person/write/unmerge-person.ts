@@ -15,20 +15,20 @@ import { addMetric } from '../../../metrics';
 import { retryDeadline } from '../../../timeouts';
 import { personKey, personPrincipalKey, postingsPendingKey } from '../../table/keys';
 import type { ReservedIds } from '../../write/ids';
-import { checkPreconditions, retrying } from '../../write/send';
+import { checkPreconditions } from '../../write/send';
 import { planUnmerge, type UnmergePlan } from './person-unmerge';
-import { composeWrite } from './person-write';
 import {
   bindingToRead,
   checkCaller,
   checkRequester,
   livePerson,
+  onSurvivor,
   pendingTermsIn,
   personIn,
   principalIn,
   type ReadItems,
   readItems,
-  sendPersonWrite,
+  sendParts,
   type WriteContext,
 } from './read-for-write';
 
@@ -157,16 +157,11 @@ export const unmergePerson = (
   };
   // A preview writes nothing, not even a block of ids.
   if (previewOnly) return preview(ctx, request);
-  const reserving = ctx.ids.reserve(2);
-  reserving.catch(() => undefined);
-  return ctx.queue(personKey(survivorId).pk, () =>
-    retrying({ deadline, backoff: ctx.backoff }, async () => {
-      const [reserved, read] = await Promise.all([reserving, readForUnmerge(ctx, request)]);
-      const { parts, result } = await planOn(ctx, request, read, reserved);
-      if (!(await sendPersonWrite(ctx, (token) => composeWrite(ctx.tableName, parts, token), deadline)))
-        return undefined;
-      addMetric('PersonsUnmerged');
-      return { survivor: result.survivor, source: result.source };
-    }),
-  );
+  return onSurvivor(ctx, survivorId, deadline, async (reserving) => {
+    const [reserved, read] = await Promise.all([reserving, readForUnmerge(ctx, request)]);
+    const { parts, result } = await planOn(ctx, request, read, reserved);
+    if (!(await sendParts(ctx, parts, deadline))) return undefined;
+    addMetric('PersonsUnmerged');
+    return { survivor: result.survivor, source: result.source };
+  });
 };
