@@ -22,7 +22,9 @@
  * - No new SocialAddresses value equal to the source's: the unmerge resets a value the survivor took
  *   from the source, unchanged since, and it knows it by its value.
  * - A PATCH element the never-merged owner would be refused is not generated: deleting an owner's last
- *   Name, or its last Name that is not an alias (5.2, 5.3).
+ *   Name, or its last Name that is not an alias (5.2, 5.3). On the survivor such a delete of moved
+ *   Names lands, and the unmerge then gives the source back with no Name and an empty `fullname`: a
+ *   state 13.1 does not describe, left to the contract's owner, not fixed here.
  * - A deleted primary promotes the owner's remaining item with the lowest id that is not an alias (5.3),
  *   the items the merge dropped as equal counting among the source's; Names and Emails always have one
  *   primary when they have items (5.2).
@@ -458,12 +460,10 @@ const unmergeRun = async ({ pair, patches }: UnmergePlan) => {
   // The source's returning email is its claim again.
   const [email] = world.models.source.sets.Emails;
   if (email) {
-    const taken = await suite.unchangedBy(() =>
-      suite.api.post({
-        Names: { '@set': [{ first_name: 'Claim', last_name: `Check ${tag}` }] },
-        Emails: { '@set': [{ email: email.email }] },
-      }),
-    );
+    const taken = await suite.api.post({
+      Names: { '@set': [{ first_name: 'Claim', last_name: `Check ${tag}` }] },
+      Emails: { '@set': [{ email: email.email }] },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body).toMatchObject({
       type: '/problems/duplicate-email',
