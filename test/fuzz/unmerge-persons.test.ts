@@ -30,7 +30,8 @@
  *   primary when they have items (5.2).
  * - Two persons known by name alone that would come back with one folded fullname (the source's primary
  *   deleted, leaving a copy of the survivor's name its lowest) cannot both hold it (5.5): the unmerge is
- *   then 409 `duplicate-name` and changes nothing, as a never-merged PATCH making them namesakes is.
+ *   then 409 `duplicate-name` and changes nothing, as a never-merged PATCH making them namesakes would
+ *   be refused.
  * - Items compare in order of id, with every property GET shows; `fullname` from the primary Name as
  *   API.md 3 builds it, `email` the primary Email's; metadata only by its version.
  */
