@@ -2,10 +2,12 @@
  * Generators for hostile input "around the schema": valid Person bodies first, then mutations of them
  * (wrong types, missing and extra keys, prototype keys, huge strings, deep nesting, 10 000-element
  * arrays, odd Unicode, numbers beyond 2^53, duplicate keys), broken JSON text, odd headers, query
- * strings and path ids.
+ * strings and path ids. And, for the merge and unmerge properties, pairs of valid persons with every
+ * kind of set and deliberate overlaps, and the contract's sets they are made of.
  */
 import fc from 'fast-check';
 import { LIMITS } from '../../lib/domain/schemas';
+import type { Json } from '../support/api';
 import {
   DuplicateKeys,
   isObject,
@@ -645,3 +647,345 @@ export const listQuery = fc
     maxLength: 6,
   })
   .map((pairs) => Object.fromEntries(pairs) as Record<string, string>);
+
+// ---------------------------------------------------------------------------------------------------
+// The contract's sets and limits (API.md 5.2 and 11.1)
+// ---------------------------------------------------------------------------------------------------
+
+export const LIMIT = {
+  Names: 20,
+  Emails: 50,
+  PhoneNumbers: 50,
+  PersonRoles: 50,
+  PostalAddresses: 20,
+  PersonOrganizations: 50,
+  PersonGroups: 50,
+  PersonInitiatives: 50,
+  PersonTeams: 50,
+} as const;
+export type SetName = keyof typeof LIMIT;
+export const SETS = Object.keys(LIMIT) as SetName[];
+
+/** The membership sets (in `PersonMemberships` on the wire) and the key of what each is a membership of. */
+export const MEMBERSHIP_KEY = {
+  PersonOrganizations: 'organization_fk',
+  PersonGroups: 'group_fk',
+  PersonInitiatives: 'initiative',
+  PersonTeams: 'team_fk',
+} as const;
+type MembershipSet = keyof typeof MEMBERSHIP_KEY;
+export const isMembership = (set: SetName): set is MembershipSet => set in MEMBERSHIP_KEY;
+
+export const ADDRESS_FIELDS = [
+  'address1',
+  'address2',
+  'city',
+  'state_territory_province',
+  'postal_code',
+  'country',
+  'country_code',
+] as const;
+export const SOCIAL = ['twitter', 'facebook', 'linkedin', 'youtube'] as const;
+
+export type Item = Json & { id: number | null; primary?: unknown };
+export type Container = { '@type': string; '@set': Item[] };
+
+export const containerOf = (person: Json, set: SetName): Container =>
+  (isMembership(set) ? (person.PersonMemberships as Json)[set] : person[set]) as Container;
+/** The stored items of a set: without the example object an empty set answers. */
+export const itemsOf = (person: Json, set: SetName): Item[] =>
+  containerOf(person, set)['@set'].filter((item) => item.id !== null);
+export const meta = (person: Json) =>
+  person.CoreMetaData as Json & { version: number; modified_audit_id: number };
+// ---------------------------------------------------------------------------------------------------
+// Pairs of persons to merge (test/fuzz/merge-persons.test.ts, unmerge-persons.test.ts)
+// ---------------------------------------------------------------------------------------------------
+
+const FIRST = ['Ada', 'José', 'Zoë', 'Søren', 'Łucja', 'Grace', 'Ñuño'];
+const LAST = ['Lovelace', 'Weiß', 'Çelik', 'Ångström', 'Núñez', 'Hopper'];
+const FREEFORM = ['Ada King', 'Mme Curie', 'Zoë Ødegaard', 'Li Wei'];
+const ROLES = ['Analyst', 'Engineer', 'Clerk', 'Ärztin'];
+const MEMBER_NAMES = ['Board', 'Café Club', 'Red Team', 'Finance'];
+
+export const reference = fc.constantFrom(null, null, 'ref-a', 'ref-b');
+/** GRC's `primary` of a Name that is not the first: unset, false, or an alias type. */
+export const aliasPrimary = fc.constantFrom<unknown>(undefined, false, 2, 3);
+
+const structuredName = fc.record({
+  first_name: fc.constantFrom(...FIRST),
+  last_name: fc.constantFrom(...LAST),
+  middle_initial: fc.constantFrom(null, 'A', 'Q'),
+  name_prefix_fk: fc.constantFrom(null, null, 21, 501, 506),
+  name_suffix_fk: fc.constantFrom(null, null, 19, 501),
+  local_reference_id: reference,
+});
+const freeformName = fc.record({
+  freeform_name: fc.constantFrom(...FREEFORM),
+  local_reference_id: reference,
+});
+const pairName: fc.Arbitrary<Json> = fc.oneof(
+  { weight: 3, arbitrary: structuredName },
+  { weight: 1, arbitrary: freeformName },
+);
+
+/** A phone number: its digits and how they are written. */
+const phone = fc.record({
+  plus: fc.boolean(),
+  digits: fc.stringMatching(/^[1-9][0-9]{6,10}$/),
+  style: fc.nat(5),
+  local_reference_id: reference,
+});
+type Phone = typeof phone extends fc.Arbitrary<infer P> ? P : never;
+
+/** The same digits, written six ways: spaces, parentheses, dots, dashes, slashes, or nothing. */
+const writePhone = ({ plus, digits, style }: Phone) => {
+  const groups = digits.match(/.{1,3}/g) ?? [digits];
+  const [head = '', ...rest] = groups;
+  const written = [
+    () => digits,
+    () => groups.join(' '),
+    () => `(${head}) ${rest.join('-')}`,
+    () => groups.join('.'),
+    () => groups.join('-'),
+    () => groups.join(' / '),
+  ][style % 6]?.();
+  return `${plus ? '+' : ''}${written}`;
+};
+
+const pairAddress = fc.record({
+  address1: fc.constantFrom('12 St James Square', '221B Baker Street', 'Bahnhofstraße 1'),
+  address2: fc.constantFrom(null, 'Flat 2'),
+  city: fc.constantFrom('London', 'Zürich', 'São Paulo'),
+  state_territory_province: fc.constantFrom(null, 'Bavaria'),
+  postal_code: fc.constantFrom(null, 'SW1Y 4LB', '8001'),
+  country: fc.constantFrom(null, 'United Kingdom'),
+  country_code: fc.constantFrom(null, 'GB', 'CH'),
+  primary: fc.constantFrom(undefined, false),
+  local_reference_id: reference,
+});
+
+const keyedItem = (key: string, keys: fc.Arbitrary<unknown>, names: readonly string[]): fc.Arbitrary<Json> =>
+  fc
+    .tuple(fc.constantFrom(null, ...names), keys, reference)
+    .filter(([name, value]) => name !== null || value !== null)
+    .map(([name, value, local_reference_id]) => ({ name, [key]: value, local_reference_id }));
+
+const KEYED: Record<
+  Exclude<SetName, 'Names' | 'Emails' | 'PhoneNumbers' | 'PostalAddresses'>,
+  fc.Arbitrary<Json>
+> = {
+  PersonRoles: keyedItem('role_fk', fc.constantFrom(null, null, 7, 8), ROLES),
+  PersonOrganizations: keyedItem('organization_fk', fc.constantFrom(null, 11, 12), MEMBER_NAMES),
+  PersonGroups: keyedItem('group_fk', fc.constantFrom(null, 21), MEMBER_NAMES),
+  PersonInitiatives: keyedItem(
+    'initiative',
+    fc.constantFrom(null, 3, 'Green Deal', 'Blue Sky'),
+    MEMBER_NAMES,
+  ),
+  PersonTeams: keyedItem('team_fk', fc.constantFrom(null, 31, 32), MEMBER_NAMES),
+};
+const KEY_FIELD = {
+  PersonRoles: 'role_fk',
+  ...MEMBERSHIP_KEY,
+} as const;
+
+const socialAddresses = fc.record(
+  Object.fromEntries(
+    SOCIAL.map((field) => [field, fc.constantFrom(null, null, `https://${field}.example/a`, `@${field}-b`)]),
+  ) as Record<(typeof SOCIAL)[number], fc.Arbitrary<string | null>>,
+);
+
+/** One person's own items, before the run's tags make its emails and primary name unique. */
+export const side = fc.record({
+  local_reference_id: fc.constantFrom(null, 'crm'),
+  Names: fc.tuple(
+    fc.record({ name: pairName, primary: fc.constantFrom<unknown>(undefined, true) }),
+    fc.array(fc.record({ name: pairName, primary: aliasPrimary }), { maxLength: 3 }),
+  ),
+  // A third of the persons have no email: they are unique by name, so name claims take part.
+  Emails: fc.oneof<fc.Arbitrary<{ local: string; local_reference_id: string | null }[]>[]>(
+    fc.constant([]),
+    fc.array(fc.record({ local: fc.constantFrom('ada', 'office', 'x.y'), local_reference_id: reference }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+  ),
+  PhoneNumbers: fc.array(phone, { maxLength: 3 }),
+  PostalAddresses: fc.array(pairAddress, { maxLength: 2 }),
+  PersonRoles: fc.array(KEYED.PersonRoles, { maxLength: 3 }),
+  PersonOrganizations: fc.array(KEYED.PersonOrganizations, { maxLength: 2 }),
+  PersonGroups: fc.array(KEYED.PersonGroups, { maxLength: 2 }),
+  PersonInitiatives: fc.array(KEYED.PersonInitiatives, { maxLength: 2 }),
+  PersonTeams: fc.array(KEYED.PersonTeams, { maxLength: 2 }),
+  SocialAddresses: socialAddresses,
+});
+export type Side = typeof side extends fc.Arbitrary<infer S> ? S : never;
+
+/** The source takes a copy of one of the survivor's items, written another way (`at` picks it). */
+const overlap = fc.record({
+  at: fc.nat(),
+  variant: fc.nat(3),
+  primary: aliasPrimary,
+  local_reference_id: reference,
+});
+type Overlap = typeof overlap extends fc.Arbitrary<infer O> ? O : never;
+const OVERLAP_SETS = SETS.filter((set) => set !== 'Emails');
+
+/** A set filled up to its limit on the survivor; the source brings `missing + extra` items of it. */
+export const overflow = fc.record({
+  set: fc.constantFrom(...SETS),
+  missing: fc.nat(3),
+  // 0: the union is exactly at the limit and the merge lands.
+  extra: fc.nat(2),
+});
+
+/** Two persons' own items and the source's copies of the survivor's (equal by the contract, written another way). */
+export const personPair = fc.record({
+  survivor: side,
+  source: side,
+  overlaps: fc.record(
+    Object.fromEntries(OVERLAP_SETS.map((set) => [set, fc.array(overlap, { maxLength: 2 })])) as Record<
+      (typeof OVERLAP_SETS)[number],
+      fc.Arbitrary<Overlap[]>
+    >,
+  ),
+});
+export type PersonPair = typeof personPair extends fc.Arbitrary<infer P> ? P : never;
+export type Overflow = typeof overflow extends fc.Arbitrary<infer O> ? O : never;
+
+/** Text written another way that folds the same: upper case, lower case, without accents, or both. */
+const rewrite = (text: string, variant: number) => {
+  const bare = text.normalize('NFKD').replace(/\p{M}/gu, '');
+  return [text.toUpperCase(), text.toLowerCase(), bare, bare.toUpperCase()][variant % 4] as string;
+};
+const rewriteAll = (item: Json, fields: readonly string[], variant: number) =>
+  Object.fromEntries(
+    Object.entries(item).map(([field, value]) => [
+      field,
+      fields.includes(field) && typeof value === 'string' ? rewrite(value, variant) : value,
+    ]),
+  );
+
+/** Wire items of a set of one side, the run's tag making emails and the primary Name unique. */
+const itemsFor = (person: Side, set: SetName, tag: string): Json[] => {
+  switch (set) {
+    case 'Names':
+      return [person.Names[0], ...person.Names[1]].map(({ name, primary }, index) => {
+        const unique =
+          index > 0
+            ? name
+            : 'freeform_name' in name
+              ? { ...name, freeform_name: `${name.freeform_name} ${tag}` }
+              : { ...name, last_name: `${name.last_name}${tag}` };
+        return primary === undefined ? unique : { ...unique, primary };
+      });
+    case 'Emails':
+      return person.Emails.map(({ local, local_reference_id }, index) => ({
+        email: `${local}.${tag}.${index}@example.org`,
+        local_reference_id,
+      }));
+    case 'PhoneNumbers':
+      return person.PhoneNumbers.map((number) => ({
+        phone_number: writePhone(number),
+        local_reference_id: number.local_reference_id,
+      }));
+    case 'PostalAddresses':
+      return person.PostalAddresses.map(({ primary, ...address }) =>
+        primary === undefined ? address : { ...address, primary },
+      );
+    default:
+      return person[set];
+  }
+};
+
+/** Distinct items of a set to fill it: `from` keeps the survivor's and the source's apart. */
+const fillers = (set: SetName, count: number, from: number, tag: string): Json[] =>
+  Array.from({ length: count }, (_, n) => {
+    const i = from + n;
+    switch (set) {
+      case 'Names':
+        return { first_name: 'Many', last_name: `N${i}${tag}` };
+      case 'Emails':
+        return { email: `many${i}.${tag}@example.org` };
+      case 'PhoneNumbers':
+        return { phone_number: `+1 555 ${String(i).padStart(4, '0')}` };
+      case 'PostalAddresses':
+        return { address1: `${i} Many Road` };
+      case 'PersonRoles':
+        return { name: `Role ${i}` };
+      default:
+        return { name: `Member ${i}` };
+    }
+  });
+
+/** A copy of a survivor's item as the source holds it: equal by the contract, written another way. */
+const variantOf = (set: SetName, item: Json, { variant, primary, local_reference_id }: Overlap): Json => {
+  switch (set) {
+    case 'Names': {
+      const name = rewriteAll(item, ['first_name', 'last_name', 'middle_initial', 'freeform_name'], variant);
+      const { primary: _, ...rest } = name;
+      return { ...rest, local_reference_id, ...(primary === undefined ? {} : { primary }) };
+    }
+    case 'PhoneNumbers': {
+      const written = String(item.phone_number);
+      const plus = written.startsWith('+');
+      const digits = written.replace(/\D/g, '');
+      const others = [0, 1, 2, 3, 4, 5]
+        .map((style) => writePhone({ plus, digits, style, local_reference_id: null }))
+        .filter((text) => text !== written);
+      return { phone_number: others[variant % others.length], local_reference_id };
+    }
+    case 'PostalAddresses':
+      return { ...rewriteAll(item, ADDRESS_FIELDS, variant), local_reference_id };
+    default: {
+      const key = KEY_FIELD[set as keyof typeof KEY_FIELD];
+      const value = item[key];
+      // The same key under another name; a key that is text folds the same; no key: the name folds the same.
+      return value == null
+        ? { ...rewriteAll(item, ['name'], variant), local_reference_id }
+        : {
+            ...item,
+            [key]: typeof value === 'string' ? rewrite(value, variant) : value,
+            name: [null, ...MEMBER_NAMES][variant % (MEMBER_NAMES.length + 1)] ?? null,
+            local_reference_id,
+          };
+    }
+  }
+};
+
+/** The two POST bodies of a plan. */
+export const bodiesOf = (
+  { survivor, source, overlaps, overflow: full }: PersonPair & { overflow?: Overflow | null },
+  tag: string,
+) => {
+  const own = (person: Side, label: string) =>
+    Object.fromEntries(SETS.map((set) => [set, itemsFor(person, set, `${label}${tag}`)])) as Record<
+      SetName,
+      Json[]
+    >;
+  const kept = own(survivor, 'K');
+  const dupe = own(source, 'D');
+  if (full) {
+    // A person has at least one Name: the source brings one at least.
+    const missing = full.set === 'Names' ? Math.max(1, full.missing) : full.missing;
+    kept[full.set] = fillers(full.set, LIMIT[full.set] - missing, 0, `K${tag}`);
+    dupe[full.set] = fillers(full.set, missing + full.extra, 1_000, `D${tag}`);
+  }
+  for (const set of OVERLAP_SETS)
+    for (const copy of overlaps[set as keyof typeof overlaps]) {
+      const of = kept[set][copy.at % Math.max(1, kept[set].length)];
+      if (of && dupe[set].length < LIMIT[set]) dupe[set].push(variantOf(set, of, copy));
+    }
+  const body = (person: Side, sets: Record<SetName, Json[]>, label: string) => ({
+    '@type': 'Person',
+    local_reference_id: person.local_reference_id && `${person.local_reference_id}-${label}${tag}`,
+    ...Object.fromEntries(
+      SETS.filter((set) => !isMembership(set)).map((set) => [set, { '@type': set, '@set': sets[set] }]),
+    ),
+    PersonMemberships: Object.fromEntries(
+      SETS.filter(isMembership).map((set) => [set, { '@type': set, '@set': sets[set] }]),
+    ),
+    SocialAddresses: person.SocialAddresses,
+  });
+  return { survivor: body(survivor, kept, 'K'), source: body(source, dupe, 'D') };
+};
