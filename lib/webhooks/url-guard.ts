@@ -9,7 +9,9 @@
  * table, rather than by prefixes written out here; the forms that carry an IPv4 address inside an IPv6
  * one are read back to that address and judged by it.
  */
-import { promises as dns, type LookupAddress } from 'node:dns';
+import { promises as dns, type LookupAddress, type LookupOptions } from 'node:dns';
+import http, { type IncomingHttpHeaders } from 'node:http';
+import https from 'node:https';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { WebhookUrlRefused } from '../domain/errors';
@@ -235,4 +237,155 @@ export const checkWebhookUrl = async (
   const reason = addressReason(target.host, addresses, target, allowLoopback);
   if (reason) throw new WebhookUrlRefused(reason);
   return { url: target.url, addresses: addresses.map(({ address }) => address) };
+};
+
+export interface DeliveryOptions extends GuardOptions {
+  body: string | Uint8Array;
+  headers?: Record<string, string>;
+  /** The whole exchange, connection to the last byte read (API.md 16: 10 s). */
+  timeoutMs?: number;
+  /** The most of the response body read; the socket is destroyed past it (API.md 16: 64 KiB). */
+  maxBodyBytes?: number;
+}
+
+/** The receiver answered: its status and headers, and its body up to `maxBodyBytes`. */
+export interface Answered {
+  kind: 'answered';
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The body was longer than `maxBodyBytes`: `body` is its beginning. */
+  truncated: boolean;
+  durationMs: number;
+}
+
+/**
+ * No answer: `timeout` (nothing whole within `timeoutMs`), `refused` (the connection refused or reset),
+ * `forbidden` (an address refused at delivery, nothing sent), `failed` (anything else on the way: a
+ * name that does not resolve, a certificate that does not verify, a network out of reach), each with
+ * its reason.
+ */
+export interface NotDelivered {
+  kind: 'timeout' | 'refused' | 'forbidden' | 'failed';
+  reason: string;
+  durationMs: number;
+}
+
+export type Delivery = Answered | NotDelivered;
+
+/**
+ * The `lookup` a delivery connects with: the name resolved once, every address checked, and the
+ * connection made to those addresses; there is no second lookup between the check and the connect.
+ */
+const checkedLookup =
+  (target: Target, allowLoopback: boolean, resolve: Resolve) =>
+  (
+    hostname: string,
+    options: LookupOptions,
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const reason = addressReason(hostname, addresses, target, allowLoopback);
+        if (reason) return callback(new WebhookUrlRefused(reason), '');
+        const first = addresses[0] as LookupAddress;
+        if (options.all) callback(null, [...addresses]);
+        else callback(null, first.address, first.family);
+      },
+      (error: Error) => callback(error, ''),
+    );
+  };
+
+const REFUSED = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
+
+const failureOf = (error: unknown, timedOut: boolean): Pick<NotDelivered, 'kind' | 'reason'> => {
+  if (timedOut) return { kind: 'timeout', reason: 'no whole answer in time' };
+  if (error instanceof WebhookUrlRefused) return { kind: 'forbidden', reason: error.reason };
+  const code = (error as NodeJS.ErrnoException).code;
+  const reason = error instanceof Error ? error.message : String(error);
+  return { kind: code && REFUSED.has(code) ? 'refused' : 'failed', reason };
+};
+
+/**
+ * One POST of a webhook: its URL checked again (a name resolved now, and connected to as resolved),
+ * no redirect followed (a 3xx is the answer), the response body read to `maxBodyBytes` and the socket
+ * then destroyed, the whole within `timeoutMs`. TLS verifies the certificate against the URL's host
+ * name, as any https request does: the lookup changes where the socket goes, not whom it trusts.
+ * Never throws: a delivery that fails says how.
+ */
+export const deliver = (
+  url: string,
+  {
+    body,
+    headers = {},
+    allowLoopback = false,
+    resolve = systemResolve,
+    timeoutMs = 10_000,
+    maxBodyBytes = 65_536,
+  }: DeliveryOptions,
+): Promise<Delivery> => {
+  const started = performance.now();
+  const durationMs = () => Math.round(performance.now() - started);
+  let target: Target;
+  try {
+    target = targetOf(url, allowLoopback);
+  } catch (error) {
+    return Promise.resolve({ ...failureOf(error, false), durationMs: durationMs() });
+  }
+  return new Promise<Delivery>((settle) => {
+    let timedOut = false;
+    let request: http.ClientRequest | undefined;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      request?.destroy(new Error('timeout'));
+    }, timeoutMs);
+    const finish = (delivery: Delivery) => {
+      clearTimeout(timer);
+      settle(delivery);
+      request?.destroy();
+    };
+    const fail = (error: unknown) => finish({ ...failureOf(error, timedOut), durationMs: durationMs() });
+    try {
+      request = (target.url.protocol === 'https:' ? https : http).request(target.url, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: checkedLookup(target, allowLoopback, resolve),
+        // A socket of its own: none kept from an earlier delivery, none kept for a later one.
+        agent: false,
+      });
+    } catch (error) {
+      fail(error);
+      return;
+    }
+    request.on('error', fail);
+    // Whatever ends the exchange without an answer or an error (a settled promise ignores it).
+    request.on('close', () => fail(new Error('the connection closed before an answer')));
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const answer = (truncated: boolean) =>
+        finish({
+          kind: 'answered',
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          truncated,
+          durationMs: durationMs(),
+        });
+      response.on('data', (chunk: Buffer) => {
+        if (size + chunk.length > maxBodyBytes) {
+          chunks.push(chunk.subarray(0, maxBodyBytes - size));
+          size = maxBodyBytes;
+          answer(true);
+          return;
+        }
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      response.on('end', () => answer(false));
+      response.on('error', fail);
+      response.on('close', () => fail(new Error('the connection closed before the answer ended')));
+    });
+    request.end(body);
+  });
 };

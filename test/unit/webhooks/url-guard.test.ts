@@ -1,11 +1,14 @@
 /**
  * The SSRF guard of webhooks (API.md 16, "No internal targets"): which addresses are refused and why,
- * and which URLs a subscription may name, with a test resolver standing in for DNS.
+ * which URLs a subscription may name, and one delivery against real HTTP servers on loopback, with a
+ * test resolver standing in for DNS.
  */
 import type { LookupAddress } from 'node:dns';
-import { describe, expect, it } from 'vitest';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { type AddressInfo, createServer as createTcpServer, type Server as TcpServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebhookUrlRefused } from '../../../lib/domain/errors';
-import { checkWebhookUrl, forbiddenReason, type Resolve } from '../../../lib/webhooks/url-guard';
+import { checkWebhookUrl, deliver, forbiddenReason, type Resolve } from '../../../lib/webhooks/url-guard';
 
 const PUBLIC_V4 = '93.184.216.34';
 
@@ -250,5 +253,245 @@ describe('checkWebhookUrl: the URL a subscription names', () => {
     expect(await refusal(checkWebhookUrl('https://nowhere.example.test/', { resolve: failing }))).toMatch(
       /nowhere\.example\.test does not resolve/,
     );
+  });
+});
+
+/** What a test receiver saw of each request. */
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver on loopback whose answer each test sets; it records every request it gets. */
+const receiver = () => {
+  const seen: Seen[] = [];
+  let respond: (response: import('node:http').ServerResponse) => void = (response) => response.end();
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      seen.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      respond(response);
+    });
+  });
+  return {
+    server,
+    seen,
+    answer: (next: typeof respond) => {
+      respond = next;
+    },
+    url: (path = '/hook') => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
+  };
+};
+
+const listening = <T extends Server | TcpServer>(server: T) =>
+  new Promise<T>((done) => server.listen(0, '127.0.0.1', () => done(server)));
+
+const closed = (server: Server | TcpServer) =>
+  new Promise<void>((done) => {
+    if ('closeAllConnections' in server) server.closeAllConnections();
+    server.close(() => done());
+  });
+
+describe('deliver: one POST, to the address checked', () => {
+  const hook = receiver();
+  /** A bare TCP listener that counts connections: whether anything at all reached it. */
+  let connections = 0;
+  const tcp = createTcpServer((socket) => {
+    connections += 1;
+    socket.destroy();
+  });
+  const tcpPort = () => (tcp.address() as AddressInfo).port;
+
+  beforeAll(async () => {
+    await listening(hook.server);
+    await listening(tcp);
+  });
+
+  afterAll(async () => {
+    await closed(hook.server);
+    await closed(tcp);
+  });
+
+  it('answers 200 with the body and headers of the answer, and the receiver gets the body and headers sent', async () => {
+    hook.answer((response) => response.writeHead(200, { 'x-receiver': 'yes' }).end('thanks'));
+    const before = hook.seen.length;
+
+    const delivery = await deliver(hook.url(), {
+      body: '{"type":"person.created"}',
+      headers: { 'content-type': 'application/json', 'webhook-id': 'evt_1' },
+      allowLoopback: true,
+    });
+
+    expect(delivery).toMatchObject({
+      kind: 'answered',
+      status: 200,
+      body: 'thanks',
+      truncated: false,
+      headers: expect.objectContaining({ 'x-receiver': 'yes' }),
+    });
+    expect(delivery.durationMs).toBeGreaterThanOrEqual(0);
+    expect(hook.seen.slice(before)).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        url: '/hook',
+        body: '{"type":"person.created"}',
+        headers: expect.objectContaining({
+          'content-type': 'application/json',
+          'webhook-id': 'evt_1',
+          'content-length': '25',
+        }),
+      }),
+    ]);
+  });
+
+  it('delivers to localhost through the resolver, asked once', async () => {
+    hook.answer((response) => response.writeHead(204).end());
+    const { resolve, calls } = resolver(['127.0.0.1']);
+    const url = hook.url().replace('127.0.0.1', 'localhost');
+
+    expect(await deliver(url, { body: '{}', allowLoopback: true, resolve })).toMatchObject({
+      kind: 'answered',
+      status: 204,
+    });
+    expect(calls).toEqual(['localhost']);
+  });
+
+  it('follows no redirect: a 302 is the answer, and its Location is never asked', async () => {
+    hook.answer((response) => response.writeHead(302, { location: hook.url('/elsewhere') }).end());
+    const before = hook.seen.length;
+
+    const delivery = await deliver(hook.url(), { body: '{}', allowLoopback: true });
+
+    expect(delivery).toMatchObject({ kind: 'answered', status: 302 });
+    expect(hook.seen.slice(before).map(({ url }) => url)).toEqual(['/hook']);
+  });
+
+  it('reads a 1 MiB answer to 64 KiB and no further', async () => {
+    hook.answer((response) => response.writeHead(200).end('x'.repeat(1024 * 1024)));
+
+    const delivery = await deliver(hook.url(), { body: '{}', allowLoopback: true });
+
+    expect(delivery).toMatchObject({ kind: 'answered', status: 200, truncated: true });
+    expect(delivery.kind === 'answered' && delivery.body.length).toBe(65_536);
+  });
+
+  it('reads an answer of exactly the limit whole', async () => {
+    hook.answer((response) => response.writeHead(200).end('y'.repeat(1000)));
+
+    expect(await deliver(hook.url(), { body: '{}', allowLoopback: true, maxBodyBytes: 1000 })).toMatchObject({
+      kind: 'answered',
+      truncated: false,
+      body: 'y'.repeat(1000),
+    });
+  });
+
+  it('gives up on a receiver that never answers: timeout', async () => {
+    hook.answer(() => {});
+
+    const delivery = await deliver(hook.url(), { body: '{}', allowLoopback: true, timeoutMs: 200 });
+
+    expect(delivery).toMatchObject({ kind: 'timeout' });
+    expect(delivery.durationMs).toBeGreaterThanOrEqual(190);
+    expect(delivery.durationMs).toBeLessThan(5_000);
+  });
+
+  it('gives up on an answer that does not end in time: timeout', async () => {
+    hook.answer((response) => response.writeHead(200).write('partial'));
+
+    expect(await deliver(hook.url(), { body: '{}', allowLoopback: true, timeoutMs: 200 })).toMatchObject({
+      kind: 'timeout',
+    });
+  });
+
+  it('answers refused for a closed port', async () => {
+    const gone = await listening(createTcpServer());
+    const port = (gone.address() as AddressInfo).port;
+    await closed(gone);
+
+    expect(await deliver(`http://127.0.0.1:${port}/hook`, { body: '{}', allowLoopback: true })).toMatchObject(
+      {
+        kind: 'refused',
+        reason: expect.stringContaining('ECONNREFUSED'),
+      },
+    );
+  });
+
+  it('refuses, sending nothing, a name that answered a public address at registration and a private one at delivery', async () => {
+    const { resolve, calls } = resolver([PUBLIC_V4], ['127.0.0.1', '10.0.0.7']);
+    const url = `https://rebind.example.test:${tcpPort()}/hook`;
+    const before = connections;
+
+    await expect(checkWebhookUrl(url, { allowLoopback: true, resolve })).resolves.toMatchObject({
+      addresses: [PUBLIC_V4],
+    });
+    const delivery = await deliver(url, { body: '{}', allowLoopback: true, resolve });
+
+    expect(delivery).toMatchObject({
+      kind: 'forbidden',
+      reason:
+        'rebind.example.test resolves to an address that may not be a target: 10.0.0.7 is a private address (RFC 1918)',
+    });
+    expect(calls).toEqual(['rebind.example.test', 'rebind.example.test']);
+    expect(connections).toBe(before);
+  });
+
+  it('refuses, sending nothing, a name that resolves to loopback at delivery when loopback is not allowed', async () => {
+    const { resolve } = resolver([PUBLIC_V4], ['127.0.0.1']);
+    const url = `https://rebind.example.test:${tcpPort()}/hook`;
+    const before = connections;
+
+    await checkWebhookUrl(url, { resolve });
+    expect(await deliver(url, { body: '{}', resolve })).toMatchObject({
+      kind: 'forbidden',
+      reason: expect.stringContaining('127.0.0.1 is a loopback address'),
+    });
+    expect(connections).toBe(before);
+  });
+
+  it('connects to the address it checked: the same name answering loopback, allowed, reaches the listener', async () => {
+    // The control of the two tests above: the listener would have seen those connections.
+    const { resolve, calls } = resolver(['127.0.0.1']);
+    const before = connections;
+
+    const delivery = await deliver(`https://rebind.example.test:${tcpPort()}/hook`, {
+      body: '{}',
+      allowLoopback: true,
+      resolve,
+    });
+
+    expect(delivery.kind).not.toBe('forbidden');
+    expect(delivery.kind).not.toBe('answered');
+    expect(calls).toEqual(['rebind.example.test']);
+    expect(connections).toBe(before + 1);
+  });
+
+  it.each([
+    ['an internal IP literal', 'https://169.254.169.254/latest/meta-data/', true, /metadata/],
+    ['an odd spelling of loopback', 'https://2130706433/', false, /loopback/],
+    ['plain http without loopback allowed', 'http://127.0.0.1/', false, /only https/],
+    ['credentials', 'https://user:pw@hooks.example.test/', true, /user name or password/],
+  ])('refuses at delivery %s, looking nothing up', async (_, url, allowLoopback, reason) => {
+    expect(await deliver(url, { body: '{}', allowLoopback, resolve: noLookup })).toMatchObject({
+      kind: 'forbidden',
+      reason: expect.stringMatching(reason),
+    });
+  });
+
+  it('answers failed, not forbidden, for a name that does not resolve at delivery', async () => {
+    const failing: Resolve = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND gone.example.test'), { code: 'ENOTFOUND' });
+    };
+    expect(await deliver('https://gone.example.test/', { body: '{}', resolve: failing })).toMatchObject({
+      kind: 'failed',
+      reason: expect.stringContaining('ENOTFOUND'),
+    });
   });
 });
