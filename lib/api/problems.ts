@@ -23,6 +23,7 @@ const STATUS_AND_TITLE = {
   'not-merged': { status: 409, title: 'The person was not merged into this one' },
   'pair-decided': { status: 409, title: 'The duplicate pair was decided already' },
   erased: { status: 410, title: 'The person was erased' },
+  'webhook-url-refused': { status: 400, title: 'The webhook URL may not be a target' },
   'principal-already-bound': { status: 409, title: 'The caller or the person is bound already' },
   'request-in-progress': {
     status: 409,
@@ -127,6 +128,15 @@ const DESCRIPTIONS: Record<keyof typeof STATUS_AND_TITLE, string> = {
     'is kept, as a tombstone that its GET answers with this status (`live_status` 0, `erased` naming ' +
     'when). It takes no more changes: a PATCH, a merge or an unmerge of it, or the replay of an earlier ' +
     'write to it, is refused with this problem. Nothing was written.',
+  'webhook-url-refused':
+    'A subscription names a URL the service will not deliver to: it is not `https` (plain `http` is ' +
+    'taken only to a loopback address, and only where the service runs with ' +
+    '`WEBHOOKS_ALLOW_LOOPBACK=on`), it carries a user name or password, or its host is, or resolves ' +
+    'to, an address inside a network rather than on the internet: private, loopback, link-local (the ' +
+    'cloud metadata service among them), carrier-grade NAT, multicast, broadcast, unspecified, ' +
+    'reserved or IPv6 unique-local, written in any form, an IPv4 address inside an IPv6 one included. ' +
+    'Every address a name resolves to is checked, at registration and again at every delivery. ' +
+    '`detail` says which rule the URL breaks. Give a public `https` URL. Nothing was written.',
   'request-in-progress':
     'The first request sent with this `Idempotency-Key` (by the same requester) has not been answered ' +
     'yet, so this one was not run. Wait the seconds the `Retry-After` header names and send it again, ' +

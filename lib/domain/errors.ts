@@ -181,6 +181,20 @@ export class PreconditionFailed extends DomainError {
   }
 }
 
+/**
+ * A webhook URL that may not be a target (API.md 16, "No internal targets"): not `https`, credentials
+ * in it, or a host that is or resolves to an internal address. 400 `webhook-url-refused`; `reason`
+ * says why, in words a subscriber can act on.
+ */
+export class WebhookUrlRefused extends DomainError {
+  constructor(
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`The webhook URL is refused: ${reason}`, options);
+  }
+}
+
 /** Storage throttled, unreachable or still contended after the bounded retries: the client may retry. */
 export class ServiceUnavailable extends DomainError {
   constructor(

@@ -22,6 +22,7 @@ import {
   Unauthorized,
   UniquenessConflict,
   ValidationFailed,
+  WebhookUrlRefused,
 } from '../domain/errors';
 import { strongTag } from '../domain/preconditions';
 import { resourceUrl } from '../domain/representation';
@@ -117,6 +118,7 @@ export const problemOf = (error: unknown): Problem => {
       },
     ]);
   if (error instanceof PersonErased) return problem('erased', error.message);
+  if (error instanceof WebhookUrlRefused) return problem('webhook-url-refused', error.message);
   if (error instanceof PairDecided) return problem('pair-decided', error.message);
   if (error instanceof PersonNotMerged)
     return problem(

@@ -13,6 +13,7 @@ import {
   ServiceUnavailable,
   UniquenessConflict,
   ValidationFailed,
+  WebhookUrlRefused,
 } from '../../../lib/domain/errors';
 import { HttpProblem, problemBody, problemOf } from '../../../lib/http/problems';
 
@@ -47,6 +48,7 @@ describe('problemOf and problemBody: the table of API.md 7', () => {
       'invalid-requester',
     ],
     ['RequesterUnknown', new RequesterUnknown(5), 403, 'unknown-requester'],
+    ['WebhookUrlRefused', new WebhookUrlRefused('10.0.0.7 is a private address'), 400, 'webhook-url-refused'],
     ['PersonNotFound', new PersonNotFound(12), 404, 'not-found'],
     ['HttpProblem not-found', new HttpProblem('not-found', 'No such route'), 404, 'not-found'],
     [
@@ -123,6 +125,12 @@ describe('problemOf and problemBody: the table of API.md 7', () => {
 
   it('titles duplicate-email as in the contract', () => {
     expect(bodyFor(new UniquenessConflict('email', [])).title).toBe('Email address already in use');
+  });
+
+  it('says in the detail of webhook-url-refused why the URL is refused', () => {
+    expect(bodyFor(new WebhookUrlRefused('10.0.0.7 is a private address'), '/Subscription').detail).toBe(
+      'The webhook URL is refused: 10.0.0.7 is a private address',
+    );
   });
 
   it('sends Retry-After with 503, in seconds', () => {
