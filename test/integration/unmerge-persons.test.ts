@@ -127,10 +127,20 @@ describe('POST /Person/{id}/unmerge (API.md 13.1)', () => {
   });
 
   it('gives the source its Names back when the survivor deleted every one that moved: a person needs a Name', async () => {
-    const { survivor, source, merged } = await mergedPair();
-    const own = setOf(source, 'Names')[0];
-    expect(setOf(merged, 'Names').map(({ id }) => id)).toContain(own?.id);
-    expect((await suite.api.patch(survivor.id, { Names: { '@set': [{ id: own?.id }] } })).status).toBe(200);
+    const tag = uniqueTag('n');
+    const survivor = await create({
+      Names: { '@set': [{ first_name: 'Edith', last_name: `Wharton${tag}` }] },
+      Emails: { '@set': [{ email: uniqueEmail('edith') }] },
+    });
+    const source = await create({
+      Names: { '@set': [{ first_name: 'Edith', last_name: `Jones${tag}`, local_reference_id: 'n-maiden' }] },
+      Emails: { '@set': [{ email: uniqueEmail('jones') }] },
+    });
+    expect((await suite.api.merge(survivor.id, { source: source.id })).status).toBe(200);
+    const [maiden] = setOf(source, 'Names');
+    expect((await suite.api.patch(survivor.id, { Names: { '@set': [{ id: maiden?.id }] } })).status).toBe(
+      200,
+    );
     const { status, body } = await suite.api.unmerge(survivor.id, { source: source.id });
     expect(status).toBe(200);
     expect(setOf(body.source, 'Names')).toEqual(setOf(source, 'Names'));
