@@ -96,7 +96,7 @@ type Element = InputItem & Record<string, unknown>;
 type MutableItem = Record<string, unknown> & { id: number; primary?: boolean | number | null };
 
 /** GRC's alias types (2, 3) mark a Name that is not, and cannot become, the primary one. */
-const isAlias = (item: { primary?: unknown }) => NAME_ALIAS_TYPES.includes(item.primary as 2 | 3);
+export const isAlias = (item: { primary?: unknown }) => NAME_ALIAS_TYPES.includes(item.primary as 2 | 3);
 
 /** Properties that are read only on every element of a set: ownership keys. */
 const ignoredKeys = (set: SetName): ReadonlySet<string> => new Set(['person_fk', ...ITEM_OWNER_KEYS[set]]);

@@ -14,7 +14,7 @@
  */
 import { UniquenessConflict, ValidationFailed } from './errors';
 import type { MergedPerson, MergeRecord } from './merge';
-import { PRIMARY_REQUIRED } from './patch';
+import { isAlias, PRIMARY_REQUIRED } from './patch';
 import {
   type Abbreviations,
   type Claim,
@@ -26,14 +26,7 @@ import {
   PERSON_TYPE,
   type Person,
 } from './person';
-import {
-  NAME_ALIAS_TYPES,
-  SET_NAMES,
-  type SetName,
-  SOCIAL_FIELDS,
-  type SocialField,
-  setPointer,
-} from './schemas';
+import { SET_NAMES, type SetName, SOCIAL_FIELDS, type SocialField, setPointer } from './schemas';
 
 export interface UnmergeContext {
   requester: number;
@@ -65,8 +58,6 @@ export interface UnmergeResult {
 type AnyItem = Item & { primary?: unknown };
 
 const claimKey = (claim: Claim) => `${claim.field}:${claim.value}`;
-
-const isAlias = (item: AnyItem) => (NAME_ALIAS_TYPES as readonly unknown[]).includes(item.primary);
 
 /**
  * A set given its primary back where it lost it: the lowest id that is not an alias, when the set must
