@@ -80,7 +80,7 @@ import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http
 import { startLocalBus } from '../../lib/local/bus';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { seedPersons } from '../bench/seed';
-import { createTestTable } from '../support/dynamo';
+import { createTestTable, forgetMergeRecord } from '../support/dynamo';
 import { type EventSpec, httpEvent, lambdaContext, personEventRecord, streamRecord } from '../support/events';
 import { distinctEmails, examplePair } from '../support/fixtures';
 
@@ -593,14 +593,7 @@ beforeAll(async () => {
     );
   await unmergeFrom(long.id, mergeSource.id, 200);
   await mergeInto(long.id, mergeSource.id, 200);
-  await client.send(
-    new UpdateCommand({
-      TableName: table.tableName,
-      Key: mergedFromKey(lin.id, nameOnly.id),
-      UpdateExpression: 'REMOVE #record',
-      ExpressionAttributeNames: { '#record': 'record' },
-    }),
-  );
+  await forgetMergeRecord({ client, tableName: table.tableName }, mergedFromKey(lin.id, nameOnly.id));
   await unmergeFrom(lin.id, nameOnly.id, 200);
   await mergeInto(lin.id, nameOnly.id, 200);
   await unmergeFrom(grace.id, lin.id, 409);

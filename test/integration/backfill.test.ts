@@ -7,7 +7,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { BatchWriteCommand, DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { mergedSources } from '../../lib/db/person/merged-from';
 import { fromPersonItem } from '../../lib/db/person/person-items';
@@ -17,7 +17,7 @@ import { mergedReferenceItem } from '../../lib/db/person/write/local-references'
 import { mergedFromKey } from '../../lib/db/table/keys';
 import { ListPersonsQuery, personListRequest } from '../../lib/domain/listing';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
-import { createTestTable, type TestTable, testRepository } from '../support/dynamo';
+import { createTestTable, forgetMergeRecord, type TestTable, testRepository } from '../support/dynamo';
 import { injectFaults, sdkError } from '../support/faults';
 import { distinctEmails } from '../support/fixtures';
 import { checkInvariants, type Item, scanAll } from '../support/invariants';
@@ -260,14 +260,7 @@ describe('backfilling the postings', () => {
         .persons;
     // A table of before #58: the links keep no record and the merges left no merged reference.
     for (const link of (await scanAll(table)).filter((item) => item.type === 'MergedFrom'))
-      await table.client.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: { pk: link.pk, sk: link.sk },
-          UpdateExpression: 'REMOVE #record',
-          ExpressionAttributeNames: { '#record': 'record' },
-        }),
-      );
+      await forgetMergeRecord(table, { pk: String(link.pk), sk: String(link.sk) });
     for (const { pk, sk } of await references())
       await table.client.send(new DeleteCommand({ TableName: table.tableName, Key: { pk, sk } }));
     expect(await lookUp(tag)).toEqual([]);

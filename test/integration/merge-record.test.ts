@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { mergeRecordOf } from '../../lib/db/person/read/merge-record';
 import { mergedFromKey } from '../../lib/db/table/keys';
 import { type Json, uniqueEmail, uniqueTag } from '../support/api';
+import { forgetMergeRecord } from '../support/dynamo';
 import { integrationSuite } from '../support/suite';
 
 const suite = integrationSuite();
@@ -106,14 +107,7 @@ describe('what a merge remembers', () => {
     const kept = await mergeRecordOf(suite.table, survivor.id, source.id);
     expect(kept).toBeDefined();
     // The link as an earlier merge (or the backfill) left it: without a record.
-    await suite.table.client.send(
-      new UpdateCommand({
-        TableName: suite.table.tableName,
-        Key: mergedFromKey(survivor.id, source.id),
-        UpdateExpression: 'REMOVE #record',
-        ExpressionAttributeNames: { '#record': 'record' },
-      }),
-    );
+    await forgetMergeRecord(suite.table, mergedFromKey(survivor.id, source.id));
     expect(await mergeRecordOf(suite.table, survivor.id, source.id)).toEqual(kept);
   });
 

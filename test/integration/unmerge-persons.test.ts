@@ -1,15 +1,9 @@
-/**
- * Undoing a merge (API.md 13.1, issue #58) against DynamoDB Local, through the handlers: a merge, edits
- * of moved items on the survivor, the unmerge; the answer and both GETs; the claims that follow; the
- * UNMERGE entries; search; every refusal changing nothing; `preview`; If-Match; a merge made before
- * records were kept; a merge → unmerge → merge round trip.
- */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { personList } from '../../lib/db/person/read/person-list';
 import { mergedFromKey } from '../../lib/db/table/keys';
 import { type Json, personHistoryOf, uniqueEmail, uniqueTag } from '../support/api';
+import { forgetMergeRecord } from '../support/dynamo';
 import { httpEvent, invoke } from '../support/events';
 import { integrationSuite } from '../support/suite';
 
@@ -301,14 +295,7 @@ describe('POST /Person/{id}/unmerge (API.md 13.1)', () => {
 
   it('undoes a merge made before records were kept, from its MERGE entries', async () => {
     const { survivor, source } = await mergedPair();
-    await suite.table.client.send(
-      new UpdateCommand({
-        TableName: suite.table.tableName,
-        Key: mergedFromKey(survivor.id, source.id),
-        UpdateExpression: 'REMOVE #record',
-        ExpressionAttributeNames: { '#record': 'record' },
-      }),
-    );
+    await forgetMergeRecord(suite.table, mergedFromKey(survivor.id, source.id));
     const { status, body } = await suite.api.unmerge(survivor.id, { source: source.id });
     expect(status).toBe(200);
     expect(content(body.source)).toEqual(content(source));

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { seedVocabulary } from '../../infra/handlers/seed/seed-vocabulary';
 import { type PersonRepositoryDeps, personRepository } from '../../lib/db/person-repository';
-import { documentClient } from '../../lib/db/table/client';
+import { documentClient, type Storage } from '../../lib/db/table/client';
 import { tableDefinition } from '../../lib/db/table/definition';
+import type { Key } from '../../lib/db/table/keys';
 import { ensureTimeToLive, localClientConfig } from '../../lib/local/dynamo-local';
 import { type StreamConsumer, startStreamPoller } from '../../lib/local/streams';
 
@@ -82,3 +83,17 @@ export const createStreamFedTable = async (
   });
   return { table, poller };
 };
+
+/**
+ * A survivor's link to a merged person (`mergedFromKey`) as a merge made before records were kept left
+ * it: without the merge's record, which is then rebuilt from the MERGE entries (issue #58).
+ */
+export const forgetMergeRecord = (storage: Storage, link: Key) =>
+  storage.client.send(
+    new UpdateCommand({
+      TableName: storage.tableName,
+      Key: { pk: link.pk, sk: link.sk },
+      UpdateExpression: 'REMOVE #record',
+      ExpressionAttributeNames: { '#record': 'record' },
+    }),
+  );
