@@ -19,8 +19,8 @@ import { Construct } from 'constructs';
 import type { BusSubscription } from '../lib/api/bus-subscriptions';
 import { constructIdOf } from './construct-ids';
 import { functionErrors } from './function-errors';
+import type { AlarmOptions } from './monitoring';
 import { acknowledge } from './nag';
-import type { AlarmOptions } from './person-service-stack';
 
 /**
  * The queue's visibility timeout, in timeouts of its function: AWS advises six for a Lambda event

@@ -3,7 +3,8 @@
  * definition, one function per handler module of the route table, the HTTP API's routes from that
  * table, the stream subscriptions with their event filters, and the bus subscriptions, each a consumer
  * of the change feed's events through its own queue (infra/bus-consumer.ts). Deploy options come in as
- * a typed `StackConfig` (infra/config.ts reads them from context).
+ * a typed `StackConfig` (infra/config.ts reads them from context). The alarms and their topic are a
+ * nested stack of it (infra/monitoring.ts), as a stack holds at most 500 resources.
  */
 import { createHash } from 'node:crypto';
 import { CfnOutput, CustomResource, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
@@ -20,14 +21,7 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer, HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import {
-  Alarm,
-  ComparisonOperator,
-  type IMetric,
-  MathExpression,
-  TreatMissingData,
-} from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import {
@@ -39,8 +33,6 @@ import {
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
@@ -62,12 +54,14 @@ import { constructIdOf } from './construct-ids';
 import { ServiceDashboard, type StreamConsumer } from './dashboard';
 import { functionErrors } from './function-errors';
 import { SEEDED_VOCABULARY } from './handlers/seed/vocabulary-seed';
+import { type AlarmOptions, Monitoring } from './monitoring';
 import { acknowledge, versionsFinding, WILDCARD_FINDING } from './nag';
 import { executionRole, LOG_RETENTION, ServiceFunction, traceActively } from './service-function';
 import { serviceMetric } from './service-metrics';
 import { PersonTable } from './table';
 import { tableAccessOf, tableAccessStatements } from './table-access';
 
+export { type AlarmOptions, RUNBOOK_PATH, type RunbookEntry } from './monitoring';
 export { constructIdOf };
 
 /** Stream delivery: few records unless the subscription says, bounded retries, then the DLQ; its timeout all consumers'. */
@@ -95,23 +89,6 @@ export const FEED_CURSOR_HANDLERS: readonly string[] = ['list-events'];
 
 /** Fewer failed enrichments than this in a period never alarm: two failures of two at night are no outage. */
 export const ENRICHMENT_FAILURES_MIN = 3;
-
-/** Where each alarm's runbook entry is: its description ends with `Runbook: <this>#<entry>`. */
-export const RUNBOOK_PATH = 'docs/runbook.md';
-
-/** The entries of docs/runbook.md an alarm can point to (their headings' anchors). */
-export type RunbookEntry =
-  | 'api-5xx-rate'
-  | 'function-throttles'
-  | 'stream-function-errors'
-  | 'dead-letter-queue-depth'
-  | 'consumer-queue-age'
-  | 'consumer-dead-letters'
-  | 'undelivered-events'
-  | 'consumer-errors'
-  | 'enrichment-failure-rate'
-  | 'table-throttles'
-  | 'storage-unavailable';
 
 /** HTTP API access log fields (the `$context` variables of an HTTP API, one JSON line per request). */
 const ACCESS_LOG_FIELDS = {
@@ -168,9 +145,13 @@ export class PersonServiceStack extends Stack {
   readonly stage: HttpStage;
   /** Every function of the service, by handler name. */
   readonly functions = new Map<string, ServiceFunction>();
+  /**
+   * The alarms and their topic, a nested stack (infra/monitoring.ts): they count against its own 500
+   * resources, not this stack's.
+   */
+  readonly monitoring: Monitoring;
 
   private readonly config: StackConfig;
-  private readonly alarms: Alarm[] = [];
   private readonly streams: StreamConsumer[] = [];
   private readonly consumers: BusConsumer[] = [];
 
@@ -178,6 +159,10 @@ export class PersonServiceStack extends Stack {
     super(scope, id, props);
     this.config = config;
     const stateful = config.devStack ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    // First: every part below makes its alarms in it.
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
 
     this.table = new PersonTable(this, 'Table', {
       devStack: config.devStack,
@@ -198,14 +183,17 @@ export class PersonServiceStack extends Stack {
     this.throttleAlarms();
     this.storageAlarms();
     this.enrichmentAlarm();
-    this.alarmActions();
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'Alarm notifications',
+    });
     new ServiceDashboard(this, 'Observability', {
       stage: this.stage,
       functions: this.functions,
       table: this.table,
       streams: this.streams,
       consumers: this.consumers,
-      alarms: this.alarms,
+      alarms: this.monitoring.alarms,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.stage.url, description: 'Base URL of the API' });
@@ -307,7 +295,14 @@ export class PersonServiceStack extends Stack {
             resources: [cursorSecret.secretArn],
           }),
         );
-      return new HttpLambdaIntegration(`${constructIdOf(handler)}Integration`, fn);
+      // One invoke permission per function, for any route of this API (`<api>/*/*/*`), rather than
+      // CDK's one per route: in effect the same grant, as API Gateway invokes a function only through
+      // a route integrated with it, at about half the resources (a stack holds at most 500). The
+      // fallback keeps CDK's per-route ones: its `$default` route's source ARN
+      // (`<api>/<stage>/$default`) has no method and path for `*/*/*` to match.
+      return new HttpLambdaIntegration(`${constructIdOf(handler)}Integration`, fn, {
+        scopePermissionToRoute: handler === FALLBACK_HANDLER,
+      });
     };
 
     const fallback = integrationOf(FALLBACK_HANDLER);
@@ -788,42 +783,8 @@ export class PersonServiceStack extends Stack {
     );
   }
 
-  private alarm(
-    id: string,
-    metric: IMetric,
-    { threshold, description, runbook, evaluationPeriods = 1, datapointsToAlarm }: AlarmOptions,
-  ) {
-    this.alarms.push(
-      new Alarm(this, `${id}Alarm`, {
-        metric,
-        threshold,
-        evaluationPeriods,
-        ...(datapointsToAlarm ? { datapointsToAlarm } : {}),
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: `${description}. Runbook: ${RUNBOOK_PATH}#${runbook}`,
-      }),
-    );
+  /** An alarm of the service, in the monitoring stack: it notifies the alarm topic. */
+  private alarm(id: string, metric: IMetric, options: AlarmOptions) {
+    this.monitoring.alarm(id, metric, options);
   }
-
-  /** Every alarm notifies one topic; `alarmEmail` subscribes an address to it. */
-  private alarmActions() {
-    const topic = new Topic(this, 'AlarmTopic', { displayName: 'Person Service alarms', enforceSSL: true });
-    if (this.config.alarmEmail)
-      acknowledge(topic.addSubscription(new EmailSubscription(this.config.alarmEmail)), {
-        'Serverless-SNSRedrivePolicy':
-          'The alarm email: a dead-letter queue for alarm mails that could not be delivered would need an alarm of its own to be seen; the alarms stay in ALARM in CloudWatch',
-      });
-    for (const alarm of this.alarms) alarm.addAlarmAction(new SnsAction(topic));
-    new CfnOutput(this, 'AlarmTopicArn', { value: topic.topicArn, description: 'Alarm notifications' });
-  }
-}
-
-export interface AlarmOptions {
-  threshold: number;
-  description: string;
-  /** What the operator does about it: every alarm has its entry. */
-  runbook: RunbookEntry;
-  evaluationPeriods?: number;
-  datapointsToAlarm?: number;
 }

@@ -2,8 +2,9 @@
  * cdk-nag in the build (issue #42): its AwsSolutions and Serverless packs leave no finding
  * unacknowledged in the stack, with the default options and with each variant the deploy options make
  * (infra/config.ts), and a finding nobody acknowledged fails the synth, as `npm run synth` and every
- * infra test's synth run the packs (infra/nag.ts). The acknowledgements themselves are pinned here: a
- * new rule acknowledged anywhere fails a test until this list agrees.
+ * infra test's synth run the packs (infra/nag.ts). The packs walk the whole app, so the monitoring
+ * nested stack's resources are checked with the stack's. The acknowledgements themselves are pinned
+ * here: a new rule acknowledged anywhere fails a test until this list agrees.
  */
 import { type Stack, Validations } from 'aws-cdk-lib';
 import type { Template } from 'aws-cdk-lib/assertions';
@@ -98,6 +99,18 @@ describe('cdk-nag', () => {
         new Queue(stack, 'Unacknowledged', { enforceSSL: true });
       });
       expect(message).toContain('PersonServiceStack/Unacknowledged/Resource');
+      expect(message).toContain("Acknowledge with 'AwsSolutions::AwsSolutions-SQS3'");
+    },
+    SYNTH_TIMEOUT,
+  );
+
+  it(
+    'checks the monitoring nested stack too',
+    () => {
+      const message = failureOf((stack) => {
+        new Queue(stack.monitoring, 'Unacknowledged', { enforceSSL: true });
+      });
+      expect(message).toContain('PersonServiceStack/Monitoring/Unacknowledged/Resource');
       expect(message).toContain("Acknowledge with 'AwsSolutions::AwsSolutions-SQS3'");
     },
     SYNTH_TIMEOUT,

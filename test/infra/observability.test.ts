@@ -22,12 +22,14 @@ import {
 const RUNBOOK = readFileSync(new URL(`../../${RUNBOOK_PATH}`, import.meta.url), 'utf8');
 
 let template: Template;
+/** The alarms and their topic: the monitoring nested stack's template, read as the parent passes its parameters. */
+let monitoring: Template;
 let stackName: string;
 
 beforeAll(() => {
-  const { stack, template: synthesized } = synthesize();
-  template = synthesized;
-  stackName = stack.stackName;
+  const synthesized = synthesize();
+  ({ template, monitoring } = synthesized);
+  stackName = synthesized.stack.stackName;
 });
 
 const namespace = () => metricsNamespaceOf(stackName);
@@ -82,7 +84,7 @@ const section = (title: string) => {
   return RUNBOOK.slice(start, end < 0 ? undefined : end);
 };
 
-const alarms = () => Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'));
+const alarms = () => Object.values(resourcesOf(monitoring, 'AWS::CloudWatch::Alarm'));
 const metricStats = (alarm: Resource): Record<string, Json> =>
   Object.fromEntries(
     (alarm.Properties.Metrics ?? []).flatMap((query: Json) =>

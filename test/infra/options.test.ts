@@ -19,10 +19,13 @@ import {
 
 let defaults: Template;
 let withOptions: Template;
+/** Their monitoring nested stacks' templates: the alarm topic and its subscription. */
+let defaultsMonitoring: Template;
+let withOptionsMonitoring: Template;
 
 beforeAll(() => {
-  defaults = synthesize().template;
-  withOptions = synthesize({ context: OPTIONS }).template;
+  ({ template: defaults, monitoring: defaultsMonitoring } = synthesize());
+  ({ template: withOptions, monitoring: withOptionsMonitoring } = synthesize({ context: OPTIONS }));
 });
 
 const variablesOf = (template: Template, handler: string) =>
@@ -154,14 +157,15 @@ describe('withholdIndexes', () => {
 
 describe('alarmEmail', () => {
   it('subscribes the address to the alarm topic', () => {
-    const [topicId] = only(withOptions.findResources('AWS::SNS::Topic'));
-    const [, subscription] = only(resourcesOf(withOptions, 'AWS::SNS::Subscription'));
+    const [topicId] = only(withOptionsMonitoring.findResources('AWS::SNS::Topic'));
+    const [, subscription] = only(resourcesOf(withOptionsMonitoring, 'AWS::SNS::Subscription'));
     expect(subscription.Properties).toMatchObject({
       Protocol: 'email',
       Endpoint: OPTIONS.alarmEmail,
       TopicArn: { Ref: topicId },
     });
-    expect(defaults.findResources('AWS::SNS::Subscription')).toEqual({});
+    expect(defaultsMonitoring.findResources('AWS::SNS::Subscription')).toEqual({});
+    expect(withOptions.findResources('AWS::SNS::Subscription')).toEqual({});
   });
 });
 

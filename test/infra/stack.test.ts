@@ -1,4 +1,4 @@
-import type { Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { VISIBILITY_TIMEOUTS } from '../../infra/bus-consumer';
 import { SEEDED_VOCABULARY } from '../../infra/handlers/seed/vocabulary-seed';
@@ -6,6 +6,7 @@ import {
   constructIdOf,
   FEED_CURSOR_HANDLERS,
   FRAMEWORK_MEMORY_MB,
+  type PersonServiceStack,
   RUNBOOK_PATH,
 } from '../../infra/person-service-stack';
 import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
@@ -15,6 +16,7 @@ import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
 import { FEED_CURSOR_KEY_ENV, FEED_CURSOR_SECRET_ENV } from '../../lib/secrets';
 import {
   type Json,
+  nestedStackId,
   only,
   onlyNamed,
   permissionsOf,
@@ -25,12 +27,15 @@ import {
   synthesize,
 } from './support';
 
+let stack: PersonServiceStack;
 let template: Template;
+/** The monitoring nested stack's template, parameters read as the parent passes them (support.ts). */
+let monitoring: Template;
 let functions: ReturnType<typeof serviceFunctions>;
 let tableId: string;
 
 beforeAll(() => {
-  ({ template } = synthesize());
+  ({ stack, template, monitoring } = synthesize());
   functions = serviceFunctions(template);
   [tableId] = only(template.findResources('AWS::DynamoDB::Table'));
 });
@@ -270,6 +275,25 @@ describe('the HTTP API', () => {
           : ROUTE_KEYS.find((candidate) => candidate.key === key)?.route.handler;
       expect({ key, handler: handlerOf(route) }).toEqual({ key, handler: expected });
     }
+  });
+
+  it('lets API Gateway invoke each route function by one permission for any route of the API, the fallback by one per route', () => {
+    const permissions = Object.values(resourcesOf(template, 'AWS::Lambda::Permission')).filter(
+      (permission) => permission.Properties.Principal === 'apigateway.amazonaws.com',
+    );
+    const apiId = only(resourcesOf(template, 'AWS::ApiGatewayV2::Api'))[0];
+    const sourceOf = (permission: Resource) => {
+      const [, parts] = permission.Properties.SourceArn['Fn::Join'];
+      expect(parts.slice(-2, -1)).toEqual([{ Ref: apiId }]);
+      return parts.at(-1) as string;
+    };
+    const of = (handler: string) =>
+      permissions.filter((permission) => ref(permission.Properties.FunctionName) === fn(handler).id);
+    for (const handler of ROUTE_HANDLERS)
+      expect({ handler, sources: of(handler).map(sourceOf) }).toEqual({ handler, sources: ['/*/*/*'] });
+    // `$default`'s source ARN is `<api>/<stage>/$default`, which `/*/*/*` would not match.
+    expect(of(FALLBACK_HANDLER).map(sourceOf)).toEqual(['/*/*']);
+    expect(permissions).toHaveLength(ROUTE_HANDLERS.length + 1);
   });
 
   it('gives each HEAD route the integration and authorization of its GET route', () => {
@@ -567,7 +591,7 @@ describe('the bus consumers', () => {
   });
 
   it('alarm on the age of the oldest message, the depth of each dead-letter queue, and the function’s errors, each naming its runbook entry', () => {
-    const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'));
+    const alarms = Object.values(resourcesOf(monitoring, 'AWS::CloudWatch::Alarm'));
     const on = (metricName: string, queueId: string) =>
       alarms.filter(
         (alarm) =>
@@ -672,7 +696,7 @@ describe('reference data', () => {
 });
 
 describe('alarms', () => {
-  const alarms = () => Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm'));
+  const alarms = () => Object.values(resourcesOf(monitoring, 'AWS::CloudWatch::Alarm'));
   const metricsOf = (alarm: Resource) =>
     (alarm.Properties.Metrics ?? []).flatMap((query: Record<string, Json>) =>
       query.MetricStat ? [query.MetricStat.Metric] : [],
@@ -745,7 +769,57 @@ describe('alarms', () => {
   });
 
   it('all notify the alarm topic', () => {
-    const [topicId] = only(template.findResources('AWS::SNS::Topic'));
+    const [topicId] = only(monitoring.findResources('AWS::SNS::Topic'));
     for (const alarm of alarms()) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+  });
+});
+
+/**
+ * CloudFormation's quotas: 500 resources and 200 parameters and outputs in a stack, each nested stack
+ * counted on its own. The service's one stack came within ten resources of the 500 (an alarm per
+ * function and a permission per route); the alarms went into the monitoring nested stack, the
+ * permissions became one per function. These bounds keep room for some fifteen more functions with
+ * their routes, and fail before the quotas do, not at a deploy.
+ */
+describe('CloudFormation limits', () => {
+  const sizeOf = (of: Template) => {
+    const json = of.toJSON();
+    return {
+      resources: Object.keys(json.Resources ?? {}).length,
+      parameters: Object.keys(json.Parameters ?? {}).length,
+      outputs: Object.keys(json.Outputs ?? {}).length,
+    };
+  };
+
+  it('leave the stack at most 450 resources, and the monitoring stack under 500 resources and 200 parameters and outputs', () => {
+    const parent = sizeOf(template);
+    // The nested template itself: its parameters are what the parent passes it.
+    const nested = sizeOf(Template.fromStack(stack.monitoring));
+    console.log(
+      `CloudFormation sizes: ${stack.stackName} ${JSON.stringify(parent)}, its monitoring stack ${JSON.stringify(nested)}`,
+    );
+    expect(parent.resources).toBeLessThanOrEqual(450);
+    expect(parent.parameters).toBeLessThan(200);
+    expect(parent.outputs).toBeLessThan(200);
+    expect(nested.resources).toBeLessThan(500);
+    expect(nested.parameters).toBeLessThan(200);
+    expect(nested.outputs).toBeLessThan(200);
+    const deploysIt = template.toJSON().Resources[nestedStackId(stack.monitoring)];
+    expect(deploysIt.Type).toBe('AWS::CloudFormation::Stack');
+    expect(Object.keys(deploysIt.Properties.Parameters)).toHaveLength(nested.parameters);
+  });
+
+  it('keep every alarm and the alarm topic in the monitoring stack, none in the stack itself', () => {
+    for (const type of ['AWS::CloudWatch::Alarm', 'AWS::SNS::Topic']) {
+      expect(template.findResources(type)).toEqual({});
+      expect(Object.keys(monitoring.findResources(type)).length).toBeGreaterThan(0);
+    }
+    // The parent's output reads the nested stack's output of the topic's ARN.
+    const [deploysIt, attribute] = template.toJSON().Outputs.AlarmTopicArn.Value['Fn::GetAtt'];
+    expect(deploysIt).toBe(nestedStackId(stack.monitoring));
+    const [topicId] = only(monitoring.findResources('AWS::SNS::Topic'));
+    expect(
+      Template.fromStack(stack.monitoring).toJSON().Outputs[attribute.replace(/^Outputs\./, '')].Value,
+    ).toEqual({ Ref: topicId });
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Synthesizes the stack the way `cdk synth` does (cdk.json's context, then the test's own), and
- * reads what the tests assert on out of the template: functions by handler, their IAM statements.
+ * reads what the tests assert on out of the template: functions by handler, their IAM statements. The
+ * alarms and their topic are in the monitoring nested stack's template (`monitoring`).
  */
 import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
+import { App, type CfnResource, type NestedStack, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { stackConfigFromContext } from '../../infra/config';
 import { checkWithNag } from '../../infra/nag';
@@ -60,7 +61,38 @@ export const synthesize = ({
     config: stackConfigFromContext(app.node),
   });
   extend?.(stack);
-  return { app, stack, template: Template.fromStack(stack) };
+  const template = Template.fromStack(stack);
+  return { app, stack, template, monitoring: monitoringTemplate(stack, template) };
+};
+
+/** The logical id, in the parent's template, of the resource that deploys a nested stack. */
+export const nestedStackId = (nested: NestedStack) =>
+  Stack.of(nested.nestedStackResource as CfnResource).resolve(
+    (nested.nestedStackResource as CfnResource).logicalId,
+  ) as string;
+
+/**
+ * The monitoring nested stack's template (alarms, alarm topic) as the parent stack sees it: each of
+ * its parameters replaced by what the parent passes for it, so a function's name is again
+ * `{"Ref": "<function's id>"}` and a queue's `{"Fn::GetAtt": ["<queue's id>", "QueueName"]}`, as the
+ * assertions on the parent's own resources have them. Template.fromStack(stack.monitoring) is the
+ * nested template itself.
+ */
+export const monitoringTemplate = (stack: PersonServiceStack, parent: Template): Template => {
+  const nested = Template.fromStack(stack.monitoring).toJSON();
+  const passed: Record<string, Json> =
+    parent.toJSON().Resources[nestedStackId(stack.monitoring)].Properties.Parameters ?? {};
+  const resolve = (value: Json): Json => {
+    if (Array.isArray(value)) return value.map(resolve);
+    if (value === null || typeof value !== 'object') return value;
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === 'Ref' && value.Ref in passed) return passed[value.Ref];
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolve(inner)]));
+  };
+  return Template.fromJSON(
+    { ...nested, Resources: resolve(nested.Resources) },
+    { skipCyclicalDependenciesCheck: true },
+  );
 };
 
 /** Template JSON: its shape is what the assertions check. */
