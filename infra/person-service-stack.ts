@@ -24,6 +24,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import {
   type CfnFunction,
   FilterCriteria,
@@ -47,6 +48,7 @@ import {
   CORS_METHODS,
 } from '../lib/http/cors';
 import { FEED_CURSOR_SECRET_ENV } from '../lib/secrets';
+import { WEBHOOK_KEY_ID_ENV } from '../lib/webhooks/secret-box';
 import { entryOf } from './bundling';
 import { BusConsumer } from './bus-consumer';
 import type { StackConfig } from './config';
@@ -86,6 +88,16 @@ export const ENRICHMENT_FAILURE_RATE_PERCENT = 20;
 
 /** The functions that sign and check the change feed's cursors, and so read their key's secret. */
 export const FEED_CURSOR_HANDLERS: readonly string[] = ['list-events'];
+
+/**
+ * The functions that seal or open webhook signing secrets (lib/webhooks/secret-box.ts) with the
+ * stack's KMS key, and what each may do with it: a create and a rotation seal the new secret, and
+ * open the answer they keep for a retried `Idempotency-Key`; nothing else touches the key.
+ */
+export const WEBHOOK_KEY_HANDLERS: Readonly<Record<string, readonly string[]>> = {
+  'create-subscription': ['kms:Encrypt', 'kms:Decrypt'],
+  'rotate-subscription-secret': ['kms:Encrypt', 'kms:Decrypt'],
+};
 
 /** Fewer failed enrichments than this in a period never alarm: two failures of two at night are no outage. */
 export const ENRICHMENT_FAILURES_MIN = 3;
@@ -262,6 +274,7 @@ export class PersonServiceStack extends Stack {
       ...(delegates.length > 0 ? { DELEGATES: delegates.join(',') } : {}),
     };
     const cursorSecret = this.feedCursorSecret(stateful);
+    const webhookKey = this.webhookSecretKey(stateful);
     const integrationOf = (handler: string) => {
       const routes = ROUTES.filter((route) => route.handler === handler);
       const description =
@@ -280,14 +293,17 @@ export class PersonServiceStack extends Stack {
       // The feed's cursors are signed (API.md 14): the function that signs and checks them is told its
       // key's secret by reference, and may read that secret, nothing more; no other function may.
       const signsCursors = FEED_CURSOR_HANDLERS.includes(handler);
+      const sealsSecrets = WEBHOOK_KEY_HANDLERS[handler];
       const fn = this.serviceFunction(handler, entryOf(handler), description, {
         invokedBy: 'api',
         environment: {
           ...http,
           ...narrowed,
           ...(signsCursors ? { [FEED_CURSOR_SECRET_ENV]: cursorSecret.secretArn } : {}),
+          ...(sealsSecrets ? { [WEBHOOK_KEY_ID_ENV]: webhookKey.keyArn } : {}),
         },
       });
+      if (sealsSecrets) webhookKey.grant(fn, ...sealsSecrets);
       if (signsCursors)
         fn.addToRolePolicy(
           new PolicyStatement({
@@ -410,6 +426,18 @@ export class PersonServiceStack extends Stack {
         'A MAC key no one handles: rotating it would refuse every cursor consumers hold (400), and nothing is gained while it stays in this secret; replace it by hand only if it leaks',
     });
     return secret;
+  }
+
+  /**
+   * The KMS key webhook signing secrets are sealed with (API.md 16: stored encrypted), rotated yearly
+   * by KMS, kept with the table (the secrets it sealed open only with it).
+   */
+  private webhookSecretKey(stateful: RemovalPolicy): Key {
+    return new Key(this, 'WebhookSecretKey', {
+      description: "Seals webhook subscriptions' signing secrets (encryption context: the subscription id)",
+      enableKeyRotation: true,
+      removalPolicy: stateful,
+    });
   }
 
   /** The provider key's secret: the one named in context, or one created for the operator to fill. */

@@ -34,6 +34,8 @@ import {
   postingCountsCompleteKey,
   postingKey,
   principalKey,
+  SUBSCRIPTION_PARTITION,
+  subscriptionLaneKey,
   vocabularyPartition,
 } from '../lib/db/table/keys';
 import type { ResourceType } from '../lib/domain/change-history';
@@ -110,6 +112,10 @@ const VOCABULARIES = [vocabularyOf('NamePrefix'), vocabularyOf('NameSuffix')];
 const DUPLICATE_PAIRS = partitionsLike(duplicatePairKey('1-2'));
 const DUPLICATE_QUEUE = partitionsLike(duplicateQueueKey('open', 'certain', 100, [1, 2]));
 const DUPLICATE_LINKS = partitionsLike(duplicateLinkKey(1, 2));
+/** Webhook subscriptions: their one partition, exactly. */
+const SUBSCRIPTIONS = SUBSCRIPTION_PARTITION;
+/** Each subscription's own partition (`SUBSCRIPTION#*`): its delivery lane and attempts. */
+const SUBSCRIPTION_LANES = partitionsLike(subscriptionLaneKey('id'));
 
 /**
  * A write's `Idempotency-Key` record (lib/db/idempotency/idempotency-store.ts, Powertools' DynamoDB
@@ -353,6 +359,34 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['PutItem'], partitions: [DUPLICATE_PAIRS, DUPLICATE_QUEUE], transactional: true },
     { actions: ['DeleteItem'], partitions: [DUPLICATE_QUEUE], transactional: true },
   ],
+  // Webhook subscriptions (subscription-store.ts): their partition read whole or one item; a write put
+  // (or deleted) over the version read, the requester checked live in the same transaction.
+  'list-subscriptions': [{ actions: ['Query'], partitions: [SUBSCRIPTIONS] }],
+  'get-subscription': [{ actions: ['GetItem'], partitions: [SUBSCRIPTIONS] }],
+  // A create reads where the feed ends (its shards' heads) and puts the subscription's lane there, in
+  // the subscription's own partition (lane-store.ts); a delete deletes the lane with it.
+  'create-subscription': [
+    IDEMPOTENCY_RECORDS,
+    { actions: ['BatchGetItem'], partitions: [FEED] },
+    { actions: ['PutItem'], partitions: [SUBSCRIPTIONS, SUBSCRIPTION_LANES], transactional: true },
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+  ],
+  ...Object.fromEntries(
+    ['update-subscription', 'rotate-subscription-secret'].map((handler) => [
+      handler,
+      [
+        IDEMPOTENCY_RECORDS,
+        { actions: ['GetItem'], partitions: [SUBSCRIPTIONS] },
+        { actions: ['PutItem'], partitions: [SUBSCRIPTIONS], transactional: true },
+        { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+      ],
+    ]),
+  ),
+  'delete-subscription': [
+    { actions: ['GetItem'], partitions: [SUBSCRIPTIONS] },
+    { actions: ['DeleteItem'], partitions: [SUBSCRIPTIONS, SUBSCRIPTION_LANES], transactional: true },
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+  ],
   // An erasure (API.md 15): the person, its POSTINGS item, its principal side and the requester read
   // together (a merged person read on to the live end of its chain, for the 409); the tombstone put
   // over the Person item and the ERASE history entry put; its email and name claims (released, never
@@ -518,12 +552,19 @@ export const BINDING_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>
   // the option off); one transaction may not touch the item twice.
   'erase-person': [{ actions: ['BatchGetItem'], partitions: [PERSONS, BINDINGS] }],
   ...Object.fromEntries(
-    ['create-name-prefix', 'update-name-prefix', 'create-name-suffix', 'update-name-suffix'].map(
-      (handler) => [
-        handler,
-        [{ actions: ['ConditionCheckItem'], partitions: [BINDINGS], transactional: true }],
-      ],
-    ),
+    [
+      'create-name-prefix',
+      'update-name-prefix',
+      'create-name-suffix',
+      'update-name-suffix',
+      'create-subscription',
+      'update-subscription',
+      'delete-subscription',
+      'rotate-subscription-secret',
+    ].map((handler) => [
+      handler,
+      [{ actions: ['ConditionCheckItem'], partitions: [BINDINGS], transactional: true }],
+    ]),
   ),
 };
 

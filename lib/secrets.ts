@@ -38,12 +38,12 @@ export const secretsManagerReader = (client?: SecretsManagerClient): SecretReade
  * value replaced in the secret takes effect without a deploy. A failed read is not kept: the next
  * call tries again.
  */
-export const cachedValue = (
-  read: () => Promise<string>,
+export const cachedValue = <T = string>(
+  read: () => Promise<T>,
   maxAgeMs: number,
   now: () => number = Date.now,
-): (() => Promise<string>) => {
-  let cached: { value: Promise<string>; readAt: number } | undefined;
+): (() => Promise<T>) => {
+  let cached: { value: Promise<T>; readAt: number } | undefined;
   return () => {
     if (!cached || now() - cached.readAt >= maxAgeMs) {
       const value = read();

@@ -78,6 +78,28 @@ const ROUTE_TABLE = [
     handler: 'decide-duplicate',
     operation: 'decideDuplicate',
   },
+  // Webhook subscriptions (API.md 16).
+  { method: 'GET', path: '/Subscription', handler: 'list-subscriptions', operation: 'listSubscriptions' },
+  { method: 'POST', path: '/Subscription', handler: 'create-subscription', operation: 'createSubscription' },
+  { method: 'GET', path: '/Subscription/{id}', handler: 'get-subscription', operation: 'getSubscription' },
+  {
+    method: 'PATCH',
+    path: '/Subscription/{id}',
+    handler: 'update-subscription',
+    operation: 'updateSubscription',
+  },
+  {
+    method: 'DELETE',
+    path: '/Subscription/{id}',
+    handler: 'delete-subscription',
+    operation: 'deleteSubscription',
+  },
+  {
+    method: 'POST',
+    path: '/Subscription/{id}/rotate',
+    handler: 'rotate-subscription-secret',
+    operation: 'rotateSubscriptionSecret',
+  },
   // The Reconciliation API 0.2 (API.md 12): the literal paths before `/reconcile/suggest/{kind}`.
   {
     method: 'GET',

@@ -22,6 +22,8 @@ import { socialAddressWriter } from './person/write/social-address-writer';
 import { personRepository } from './person-repository';
 import { type DynamoClients, dynamoClients, type Storage, storageConfigFromEnv } from './table/client';
 import { vocabularyRepository } from './vocabulary/vocabulary-repository';
+import { laneStore } from './webhooks/lane-store';
+import { subscriptionStore } from './webhooks/subscription-store';
 
 let container: { storage: Storage; raw: DynamoClients['raw'] } | undefined;
 
@@ -50,6 +52,8 @@ export const auditLogFromEnv = () => auditLog(storageFromEnv());
 export const feedLogFromEnv = () => feedLog(storageFromEnv());
 export const duplicateReadsFromEnv = () => duplicateReads(storageFromEnv());
 export const pairStoreFromEnv = () => pairStore(storageFromEnv());
+export const subscriptionStoreFromEnv = () => subscriptionStore(storageFromEnv());
+export const laneStoreFromEnv = () => laneStore(storageFromEnv());
 export const reconcileReaderFromEnv = () => reconcileReader(storageFromEnv());
 export const socialAddressWriterFromEnv = () => socialAddressWriter(storageFromEnv());
 export const postingCounterFromEnv = () => countPostings(storageFromEnv());

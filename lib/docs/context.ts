@@ -165,6 +165,15 @@ export const jsonLdContext = (termBase: string) => {
     DuplicatePage: { '@id': 'aps:DuplicatePage', '@context': { next: 'aps:nextCursor' } },
     pairs: { '@id': 'aps:pairs', '@container': '@list' },
 
+    // Webhook subscriptions: where and which events are pushed; the secret is shown once.
+    Subscription: 'aps:Subscription',
+    url: link('aps:url'),
+    description: 'schema:description',
+    types: { '@id': 'aps:types', '@container': '@set' },
+    paused: 'aps:paused',
+    paused_reason: 'aps:paused_reason',
+    secret: 'aps:secret',
+
     AuditEntry: 'aps:AuditEntry',
     person_id: 'aps:person_id',
     action: 'aps:action',

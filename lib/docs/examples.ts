@@ -55,6 +55,13 @@ import {
   vocabularyOut,
 } from '../domain/representation';
 import { CreatePersonBody, PatchPersonBody, SET_NAMES, setPointer } from '../domain/schemas';
+import {
+  newSubscription,
+  patchedSubscription,
+  rotatedSubscription,
+  SECRET_PREFIX,
+  subscriptionOut,
+} from '../domain/subscriptions';
 import { unmergePersons } from '../domain/unmerge';
 import {
   applyEntryPatch,
@@ -416,6 +423,39 @@ const vocabularyExamples = (kind: VocabularyKind) => {
 const prefixes = vocabularyExamples('NamePrefix');
 const suffixes = vocabularyExamples('NameSuffix');
 
+/**
+ * A webhook subscription of the sample person's directory (API.md 16): as created, with its secret (a
+ * fixed one here: a real one is 32 random bytes), paused and resumed by the PATCH example, rotated.
+ */
+const SUBSCRIBED = new Date('2026-11-24T16:10:00.000Z');
+const EXAMPLE_SECRET = `${SECRET_PREFIX}${Buffer.from('an example secret; real ones are random').toString('base64')}`;
+const subscription = newSubscription(
+  '3f1c2a9e-6b7d-4e21-9a4f-0c8d5e7b1a62',
+  { url: 'https://directory.example.org/hooks/persons', types: ['person.*'], description: 'Directory sync' },
+  'sealed',
+  { requester: PERSON_ID, now: SUBSCRIBED },
+);
+const pausedSubscription =
+  patchedSubscription(
+    subscription,
+    { paused: true },
+    { requester: PERSON_ID, now: new Date('2026-11-25T09:00:00.000Z') },
+  ) ?? subscription;
+const resumedSubscription =
+  patchedSubscription(
+    pausedSubscription,
+    { paused: false },
+    { requester: PERSON_ID, now: new Date('2026-11-25T09:30:00.000Z') },
+  ) ?? pausedSubscription;
+const rotatedOut = subscriptionOut(
+  rotatedSubscription(subscription, 'sealed', {
+    requester: PERSON_ID,
+    now: new Date('2026-11-26T08:00:00.000Z'),
+  }),
+  LINKS,
+  `${SECRET_PREFIX}${Buffer.from('another example secret, made by the rotation').toString('base64')}`,
+);
+
 // ---------------------------------------------------------------------------------------------------
 // The examples by response schema and by operation
 // ---------------------------------------------------------------------------------------------------
@@ -489,6 +529,14 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
       'GET /duplicates?grade=certain,probable: the one open pair of the queue (the last page: no next)',
     value: duplicatePage([openPair], null),
   },
+  Subscription: {
+    summary: 'A subscription of every person event',
+    value: subscriptionOut(subscription, LINKS),
+  },
+  PaginatedSubscriptionList: {
+    summary: 'GET /Subscription: the one subscription',
+    value: firstPage('Subscription', [subscriptionOut(subscription, LINKS)], '/Subscription'),
+  },
   EventPage: {
     summary:
       `GET /events?after=${encodeFeedCursor(FEED_AFTER, EXAMPLE_FEED_CURSOR_KEY)}: the sample person's create, its PATCH, ` +
@@ -508,6 +556,21 @@ const BY_OPERATION: Partial<Record<OperationId, Partial<Record<ResponseSchemaNam
     DuplicatePair: { summary: 'The pair once the request example merged it', value: mergedPair },
   },
   createPerson: { Person: { summary: 'The person the request example makes', value: createdOut } },
+  createSubscription: {
+    Subscription: {
+      summary: 'The subscription the request example makes, and its secret, shown this once',
+      value: subscriptionOut(subscription, LINKS, EXAMPLE_SECRET),
+    },
+  },
+  updateSubscription: {
+    Subscription: {
+      summary: 'Resumed by the request example after a steward paused it',
+      value: subscriptionOut(resumedSubscription, LINKS),
+    },
+  },
+  rotateSubscriptionSecret: {
+    Subscription: { summary: 'The new secret; the old one signs beside it for 24 hours', value: rotatedOut },
+  },
   updatePerson: {
     Person: {
       summary:

@@ -16,6 +16,7 @@ import {
   PrincipalBody,
   UnmergePersonBody,
 } from '../domain/schemas';
+import { SubscriptionBody, SubscriptionPatch } from '../domain/subscriptions';
 import { vocabularyBody } from '../domain/vocabulary';
 import { contentExample, responseExample } from './examples';
 import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
@@ -57,6 +58,8 @@ const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
   PersonUnmerge: UnmergePersonBody,
   PrincipalBinding: PrincipalBody,
   DuplicateDecision: DecisionBody,
+  SubscriptionCreate: SubscriptionBody,
+  SubscriptionPatch: SubscriptionPatch,
   NamePrefixCreate: vocabularyBody('NamePrefix', true),
   NamePrefixPatch: vocabularyBody('NamePrefix', false),
   NameSuffixCreate: vocabularyBody('NameSuffix', true),

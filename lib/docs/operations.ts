@@ -39,6 +39,7 @@ export type Tag =
   | 'Feed'
   | 'Matching'
   | 'Duplicates'
+  | 'Webhooks'
   | 'Self-description';
 
 export const TAGS: Record<Tag, string> = {
@@ -58,6 +59,9 @@ export const TAGS: Record<Tag, string> = {
   Duplicates:
     "The store's own duplicates, found by the matcher after each change: a review queue of pairs with " +
     'grades and evidence, and the decision a steward takes on each (not a duplicate, or merge)',
+  Webhooks:
+    'The change feed pushed: each event a subscription takes is POSTed to its URL, signed as Standard ' +
+    'Webhooks 1.0 says, in feed order, retried for 24 hours; never to a private or internal address',
   'Self-description':
     'This document, the JSON Schema of the Person, the JSON-LD context, this page and the pages that ' +
     'problem types resolve to; public, for tools',
@@ -70,6 +74,8 @@ export type RequestSchemaName =
   | 'PersonUnmerge'
   | 'PrincipalBinding'
   | 'DuplicateDecision'
+  | 'SubscriptionCreate'
+  | 'SubscriptionPatch'
   | 'NamePrefixCreate'
   | 'NamePrefixPatch'
   | 'NameSuffixCreate'
@@ -906,6 +912,112 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
       'principal-already-bound',
       ...STORAGE_PROBLEMS,
     ],
+  },
+  listSubscriptions: {
+    tag: 'Webhooks',
+    summary: 'List webhook subscriptions',
+    description: 'Every subscription, oldest first, without its secrets.',
+    query: PageQuery,
+    success: [{ status: 200, description: 'A page of subscriptions', json: 'PaginatedSubscriptionList' }],
+    problems: ['validation-error', ...STORAGE_PROBLEMS],
+  },
+  createSubscription: {
+    tag: 'Webhooks',
+    summary: 'Subscribe a URL to the change feed',
+    description:
+      'Each event of the change feed whose `type` matches one of `types` (`*` ends a prefix: `person.*`; ' +
+      'every type when `types` is left out; a pattern that matches no type is 400) is POSTed to `url` as ' +
+      '`GET /events` shows it, signed as Standard Webhooks 1.0 says (`webhook-id`, `webhook-timestamp`, ' +
+      '`webhook-signature`) with the `secret` of this answer: it is shown only here, and kept encrypted. ' +
+      '`url` must be https and its host, and every address it resolves to, public: a private, loopback, ' +
+      'link-local, cloud metadata, multicast or unspecified address (IPv4 or IPv6, IPv4-mapped included) is ' +
+      '400 `webhook-url-refused`, saying why. Written as a person write is, for the requester.',
+    body: {
+      schema: 'SubscriptionCreate',
+      description: 'Where to, which event types, and what for',
+      example: {
+        url: 'https://directory.example.org/hooks/persons',
+        types: ['person.*'],
+        description: 'Directory sync',
+      },
+    },
+    requester: 'update',
+    success: [
+      {
+        status: 201,
+        description: 'The subscription, with its signing secret shown this once',
+        json: 'Subscription',
+        headers: ['Location', 'ETag'],
+      },
+    ],
+    problems: [...REQUEST_PROBLEMS, 'webhook-url-refused', ...STORAGE_PROBLEMS],
+  },
+  getSubscription: {
+    tag: 'Webhooks',
+    summary: 'Get a webhook subscription',
+    description: 'The subscription, without its secrets; `paused_reason` says why it is paused, if it is.',
+    conditional: 'read',
+    success: [
+      { status: 200, description: 'The subscription', json: 'Subscription', headers: ['ETag'] },
+      { status: 304, description: 'If-None-Match named the current version', headers: ['ETag'] },
+    ],
+    problems: ['not-found', 'precondition-failed', ...STORAGE_PROBLEMS],
+  },
+  updateSubscription: {
+    tag: 'Webhooks',
+    summary: 'Change, pause or resume a webhook subscription',
+    description:
+      'Any of `url` (checked as on create), `types`, `description` and `paused`. Nothing is delivered while ' +
+      'it is paused; `"paused": false` resumes it where it stopped, with the event it stopped on, and clears ' +
+      '`paused_reason`. ' +
+      CONDITIONAL_WRITE_NOTE,
+    body: {
+      schema: 'SubscriptionPatch',
+      description: 'The fields to change',
+      example: { paused: false },
+    },
+    requester: 'update',
+    conditional: 'write',
+    success: [
+      { status: 200, description: 'The subscription as stored', json: 'Subscription', headers: ['ETag'] },
+    ],
+    problems: [
+      ...REQUEST_PROBLEMS,
+      'not-found',
+      'webhook-url-refused',
+      'precondition-failed',
+      ...STORAGE_PROBLEMS,
+    ],
+  },
+  deleteSubscription: {
+    tag: 'Webhooks',
+    summary: 'Delete a webhook subscription',
+    description: 'Nothing more is delivered to it, and its secrets are gone. Safe to send again (404 then).',
+    requester: 'update',
+    idempotencyKey: false,
+    conditional: 'erase',
+    success: [{ status: 204, description: 'Deleted' }],
+    problems: [...REQUEST_PROBLEMS, 'not-found', 'precondition-failed', ...STORAGE_PROBLEMS],
+  },
+  rotateSubscriptionSecret: {
+    tag: 'Webhooks',
+    summary: "Rotate a webhook subscription's secret",
+    description:
+      'A new signing secret, shown only in this answer. For 24 hours deliveries carry a signature by each ' +
+      '(`webhook-signature` holds both, space-separated), so a receiver can change over without missing ' +
+      'one; then only the new one signs. ' +
+      CONDITIONAL_WRITE_NOTE,
+    requester: 'update',
+    conditional: 'write',
+    success: [
+      {
+        status: 200,
+        description: 'The subscription, with its new signing secret shown this once',
+        json: 'Subscription',
+        headers: ['ETag'],
+      },
+    ],
+    problems: [...REQUEST_PROBLEMS, 'not-found', 'precondition-failed', ...STORAGE_PROBLEMS],
   },
   listEvents: {
     tag: 'Feed',

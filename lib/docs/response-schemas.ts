@@ -31,6 +31,7 @@ import type {
   vocabularyOut,
 } from '../domain/representation';
 import { CoreMetaDataOut, localReferenceId, PersonOut } from '../domain/schemas';
+import type { subscriptionOut } from '../domain/subscriptions';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
 
 const context = PersonOut.shape['@context'];
@@ -345,6 +346,37 @@ export const DuplicatePageOut = z.object({
     .describe('An opaque cursor: send it as `after` for the pairs after these; null on the last page'),
 });
 
+/** A webhook subscription (API.md 16), as every answer about it shows it. */
+export const SubscriptionOut = z.object({
+  '@context': context,
+  '@type': z.literal('Subscription'),
+  '@id': z.url(),
+  id: z.uuid().describe('A random UUID'),
+  url: z.url().describe('Where events are POSTed: https, a public address'),
+  types: z.array(z.string()).describe('The event types delivered; `*` ends a prefix (`person.*`)'),
+  description: z.string().nullable(),
+  paused: z.boolean().describe('Nothing is delivered while true; events wait in the feed'),
+  paused_reason: z
+    .string()
+    .nullable()
+    .describe('Who paused it, or what its receiver answered when retries ran out or it said 410'),
+  CoreMetaData: z.object({
+    '@type': z.literal('CoreMetaData'),
+    date_created: z.iso.datetime(),
+    date_modified: z.iso.datetime(),
+    created_by: id,
+    modified_by: id,
+    version: z.int().positive(),
+  }),
+  secret: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/)
+    .optional()
+    .describe(
+      'The signing secret (Standard Webhooks): only in the answer of a create or a rotation, never again',
+    ),
+});
+
 /** RFC 9457 problem+json as lib/http/problems.ts writes it. */
 export const ProblemOut = z.object({
   type: z.enum(PROBLEM_TYPE_NAMES.map(problemTypeUri)),
@@ -397,6 +429,8 @@ export const RESPONSE_SCHEMAS = {
   EventPage: EventPageOut,
   DuplicatePair: DuplicatePairOut,
   DuplicatePage: DuplicatePageOut,
+  Subscription: SubscriptionOut,
+  PaginatedSubscriptionList: paginatedListOf('Subscription', SubscriptionOut),
   Problem: ProblemOut,
 } satisfies Record<string, z.ZodType>;
 
@@ -485,3 +519,4 @@ true satisfies Describes<typeof EventPageOut, ReturnType<typeof eventPage>>;
 true satisfies Describes<typeof CloudEventOut, ReturnType<typeof eventPage>['events'][number]>;
 true satisfies Describes<typeof ProblemOut, ProblemBody>;
 true satisfies Describes<typeof DuplicatePageOut, ReturnType<typeof duplicatePage>>;
+true satisfies Describes<typeof SubscriptionOut, ReturnType<typeof subscriptionOut>>;

@@ -40,7 +40,27 @@ export interface IdempotencyOptions {
   store: BasePersistenceLayer & KeyedAnswers;
   /** How long an answer is kept; tests shorten it. */
   retentionSeconds?: number;
+  /**
+   * What a kept answer's JSON body holds that must not be stored as it is sent (a subscription's
+   * secret): `seal` before the answer is stored, `open` before any answer, first or replayed, is sent.
+   */
+  kept?: { seal: BodyChange; open: BodyChange };
 }
+
+type BodyChange = (body: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** An answer with its JSON object body changed; any other answer as it is. */
+const withBody = async (result: Result, change: BodyChange | undefined): Promise<Result> => {
+  if (!change || typeof result.body !== 'string' || result.isBase64Encoded) return result;
+  let body: unknown;
+  try {
+    body = JSON.parse(result.body);
+  } catch {
+    return result;
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return result;
+  return { ...result, body: JSON.stringify(await change(body as Record<string, unknown>)) };
+};
 
 /**
  * The request's `Idempotency-Key`, or undefined when it has none. A key that breaks the rule is 400
@@ -139,7 +159,7 @@ const erasedSince = async (store: KeyedAnswers, result: Result): Promise<Result>
  * any answer; what it throws (a 5xx) drops the record, so a retry runs again.
  */
 export const idempotentWrites =
-  ({ store, retentionSeconds = KEY_RETENTION_SECONDS }: IdempotencyOptions): AnswerOnce =>
+  ({ store, retentionSeconds = KEY_RETENTION_SECONDS, kept }: IdempotencyOptions): AnswerOnce =>
   async (event, context, requester, answer) => {
     const key = idempotencyKeyOf(event);
     if (key === undefined) return answer();
@@ -155,14 +175,15 @@ export const idempotentWrites =
       responseHook: replayed,
     });
     const once = makeIdempotent(
-      async (_keyed: ReturnType<typeof keyedRequestOf>): Promise<Result> => answer(),
+      async (_keyed: ReturnType<typeof keyedRequestOf>): Promise<Result> =>
+        withBody(await answer(), kept?.seal),
       {
         persistenceStore: store,
         config,
         dataIndexArgument: 0,
       },
     );
-    return erasedSince(store, await once(keyedRequestOf(event, key, requester)));
+    return withBody(await erasedSince(store, await once(keyedRequestOf(event, key, requester))), kept?.open);
   };
 
 /** writeHandler's `once` for an operation's dependencies: none when it was given no store. */

@@ -14,6 +14,7 @@ import { documentClient } from '../db/table/client';
 import { STREAM_SUBSCRIPTIONS } from '../db/table/stream-subscriptions';
 import { corsOriginsFrom } from '../http/cors';
 import { FEED_CURSOR_KEY_ENV } from '../secrets';
+import { WEBHOOK_SECRET_KEY_ENV } from '../webhooks/secret-box';
 import { startLocalBus } from './bus';
 import { startDevIssuer } from './dev-issuer';
 import {
@@ -23,7 +24,6 @@ import {
   startDynamoLocal,
   useLocalTable,
 } from './dynamo-local';
-import { localFeedCursorKey } from './feed-cursor-key';
 import { FIXTURE_EMAILS, startFixtureProvider } from './fixture-provider';
 import {
   type DevIssuerSettings,
@@ -33,8 +33,10 @@ import {
   type TokenCheck,
 } from './jwt-authorizer';
 import { lambdaContext } from './lambda-context';
+import { FEED_CURSOR_KEY_FILE, localKey, WEBHOOK_SECRET_KEY_FILE } from './local-keys';
 import { createLocalServer, functionLoader } from './server';
 import { type StreamConsumer, startStreamPoller } from './streams';
+import { startWebhooks } from './webhook-lanes';
 
 /** A stream function's handler as its module exports it. */
 type LambdaStreamFunction = (event: DynamoDBStreamEvent, context: Context) => Promise<unknown>;
@@ -155,8 +157,10 @@ export const startLocalService = async ({
     const dynamo = await startDynamoLocal(dataDir ? { dataDir } : {});
     stops.push(() => dynamo.stop());
     useLocalTable(dynamo.endpoint, tableName);
-    // The feed's cursors signed with the data folder's key (a new one in memory): lib/secrets.ts reads it.
-    process.env[FEED_CURSOR_KEY_ENV] = await localFeedCursorKey(dataDir);
+    // The feed's cursors signed, and webhook secrets sealed, with the data folder's keys (new ones in
+    // memory): lib/secrets.ts and lib/webhooks/secret-box.ts read them.
+    process.env[FEED_CURSOR_KEY_ENV] = await localKey(FEED_CURSOR_KEY_FILE, dataDir);
+    process.env[WEBHOOK_SECRET_KEY_ENV] = await localKey(WEBHOOK_SECRET_KEY_FILE, dataDir);
     const client = documentClient(localClientConfig(dynamo.endpoint));
     await ensureTable(client, tableName);
     // The stream poller below counts every posting from now on (with enrichment, as deployed): on a
@@ -175,18 +179,23 @@ export const startLocalService = async ({
     const runs = ({ locally }: { locally?: 'always' }) => locally === 'always' || enrichment;
     // The bus first, so that it is stopped after the stream that feeds it: the feed's appender puts
     // every event it appends on it, and each consumer's queue takes the types its rule would.
+    const baseUrl = process.env.PUBLIC_BASE_URL ?? `http://${host}:${actualPort}`;
+    // Webhook lanes, stopped after the bus that wakes them (stops run last first).
+    const webhooks = startWebhooks({ baseUrl, log });
+    stops.push(() => webhooks.stop());
     const bus = startLocalBus({
-      baseUrl: process.env.PUBLIC_BASE_URL ?? `http://${host}:${actualPort}`,
-      consumers: BUS_SUBSCRIPTIONS.filter(runs).map(
-        ({ handler, eventTypes, batchSize, maxReceiveCount }) => ({
+      baseUrl,
+      consumers: [
+        ...BUS_SUBSCRIPTIONS.filter(runs).map(({ handler, eventTypes, batchSize, maxReceiveCount }) => ({
           name: handler,
           eventTypes,
           batchSize,
           maxReceiveCount,
           handler: async (event: SQSEvent) =>
             (await load<LambdaQueueFunction>(handler))(event, lambdaContext(handler)),
-        }),
-      ),
+        })),
+        webhooks.consumer,
+      ],
       log,
     });
     useLocalBus(bus.publish);

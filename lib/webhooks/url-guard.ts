@@ -25,6 +25,13 @@ export type Resolve = (hostname: string) => Promise<readonly LookupAddress[]>;
 /** The system resolver, the one a connection would use (`/etc/hosts` included). */
 export const systemResolve: Resolve = (hostname) => dns.lookup(hostname, { all: true });
 
+/** `npm start`'s switch for receivers on this machine (API.md 16); the stack never sets it. */
+export const WEBHOOKS_ALLOW_LOOPBACK_ENV = 'WEBHOOKS_ALLOW_LOOPBACK';
+
+/** Whether this process takes loopback targets: `WEBHOOKS_ALLOW_LOOPBACK=on`, read when asked. */
+export const allowsLoopback = (env: NodeJS.ProcessEnv = process.env) =>
+  env[WEBHOOKS_ALLOW_LOOPBACK_ENV] === 'on';
+
 export interface GuardOptions {
   /** `http` to a loopback address or `localhost`, and loopback addresses, are taken (`WEBHOOKS_ALLOW_LOOPBACK=on`). */
   allowLoopback?: boolean;

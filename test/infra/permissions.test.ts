@@ -29,6 +29,7 @@ import {
   postingCountKey,
   postingKey,
   principalKey,
+  subscriptionKey,
   vocabularyKey,
 } from '../../lib/db/table/keys';
 import {
@@ -51,6 +52,7 @@ let cursorSecretId: string;
 let queueIds: string[];
 let consumerQueueIds: string[];
 let busId: string;
+let webhookKeyId: string;
 
 beforeAll(() => {
   ({ template } = synthesize());
@@ -64,6 +66,7 @@ beforeAll(() => {
   queueIds = queues.filter(([, queue]) => !queue.Properties.RedrivePolicy).map(([queueId]) => queueId);
   consumerQueueIds = queues.filter(([, queue]) => queue.Properties.RedrivePolicy).map(([queueId]) => queueId);
   [busId] = only(template.findResources('AWS::Events::EventBus'));
+  [webhookKeyId] = only(template.findResources('AWS::KMS::Key'));
 });
 
 /** A grant as the tests write it: `action on resource [partitions] (tx)`. */
@@ -81,6 +84,7 @@ const grantsOf = (handler: string): string[] => {
     [`${secretId}.Ref`]: 'secret',
     [`${cursorSecretId}.Ref`]: 'the feed cursor key',
     [`${busId}.Arn`]: 'event bus',
+    [`${webhookKeyId}.Arn`]: 'the webhook key',
     ...Object.fromEntries(queueIds.map((queueId) => [`${queueId}.Arn`, 'dead-letter queue'])),
     ...Object.fromEntries(consumerQueueIds.map((queueId) => [`${queueId}.Arn`, 'its queue'])),
   };
@@ -135,6 +139,16 @@ const updateEntry = (kind: 'NamePrefix' | 'NameSuffix') => [
   `dynamodb:GetItem on table [VOCABULARY#${kind}]`,
   `dynamodb:DeleteItem on table [ABBREVIATION#${kind}#* HASHED#ABBREVIATION#${kind}#*] ${TX}`,
 ];
+
+/** A webhook subscription's write: its item put over the version read, the requester checked live. */
+const SUBSCRIPTION_WRITE = [
+  ...IDEMPOTENCY_RECORDS,
+  'dynamodb:GetItem on table [SUBSCRIPTIONS]',
+  `dynamodb:PutItem on table [SUBSCRIPTIONS] ${TX}`,
+  `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+];
+/** A new signing secret sealed, and a kept answer's opened (API.md 16): the webhook key, nothing else of KMS. */
+const SEALS_SECRETS = ['kms:Decrypt on the webhook key', 'kms:Encrypt on the webhook key'];
 
 /** A stream subscription's: the stream as the event source mapping reads it (ListStreams takes no resource but *), and its DLQ. */
 const STREAM_READS = [
@@ -251,6 +265,25 @@ const EXPECTED: Record<string, string[]> = {
     'dynamodb:BatchGetItem on table [DUPPAIR#*]',
     `dynamodb:PutItem on table [DUPPAIR#* DUPQUEUE#*] ${TX}`,
     `dynamodb:DeleteItem on table [DUPQUEUE#*] ${TX}`,
+  ],
+  // Webhook subscriptions (API.md 16): their one partition, the requester checked as a person write's.
+  'list-subscriptions': ['dynamodb:Query on table [SUBSCRIPTIONS]'],
+  'get-subscription': ['dynamodb:GetItem on table [SUBSCRIPTIONS]'],
+  // Its lane put where the feed ends now (the shards' heads read), in the subscription's own partition.
+  'create-subscription': [
+    ...IDEMPOTENCY_RECORDS,
+    'dynamodb:BatchGetItem on table [FEED#*]',
+    `dynamodb:PutItem on table [SUBSCRIPTIONS SUBSCRIPTION#*] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+    ...SEALS_SECRETS,
+  ],
+  'update-subscription': SUBSCRIPTION_WRITE,
+  'rotate-subscription-secret': [...SUBSCRIPTION_WRITE, ...SEALS_SECRETS],
+  // No Idempotency-Key (a second DELETE is 404).
+  'delete-subscription': [
+    'dynamodb:GetItem on table [SUBSCRIPTIONS]',
+    `dynamodb:DeleteItem on table [SUBSCRIPTIONS SUBSCRIPTION#*] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
   ],
   // No idempotency records; claims, postings, reference item and binding only deleted (API.md 15).
   'erase-person': [
@@ -382,7 +415,15 @@ const READ_ONLY = [
   'list-change-history',
   'get-change-history',
   'list-events',
+  'list-subscriptions',
+  'get-subscription',
 ];
+
+/** The functions that may use the webhook key, and how: a create and a rotation seal and open secrets. */
+const WEBHOOK_KEY_USERS: Record<string, string[]> = {
+  'create-subscription': ['kms:Decrypt', 'kms:Encrypt'],
+  'rotate-subscription-secret': ['kms:Decrypt', 'kms:Encrypt'],
+};
 
 describe('least privilege', () => {
   it('covers every function of the stack', () => {
@@ -436,6 +477,59 @@ describe('least privilege', () => {
     // An unmerge of a merge made before records were kept reads its two MERGE entries by id.
     expect(indexReaders('byChangeId').sort()).toEqual(['get-change-history', 'unmerge-person']);
     expect(indexReaders('byName').sort()).toEqual(['export-persons', 'list-persons']);
+  });
+
+  it('lets only create-subscription and rotate-subscription-secret use the webhook key (Encrypt, Decrypt), and no one another KMS action', () => {
+    const kmsActionsOf = (roleId: string) =>
+      permissionsOf(template, roleId)
+        .filter(({ action }) => action.startsWith('kms:'))
+        .map(({ action, resource, condition }) => {
+          // On the key itself, not every key: no condition widens or narrows it.
+          expect({ action, resource, condition }).toEqual({
+            action,
+            resource: `${webhookKeyId}.Arn`,
+            condition: undefined,
+          });
+          return action;
+        })
+        .sort();
+    const users = Object.fromEntries(
+      [...functions]
+        .map(([handler, { resource }]) => [handler, kmsActionsOf(roleOf(resource))] as const)
+        .filter(([, actions]) => actions.length > 0),
+    );
+    expect(users).toEqual(WEBHOOK_KEY_USERS);
+    // Nor any other role of the stack (the custom-resource framework's).
+    const others = Object.keys(resourcesOf(template, 'AWS::IAM::Role')).filter(
+      (roleId) => ![...functions.values()].some(({ resource }) => roleOf(resource) === roleId),
+    );
+    expect(others.length).toBeGreaterThan(0);
+    for (const roleId of others)
+      expect({ roleId, actions: kmsActionsOf(roleId) }).toEqual({ roleId, actions: [] });
+  });
+
+  it('keeps the webhook key rotated by KMS, retained with the table, its key policy naming the account only', () => {
+    const [, key] = only(resourcesOf(template, 'AWS::KMS::Key'));
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    // Kept as the table is: the secrets sealed with it open with no other key.
+    expect(key.DeletionPolicy).toBe('Retain');
+    expect(key.DeletionPolicy).toBe(resourcesOf(template, 'AWS::DynamoDB::Table')[tableId]?.DeletionPolicy);
+    // The key policy grants no function by itself: who may use the key is the roles' policies above.
+    expect(key.Properties.KeyPolicy.Statement).toEqual([
+      {
+        Action: 'kms:*',
+        Effect: 'Allow',
+        Principal: {
+          AWS: {
+            'Fn::Join': [
+              '',
+              ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root'],
+            ],
+          },
+        },
+        Resource: '*',
+      },
+    ]);
   });
 
   it('grants table management or a wildcard action to nobody in the stack, and Scan only to the one-off backfill', () => {
@@ -542,6 +636,18 @@ describe('partition patterns', () => {
       idCounterKey,
     ])
       expect({ pk, allowed: reaches('seed-reference-data', pk) }).toEqual({ pk, allowed: true });
+    // A subscription's item, by every function of the routes; the requester, checked by every write.
+    const subscription = subscriptionKey('0b7e4c1e-5d0a-4f2e-9c3b-2a1d0e9f8c7b').pk;
+    const subscriptionWrites = [
+      'create-subscription',
+      'update-subscription',
+      'rotate-subscription-secret',
+      'delete-subscription',
+    ];
+    for (const handler of ['list-subscriptions', 'get-subscription', ...subscriptionWrites])
+      expect({ handler, allowed: reaches(handler, subscription) }).toEqual({ handler, allowed: true });
+    for (const handler of subscriptionWrites)
+      expect({ handler, allowed: reaches(handler, personKey(7).pk) }).toEqual({ handler, allowed: true });
   });
 
   it('do not reach across item kinds', () => {
@@ -578,6 +684,17 @@ describe('partition patterns', () => {
       ['list-events', feedMarkKey(1).pk],
       ['list-events', historyKey('Person', 1, 1).pk],
       ['list-events', personKey(1).pk],
+      // Webhook subscriptions: their own partition, and the requester's check; never a person's other
+      // items, a binding (granted only with requester binding on), a counter or another item kind.
+      ['list-subscriptions', personKey(1).pk],
+      ['get-subscription', personKey(1).pk],
+      ['create-subscription', idCounterKey.pk],
+      ['create-subscription', principalKey('principal').pk],
+      ['update-subscription', claimKey({ field: 'email', value: 'a@b.c' }).pk],
+      ['rotate-subscription-secret', changeCounterKeyOf('Person', 1).pk],
+      ['delete-subscription', feedHeadKey(0).pk],
+      ['create-person', subscriptionKey('0b7e4c1e-5d0a-4f2e-9c3b-2a1d0e9f8c7b').pk],
+      ['erase-person', subscriptionKey('0b7e4c1e-5d0a-4f2e-9c3b-2a1d0e9f8c7b').pk],
     ];
     expect(never.filter(([handler, pk]) => reaches(handler, pk))).toEqual([]);
     expect(

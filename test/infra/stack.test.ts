@@ -8,12 +8,14 @@ import {
   FRAMEWORK_MEMORY_MB,
   type PersonServiceStack,
   RUNBOOK_PATH,
+  WEBHOOK_KEY_HANDLERS,
 } from '../../infra/person-service-stack';
 import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
 import { FEED_CURSOR_KEY_ENV, FEED_CURSOR_SECRET_ENV } from '../../lib/secrets';
+import { WEBHOOK_KEY_ID_ENV, WEBHOOK_SECRET_KEY_ENV } from '../../lib/webhooks/secret-box';
 import {
   type Json,
   nestedStackId,
@@ -87,6 +89,12 @@ const TABLE_HANDLERS = [
   'list-duplicates',
   'get-duplicate',
   'decide-duplicate',
+  'list-subscriptions',
+  'create-subscription',
+  'get-subscription',
+  'update-subscription',
+  'delete-subscription',
+  'rotate-subscription-secret',
   'create-person',
   'update-person',
   'erase-person',
@@ -217,10 +225,40 @@ describe('functions', () => {
     expect(FEED_CURSOR_HANDLERS).toEqual(['list-events']);
   });
 
+  it('give create-subscription and rotate-subscription-secret, and no other, the webhook key by ARN: a key of the stack’s, rotated, that they may Encrypt and Decrypt with', () => {
+    const [keyId, key] = only(resourcesOf(template, 'AWS::KMS::Key'));
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.DeletionPolicy).toBe('Retain');
+    for (const [handler, { resource }] of functions) {
+      const variables = resource.Properties.Environment.Variables;
+      const seals = Object.hasOwn(WEBHOOK_KEY_HANDLERS, handler);
+      expect({ handler, key: variables[WEBHOOK_KEY_ID_ENV] }).toEqual({
+        handler,
+        key: seals ? { 'Fn::GetAtt': [keyId, 'Arn'] } : undefined,
+      });
+      // Never a local sealing key: that is npm start's, where no KMS key is named.
+      expect(variables[WEBHOOK_SECRET_KEY_ENV]).toBeUndefined();
+      const uses = permissionsOf(template, roleOf(resource)).filter(
+        ({ resource: target }) => target === `${keyId}.Arn`,
+      );
+      expect({ handler, uses: uses.map(({ action }) => action).sort() }).toEqual({
+        handler,
+        uses: seals ? ['kms:Decrypt', 'kms:Encrypt'] : [],
+      });
+    }
+    expect(WEBHOOK_KEY_HANDLERS).toEqual({
+      'create-subscription': ['kms:Encrypt', 'kms:Decrypt'],
+      'rotate-subscription-secret': ['kms:Encrypt', 'kms:Decrypt'],
+    });
+  });
+
   it('name the handler module they bundle in their description', () => {
     expect(fn('get-docs').resource.Properties.Description).toBe('GET /docs, GET /docs/{asset}');
     expect(fn('create-person').resource.Properties.Description).toBe('POST /Person');
     expect(fn('update-name-prefix').resource.Properties.Description).toBe('PATCH /NamePrefix/{id}');
+    expect(fn('rotate-subscription-secret').resource.Properties.Description).toBe(
+      'POST /Subscription/{id}/rotate',
+    );
   });
 });
 

@@ -10,7 +10,7 @@
  *   behind when a call goes away, or written wider than the code needs, fails here.
  * permissions.test.ts pins the same grants from the synthesized template, written out by hand.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   CreateTableCommand,
   DeleteItemCommand,
@@ -66,6 +66,7 @@ import {
   postingsPendingKey,
 } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import { subscriptionStore } from '../../lib/db/webhooks/subscription-store';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
 import { feedEventOf } from '../../lib/domain/feed';
 import { decideDuplicateHandler } from '../../lib/http/duplicate-handlers';
@@ -76,9 +77,16 @@ import {
   unmergePersonHandler,
   updatePersonHandler,
 } from '../../lib/http/person-handlers';
+import {
+  createSubscriptionHandler,
+  deleteSubscriptionHandler,
+  rotateSubscriptionHandler,
+  updateSubscriptionHandler,
+} from '../../lib/http/subscription-handlers';
 import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http/vocabulary-handlers';
 import { startLocalBus } from '../../lib/local/bus';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
+import { localSecretBox } from '../../lib/webhooks/secret-box';
 import { seedPersons } from '../bench/seed';
 import { createTestTable, forgetMergeRecord } from '../support/dynamo';
 import { type EventSpec, httpEvent, lambdaContext, personEventRecord, streamRecord } from '../support/events';
@@ -247,6 +255,16 @@ const seedEvent = (RequestType: 'Create' | 'Update', TableName: string) =>
   }) as CloudFormationCustomResourceEvent;
 
 const setOf = (body: Body, set: string): Body[] => body[set]['@set'];
+
+/** A webhook receiver at a public address: an IP literal, so the URL guard looks no name up. */
+const WEBHOOK_URL = 'https://93.184.216.34/hooks';
+
+/** A webhook subscription's item route (`suffix`: `/rotate`). */
+const subscriptionAt = (id: string, suffix = '') => ({
+  route: `/Subscription/{id}${suffix}`,
+  path: `/Subscription/${id}${suffix}`,
+  pathParameters: { id },
+});
 
 /** Folds past 1024 bytes (NFKD expands U+FDFA 18-fold), so a claim on it has a hashed key. */
 const LONG = '\uFDFA'.repeat(40);
@@ -703,6 +721,44 @@ beforeAll(async () => {
     200,
   );
 
+  // Webhook subscriptions (API.md 16), through their handler modules (the secrets sealed by the local
+  // box of a process that names no KMS key): one created, listed and read, paused, a PATCH that
+  // changes nothing (nothing written), its secret rotated, deleted; one created by a merged requester
+  // (its check fails, and the write is made again as the survivor).
+  const hook = await invoke(
+    'create-subscription',
+    {
+      method: 'POST',
+      route: '/Subscription',
+      requester: ada.id,
+      body: { url: WEBHOOK_URL, types: ['person.*'], description: 'Directory sync' },
+    },
+    201,
+  );
+  await invoke(
+    'create-subscription',
+    { method: 'POST', route: '/Subscription', requester: nameOnly.id, body: { url: WEBHOOK_URL } },
+    201,
+  );
+  await invoke('list-subscriptions', { method: 'GET', route: '/Subscription' }, 200);
+  await invoke('get-subscription', { method: 'GET', ...subscriptionAt(hook.id) }, 200);
+  for (let again = 0; again < 2; again++)
+    await invoke(
+      'update-subscription',
+      { method: 'PATCH', ...subscriptionAt(hook.id), requester: ada.id, body: { paused: true } },
+      200,
+    );
+  await invoke(
+    'rotate-subscription-secret',
+    { method: 'POST', ...subscriptionAt(hook.id, '/rotate'), requester: ada.id },
+    200,
+  );
+  await invoke(
+    'delete-subscription',
+    { method: 'DELETE', ...subscriptionAt(hook.id), requester: ada.id },
+    204,
+  );
+
   await invoke('get-person', { method: 'GET', ...person(ada.id) }, 200);
   await invoke('list-persons', { method: 'GET', route: '/Person', query: { limit: '10' } }, 200);
   // The postings: the first probe's sample, or with 400 persons holding "bench" (about 50 in a
@@ -873,6 +929,13 @@ beforeAll(async () => {
     ).id,
   ];
   const keyedPair = (await queued(ada.id, lin.id)).pairId;
+  const keyedHook = (
+    await invoke(
+      'create-subscription',
+      { method: 'POST', route: '/Subscription', requester: ada.id, body: { url: WEBHOOK_URL } },
+      201,
+    )
+  ).id as string;
   const keyedWrites: [string, EventSpec, number][] = [
     [
       'create-person',
@@ -909,6 +972,22 @@ beforeAll(async () => {
         requester: ada.id,
         body: { decision: 'not-duplicate' },
       },
+      200,
+    ],
+    // A create and a rotation keep their answer's secret sealed, and open it for a replay.
+    [
+      'create-subscription',
+      { method: 'POST', route: '/Subscription', requester: ada.id, body: { url: WEBHOOK_URL } },
+      201,
+    ],
+    [
+      'update-subscription',
+      { method: 'PATCH', ...subscriptionAt(keyedHook), requester: ada.id, body: { description: 'Keyed' } },
+      200,
+    ],
+    [
+      'rotate-subscription-secret',
+      { method: 'POST', ...subscriptionAt(keyedHook, '/rotate'), requester: ada.id },
       200,
     ],
     ...vocabularies.flatMap(({ kind, noun, term, text }): [string, EventSpec, number][] => {
@@ -1147,6 +1226,37 @@ beforeAll(async () => {
       200,
     );
   }
+
+  // Webhook subscriptions written by a bound caller as its own person: each write checks its binding
+  // (a PATCH that changes nothing too, with the requester's check alone).
+  const subscriptions = subscriptionStore(storage);
+  const box = localSecretBox(randomBytes(32).toString('base64url'));
+  const asKeeper = { requester: self.id, authorizer: jwt('keeper') };
+  const boundHook = await bindingCall(
+    'create-subscription',
+    () => createSubscriptionHandler({ subscriptions, box, config: bound }),
+    { method: 'POST', route: '/Subscription', ...asKeeper, body: { url: WEBHOOK_URL } },
+    201,
+  );
+  for (let again = 0; again < 2; again++)
+    await bindingCall(
+      'update-subscription',
+      () => updateSubscriptionHandler({ subscriptions, config: bound }),
+      { method: 'PATCH', ...subscriptionAt(boundHook.id), ...asKeeper, body: { paused: true } },
+      200,
+    );
+  await bindingCall(
+    'rotate-subscription-secret',
+    () => rotateSubscriptionHandler({ subscriptions, box, config: bound }),
+    { method: 'POST', ...subscriptionAt(boundHook.id, '/rotate'), ...asKeeper },
+    200,
+  );
+  await bindingCall(
+    'delete-subscription',
+    () => deleteSubscriptionHandler({ subscriptions, config: bound }),
+    { method: 'DELETE', ...subscriptionAt(boundHook.id), ...asKeeper },
+    204,
+  );
 
   // Erasures (API.md 15), last: they release what the writes above took. A merged person is refused
   // (its chain read on to the survivor); an email-less person's literal name claim and reference item

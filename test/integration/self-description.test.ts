@@ -1,12 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import jsonld from 'jsonld';
 import type { JsonLd, RemoteDocument } from 'jsonld/jsonld-spec';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildHandler as buildBindPrincipal } from '../../functions/bind-principal';
 import { buildHandler as buildCreateNamePrefix } from '../../functions/create-name-prefix';
 import { buildHandler as buildCreateNameSuffix } from '../../functions/create-name-suffix';
+import { buildHandler as buildCreateSubscription } from '../../functions/create-subscription';
 import { buildHandler as buildDecideDuplicate } from '../../functions/decide-duplicate';
+import { buildHandler as buildDeleteSubscription } from '../../functions/delete-subscription';
 import { buildHandler as buildErasePerson } from '../../functions/erase-person';
 import { buildHandler as buildExportPersons } from '../../functions/export-persons';
 import { buildHandler as buildGetChangeHistory } from '../../functions/get-change-history';
@@ -20,6 +24,7 @@ import { buildHandler as buildGetOwnPerson } from '../../functions/get-own-perso
 import { buildHandler as buildGetPersonSchema } from '../../functions/get-person-schema';
 import { buildHandler as buildGetPrefix } from '../../functions/get-prefix';
 import { handler as getProblem } from '../../functions/get-problem';
+import { buildHandler as buildGetSubscription } from '../../functions/get-subscription';
 import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
 import { buildHandler as buildListChangeHistory } from '../../functions/list-change-history';
 import { buildHandler as buildListDuplicates } from '../../functions/list-duplicates';
@@ -29,24 +34,29 @@ import { buildHandler as buildListNameSuffixes } from '../../functions/list-name
 import { buildHandler as buildListPersonAudit } from '../../functions/list-person-audit';
 import { buildHandler as buildListPersons } from '../../functions/list-persons';
 import { buildHandler as buildListPrefixes } from '../../functions/list-prefixes';
+import { buildHandler as buildListSubscriptions } from '../../functions/list-subscriptions';
 import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes';
 import { buildHandler as buildPreview } from '../../functions/preview-person';
 import { buildHandler as buildReconcile } from '../../functions/reconcile-persons';
+import { buildHandler as buildRotateSubscription } from '../../functions/rotate-subscription-secret';
 import { handler as routeNotFound } from '../../functions/route-not-found';
 import { buildHandler as buildSuggest } from '../../functions/suggest-persons';
 import { buildHandler as buildUnbindPrincipal } from '../../functions/unbind-principal';
 import { buildHandler as buildUpdateNamePrefix } from '../../functions/update-name-prefix';
 import { buildHandler as buildUpdateNameSuffix } from '../../functions/update-name-suffix';
+import { buildHandler as buildUpdateSubscription } from '../../functions/update-subscription';
 import { ROUTES } from '../../lib/api/routes';
 import { duplicateReads } from '../../lib/db/duplicates/duplicate-reads';
 import { pairStore } from '../../lib/db/duplicates/pair-store';
 import { feedLog } from '../../lib/db/feed/feed-log';
 import { auditLog } from '../../lib/db/history/audit-log';
 import { changeHistory } from '../../lib/db/history/change-history';
+import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
 import { personExport } from '../../lib/db/person/read/person-export';
 import { personList } from '../../lib/db/person/read/person-list';
 import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import { subscriptionStore } from '../../lib/db/webhooks/subscription-store';
 import { folderAssets } from '../../lib/docs/assets';
 import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';
@@ -56,6 +66,9 @@ import { isMergedPerson } from '../../lib/domain/merge';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
 import { checkPerson } from '../../lib/duplicates/detect-duplicates';
+import { localClientConfig } from '../../lib/local/dynamo-local';
+import { localSecretBox } from '../../lib/webhooks/secret-box';
+import type { Resolve } from '../../lib/webhooks/url-guard';
 import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
 import { httpEvent, lambdaContext } from '../support/events';
@@ -223,6 +236,10 @@ describe('the OpenAPI document', () => {
         'ChangeHistory',
         'ChangeHistoryList',
         'PaginatedChangeHistoryList',
+        'Subscription',
+        'PaginatedSubscriptionList',
+        'SubscriptionCreate',
+        'SubscriptionPatch',
         'Problem',
       ]),
     );
@@ -242,7 +259,7 @@ describe('the OpenAPI document', () => {
     );
 
     expect(bodies.map(({ route, method, mediaType }) => `${method} ${route} ${mediaType}`).sort()).toEqual(
-      ['/Person', '/NamePrefix', '/NameSuffix']
+      ['/Person', '/NamePrefix', '/NameSuffix', '/Subscription']
         .flatMap((path) => [
           `post ${path} application/json`,
           `post ${path} application/ld+json`,
@@ -872,6 +889,153 @@ describe('real responses match the schemas the document declares', () => {
     for (const reply of lists) expectDeclared('GET', '/duplicates', reply);
     for (const reply of items) expectDeclared('GET', itemRoute, reply);
     for (const reply of decisions) expectDeclared('POST', `${itemRoute}/decision`, reply);
+  });
+
+  it('webhook subscriptions: POST 201 (a keyed one replayed, its secret opened) and 400, 403, 415; GET list 200 and 400; GET 200, 304 and 404; PATCH 200, 400, 404 and 412; rotate 200, 404 and 412; DELETE 412, 204 and 404', async () => {
+    const subscriptions = subscriptionStore(suite.table);
+    const box = localSecretBox(randomBytes(32).toString('base64url'));
+    // Every name a public address, as DNS would answer (the URL guard asks no real resolver).
+    const resolve: Resolve = async () => [{ address: '93.184.216.34', family: 4 }];
+    const raw = new DynamoDBClient(localClientConfig(inject('dynamoEndpoint')));
+    const idempotency = { store: idempotencyStore({ client: raw, tableName: suite.table.tableName }) };
+    const create = buildCreateSubscription({ subscriptions, box, resolve, idempotency });
+    const list = buildListSubscriptions({ subscriptions });
+    const read = buildGetSubscription({ subscriptions });
+    const update = buildUpdateSubscription({ subscriptions, resolve, idempotency });
+    const rotate = buildRotateSubscription({ subscriptions, box, idempotency });
+    const remove = buildDeleteSubscription({ subscriptions });
+    const itemRoute = '/Subscription/{id}';
+    const rotateRoute = `${itemRoute}/rotate`;
+    const at = (id: string, suffix = '') => ({
+      path: `/Subscription/${id}${suffix}`,
+      pathParameters: { id },
+    });
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const post = (
+      body: unknown,
+      requester: number | null = person.id,
+      headers: Record<string, string> = {},
+    ) =>
+      call(
+        create,
+        httpEvent({
+          method: 'POST',
+          route: '/Subscription',
+          body,
+          headers,
+          ...(requester === null ? {} : { requester }),
+        }),
+      );
+    const body = {
+      url: 'https://hooks.example.org/persons',
+      types: ['person.*'],
+      description: 'Directory sync',
+    };
+
+    const keyed = { 'idempotency-key': uniqueTag('subscribe') };
+    const created = [
+      await post(body),
+      await post(body, person.id, keyed),
+      await post(body, person.id, keyed),
+    ];
+    expect(created.map(({ status }) => status)).toEqual([201, 201, 201]);
+    const [first, kept, replayed] = created.map(({ json }) => json as { id: string; secret: string });
+    expect(first?.secret).toMatch(/^whsec_/);
+    // The replay is the answer kept, its secret opened again: the secret shown the first time.
+    expect(replayed).toEqual(kept);
+    const id = first?.id as string;
+    expect(created[0]?.headers.location).toBe(`${BASE}/Subscription/${id}`);
+    const refused = [
+      await post({ ...body, types: ['person.create'] }),
+      await post({ ...body, url: 'https://10.0.0.7/hooks' }),
+      await post(body, null),
+      await post(body, 999_999_999),
+      await post('url=https://hooks.example.org', person.id, { 'content-type': 'text/plain' }),
+    ];
+    expect(refused.map(({ status }) => status)).toEqual([400, 400, 400, 403, 415]);
+    expect(refused[1]?.json).toMatchObject({ type: '/problems/webhook-url-refused' });
+
+    const lists = [
+      await call(list, get('/Subscription')),
+      await call(list, get('/Subscription', '/Subscription', { query: { page: '1', perPage: '1' } })),
+      await call(list, get('/Subscription', '/Subscription', { query: { perPage: '101' } })),
+    ];
+    expect(lists.map(({ status }) => status)).toEqual([200, 200, 400]);
+    expect(lists[0]?.json).toMatchObject({ '@type': 'PaginatedList', itemType: 'Subscription', total: 2 });
+    // Never a secret, sealed or shown, once it was made.
+    expect(JSON.stringify(lists[0]?.json)).not.toMatch(/secret/);
+
+    const found = await call(read, get(itemRoute, undefined, at(id)));
+    const items = [
+      found,
+      await call(
+        read,
+        get(itemRoute, undefined, { ...at(id), headers: { 'if-none-match': found.headers.etag as string } }),
+      ),
+      await call(read, get(itemRoute, undefined, at(missing))),
+      await call(read, get(itemRoute, undefined, at('not-a-uuid'))),
+    ];
+    expect(items.map(({ status }) => status)).toEqual([200, 304, 404, 404]);
+
+    const patch = (target: string, change: unknown, headers: Record<string, string> = {}) =>
+      call(
+        update,
+        httpEvent({
+          method: 'PATCH',
+          route: itemRoute,
+          ...at(target),
+          body: change,
+          requester: person.id,
+          headers,
+        }),
+      );
+    const changes = [
+      await patch(id, { paused: true, url: 'https://hooks.example.org/v2' }),
+      await patch(id, { secret: 'whsec_AAAA' }),
+      await patch(missing, { paused: false }),
+      await patch(id, { paused: false }, { 'if-match': '"1"' }),
+    ];
+    expect(changes.map(({ status }) => status)).toEqual([200, 400, 404, 412]);
+    expect(changes[0]?.json).toMatchObject({ paused: true, paused_reason: `Paused by person ${person.id}` });
+
+    const rotation = (target: string) =>
+      call(
+        rotate,
+        httpEvent({ method: 'POST', route: rotateRoute, ...at(target, '/rotate'), requester: person.id }),
+      );
+    const rotations = [
+      await rotation(id),
+      await rotation(missing),
+      await call(
+        rotate,
+        httpEvent({
+          method: 'POST',
+          route: rotateRoute,
+          ...at(id, '/rotate'),
+          requester: person.id,
+          headers: { 'if-match': '"1"' },
+        }),
+      ),
+    ];
+    expect(rotations.map(({ status }) => status)).toEqual([200, 404, 412]);
+    const rotated = rotations[0]?.json as { secret: string } | undefined;
+    expect(rotated?.secret).toMatch(/^whsec_/);
+    expect(rotated?.secret).not.toBe(first?.secret);
+
+    const del = (target: string, headers: Record<string, string> = {}) =>
+      call(
+        remove,
+        httpEvent({ method: 'DELETE', route: itemRoute, ...at(target), requester: person.id, headers }),
+      );
+    const deletes = [await del(id, { 'if-match': '"1"' }), await del(id), await del(id)];
+    expect(deletes.map(({ status }) => status)).toEqual([412, 204, 404]);
+
+    for (const reply of [...created, ...refused]) expectDeclared('POST', '/Subscription', reply);
+    for (const reply of lists) expectDeclared('GET', '/Subscription', reply);
+    for (const reply of items) expectDeclared('GET', itemRoute, reply);
+    for (const reply of changes) expectDeclared('PATCH', itemRoute, reply);
+    for (const reply of rotations) expectDeclared('POST', rotateRoute, reply);
+    for (const reply of deletes) expectDeclared('DELETE', itemRoute, reply);
   });
 
   it('the self-description routes: openapi.json, schema/Person, context.jsonld, docs', async () => {

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FEED_CURSOR_KEY_FILE, localFeedCursorKey } from '../../lib/local/feed-cursor-key';
+import { FEED_CURSOR_KEY_FILE, localKey } from '../../lib/local/local-keys';
 import { FEED_CURSOR_KEY_ENV, FEED_CURSOR_SECRET_ENV, feedCursorKeyFromEnv } from '../../lib/secrets';
 
 describe('feedCursorKeyFromEnv', () => {
@@ -70,15 +70,15 @@ describe('npm start’s key', () => {
 
   it('is made once in a data folder and kept there: the same after a restart, another in another folder', async () => {
     const folder = join(root, 'data');
-    const first = await localFeedCursorKey(folder);
-    expect(await localFeedCursorKey(folder)).toBe(first);
+    const first = await localKey(FEED_CURSOR_KEY_FILE, folder);
+    expect(await localKey(FEED_CURSOR_KEY_FILE, folder)).toBe(first);
     expect((await readFile(join(folder, FEED_CURSOR_KEY_FILE), 'utf8')).trim()).toBe(first);
     expect((await stat(join(folder, FEED_CURSOR_KEY_FILE))).mode & 0o077).toBe(0);
-    expect(await localFeedCursorKey(join(root, 'other'))).not.toBe(first);
+    expect(await localKey(FEED_CURSOR_KEY_FILE, join(root, 'other'))).not.toBe(first);
   });
 
   it('is a new random key at each start in memory', async () => {
-    const [one, two] = [await localFeedCursorKey(), await localFeedCursorKey()];
+    const [one, two] = [await localKey(FEED_CURSOR_KEY_FILE), await localKey(FEED_CURSOR_KEY_FILE)];
     expect(one).not.toBe(two);
     expect(one.length).toBeGreaterThanOrEqual(32);
   });

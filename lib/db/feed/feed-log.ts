@@ -124,6 +124,8 @@ const appendToShard = async (
   return appended;
 };
 
+const SHARDS = Array.from({ length: FEED_SHARDS }, (_, shard) => shard);
+
 const readShare = async (
   { client, tableName }: Storage,
   shard: number,
@@ -167,8 +169,13 @@ export const feedLog = (
       return counts.reduce((sum, count) => sum + count, 0);
     },
 
+    async head() {
+      const heads = await batchGet({ client, tableName }, SHARDS.map(feedHeadKey), { consistent: true });
+      return SHARDS.map((shard) => seqOf(heads.get(keyString(feedHeadKey(shard)))));
+    },
+
     async page(position, limit) {
-      const shards = Array.from({ length: FEED_SHARDS }, (_, shard) => shard);
+      const shards = SHARDS;
       const heads = await batchGet({ client, tableName }, shards.map(feedHeadKey), { consistent: false });
       const pending = shards.map((shard) =>
         Math.max(0, seqOf(heads.get(keyString(feedHeadKey(shard)))) - (position[shard] ?? 0)),

@@ -31,6 +31,9 @@
  * | duplicate link    | `DUPLICATES#<person id>`    | `PAIR#<other id, 16 digits>` | pairId: a pair the person is in (put once, with the pair) |
  * | duplicates scan   | `DUPSCAN#persons`           | `POSITION`              | cursor (the export's), checked, done: how far `npm run duplicates -- --scan` came |
  * | idempotency record | `IDEMPOTENCY#<sha256>`     | `IDEMPOTENCY`           | status, expiration (the table's TTL), in_progress_expiration, validation, data: the answer to a write sent with an `Idempotency-Key` (lib/db/idempotency/idempotency-store.ts) |
+ * | webhook subscription | `SUBSCRIPTIONS`          | `SUBSCRIPTION#<uuid>`   | the subscription and its sealed secrets (lib/domain/subscriptions.ts): one partition, read whole, written only when a subscription is (API.md 16) |
+ * | delivery lane     | `SUBSCRIPTION#<uuid>`       | `LANE`                  | position (the feed position delivered up to), attempt, first_failure, next_attempt, lease, lease_until: where a subscription's deliveries stand (lib/db/webhooks/lane-store.ts) |
+ * | delivery attempt  | `SUBSCRIPTION#<uuid>`       | `DELIVERY#<inverted ms, 13 digits>#<event id>#<attempt>` | event, type, at, status, outcome, duration_ms, attempt, expiration (the table's TTL: 30 days): one attempt, newest first |
  *
  * Index `byName` (the list of persons): every Person item also carries `listPk` = `PERSONS#<shard>`
  * (8 partitions, the shard a hash of the id) and `listSk` = `<folded fullname>\u0001<id, 16 digits>`,
@@ -731,3 +734,33 @@ export const duplicateLinkKey = (personId: number, otherId: number): Key => ({
 
 /** How far `npm run duplicates -- --scan` came (lib/db/duplicates/scan-position.ts): its export cursor. */
 export const duplicateScanKey: Key = { pk: 'DUPSCAN#persons', sk: 'POSITION' };
+
+/** Every webhook subscription's partition (API.md 16): a handful of items, written only by their own routes. */
+export const SUBSCRIPTION_PARTITION = 'SUBSCRIPTIONS';
+
+/** A webhook subscription, by its id (a UUID). */
+export const subscriptionKey = (id: string): Key => ({
+  pk: SUBSCRIPTION_PARTITION,
+  sk: `SUBSCRIPTION#${id}`,
+});
+
+/** What a subscription's own partition starts with: its lane and its delivery attempts. */
+export const SUBSCRIPTION_LANE_PREFIX = 'SUBSCRIPTION#';
+
+/** Where a subscription's deliveries stand: its position in the feed, its retries, its lease. */
+export const subscriptionLaneKey = (id: string): Key => ({
+  pk: `${SUBSCRIPTION_LANE_PREFIX}${id}`,
+  sk: 'LANE',
+});
+
+/** What a delivery attempt's sort key starts with. */
+export const DELIVERY_SORT_PREFIX = 'DELIVERY#';
+
+/** The latest epoch millisecond a delivery's sort key inverts (year 2286): newer attempts sort first. */
+const LAST_MS = 9_999_999_999_999;
+
+/** One delivery attempt, newest first in its subscription's partition. */
+export const deliveryKey = (id: string, atMs: number, eventId: number, attempt: number): Key => ({
+  pk: `${SUBSCRIPTION_LANE_PREFIX}${id}`,
+  sk: `${DELIVERY_SORT_PREFIX}${String(LAST_MS - atMs).padStart(13, '0')}#${idDigits(eventId)}#${attempt}`,
+});

@@ -13,6 +13,8 @@ export interface FeedLog {
    * how many were new.
    */
   append(events: readonly FeedEvent[], options?: { deadline?: number }): Promise<number>;
+  /** The position after every event appended so far: where a reader that wants only new events starts. */
+  head(): Promise<FeedPosition>;
   /** Up to `limit` events after `position`, oldest first, and the position after them. */
   page(position: FeedPosition, limit: number): Promise<FeedPage>;
 }

@@ -1,15 +1,17 @@
 /**
- * The change feed's cursor key for `npm start` (deployed, the stack's secret holds it: lib/secrets.ts).
- * With a data folder, one random key kept in that folder, made on its first start, so the cursors a
- * consumer holds stay good across restarts on the same data and no other folder's server takes them;
- * in memory, a random key for this process, since its feed is gone at the stop anyway.
+ * The keys `npm start` keeps in place of the stack's (lib/secrets.ts, lib/webhooks/secret-box.ts): the
+ * change feed's cursor key and the key that seals webhook secrets. With a data folder, one random key
+ * per file kept in that folder, made on its first start, so the cursors a consumer holds and the
+ * secrets subscriptions keep stay good across restarts on the same data and no other folder's server
+ * takes them; in memory, a random key for this process, since its data is gone at the stop anyway.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** The file in the data folder that holds the key. */
+/** The files in the data folder that hold the keys. */
 export const FEED_CURSOR_KEY_FILE = 'feed-cursor.key';
+export const WEBHOOK_SECRET_KEY_FILE = 'webhook-secret.key';
 
 const randomKey = () => randomBytes(32).toString('base64url');
 
@@ -22,10 +24,10 @@ const readKey = async (file: string): Promise<string | undefined> => {
   }
 };
 
-/** The key of a data folder (made and kept there the first time), or a new one without a folder. */
-export const localFeedCursorKey = async (dataDir?: string): Promise<string> => {
+/** The key a data folder keeps in `name` (made there the first time), or a new one without a folder. */
+export const localKey = async (name: string, dataDir?: string): Promise<string> => {
   if (!dataDir) return randomKey();
-  const file = join(dataDir, FEED_CURSOR_KEY_FILE);
+  const file = join(dataDir, name);
   const kept = await readKey(file);
   if (kept) return kept;
   await mkdir(dataDir, { recursive: true });
