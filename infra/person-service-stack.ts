@@ -86,8 +86,8 @@ export const SERVER_ERROR_RATE_PERCENT = 5;
  */
 export const ENRICHMENT_FAILURE_RATE_PERCENT = 20;
 
-/** The functions that sign and check the change feed's cursors, and so read their key's secret. */
-export const FEED_CURSOR_HANDLERS: readonly string[] = ['list-events'];
+/** The functions that sign or check the change feed's cursors (a replay's `after`), and so read their key's secret. */
+export const FEED_CURSOR_HANDLERS: readonly string[] = ['list-events', 'replay-subscription'];
 
 /**
  * The functions that seal or open webhook signing secrets (lib/webhooks/secret-box.ts) with the

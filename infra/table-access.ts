@@ -382,6 +382,19 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
       ],
     ]),
   ),
+  // A subscription's attempts, newest first, in its own partition (after the subscription read: 404).
+  'list-deliveries': [
+    { actions: ['GetItem'], partitions: [SUBSCRIPTIONS] },
+    { actions: ['Query'], partitions: [SUBSCRIPTION_LANES] },
+  ],
+  // A replay reads the lane (none: 404) and sets it back, with the requester checked live in the same
+  // transaction.
+  'replay-subscription': [
+    IDEMPOTENCY_RECORDS,
+    { actions: ['GetItem'], partitions: [SUBSCRIPTION_LANES] },
+    { actions: ['UpdateItem'], partitions: [SUBSCRIPTION_LANES], transactional: true },
+    { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
+  ],
   'delete-subscription': [
     { actions: ['GetItem'], partitions: [SUBSCRIPTIONS] },
     { actions: ['DeleteItem'], partitions: [SUBSCRIPTIONS, SUBSCRIPTION_LANES], transactional: true },
@@ -561,6 +574,7 @@ export const BINDING_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>
       'update-subscription',
       'delete-subscription',
       'rotate-subscription-secret',
+      'replay-subscription',
     ].map((handler) => [
       handler,
       [{ actions: ['ConditionCheckItem'], partitions: [BINDINGS], transactional: true }],

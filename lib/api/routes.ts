@@ -95,6 +95,18 @@ const ROUTE_TABLE = [
     operation: 'deleteSubscription',
   },
   {
+    method: 'GET',
+    path: '/Subscription/{id}/deliveries',
+    handler: 'list-deliveries',
+    operation: 'listDeliveries',
+  },
+  {
+    method: 'POST',
+    path: '/Subscription/{id}/replay',
+    handler: 'replay-subscription',
+    operation: 'replaySubscription',
+  },
+  {
     method: 'POST',
     path: '/Subscription/{id}/rotate',
     handler: 'rotate-subscription-secret',

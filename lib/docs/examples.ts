@@ -56,8 +56,10 @@ import {
 } from '../domain/representation';
 import { CreatePersonBody, PatchPersonBody, SET_NAMES, setPointer } from '../domain/schemas';
 import {
+  deliveryPage,
   newSubscription,
   patchedSubscription,
+  replayOut,
   rotatedSubscription,
   SECRET_PREFIX,
   subscriptionOut,
@@ -536,6 +538,37 @@ const BY_SCHEMA: Record<Exclude<ResponseSchemaName, ItemOnly>, Example> = {
   PaginatedSubscriptionList: {
     summary: 'GET /Subscription: the one subscription',
     value: firstPage('Subscription', [subscriptionOut(subscription, LINKS)], '/Subscription'),
+  },
+  DeliveryPage: {
+    summary: "GET /Subscription/{id}/deliveries: the sample person's PATCH delivered on the second attempt",
+    value: deliveryPage(
+      [
+        {
+          event: 30911,
+          type: 'person.updated',
+          at: '2026-11-24T16:20:07.114Z',
+          status: 204,
+          outcome: 'delivered',
+          duration_ms: 88,
+          attempt: 2,
+        },
+        {
+          event: 30911,
+          type: 'person.updated',
+          at: '2026-11-24T16:20:02.031Z',
+          status: 503,
+          outcome: 'failed',
+          duration_ms: 41,
+          attempt: 1,
+          error: 'the receiver answered 503',
+        },
+      ],
+      null,
+    ),
+  },
+  Replay: {
+    summary: "The sample subscription's lane set back to a cursor of the feed",
+    value: replayOut(subscription.id, encodeFeedCursor(FEED_AFTER, EXAMPLE_FEED_CURSOR_KEY), LINKS),
   },
   EventPage: {
     summary:

@@ -16,7 +16,7 @@ import {
   PrincipalBody,
   UnmergePersonBody,
 } from '../domain/schemas';
-import { SubscriptionBody, SubscriptionPatch } from '../domain/subscriptions';
+import { ReplayBody, SubscriptionBody, SubscriptionPatch } from '../domain/subscriptions';
 import { vocabularyBody } from '../domain/vocabulary';
 import { contentExample, responseExample } from './examples';
 import { namedJsonSchemas, queryParameterSchema, valueSchema } from './json-schema';
@@ -60,6 +60,7 @@ const REQUEST_SCHEMAS: Record<RequestSchemaName, z.ZodType> = {
   DuplicateDecision: DecisionBody,
   SubscriptionCreate: SubscriptionBody,
   SubscriptionPatch: SubscriptionPatch,
+  SubscriptionReplay: ReplayBody,
   NamePrefixCreate: vocabularyBody('NamePrefix', true),
   NamePrefixPatch: vocabularyBody('NamePrefix', false),
   NameSuffixCreate: vocabularyBody('NameSuffix', true),

@@ -25,6 +25,7 @@ import {
 } from '../domain/listing';
 import { RECONCILE_LIMITS } from '../domain/reconcile';
 import { LIMITS } from '../domain/schemas';
+import { DELIVERIES_DEFAULTS, DeliveriesQuery } from '../domain/subscriptions';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
 import { DOCS_ASSET_NAMES } from './docs-page';
 import type { JsonSchema } from './json-schema';
@@ -76,6 +77,7 @@ export type RequestSchemaName =
   | 'DuplicateDecision'
   | 'SubscriptionCreate'
   | 'SubscriptionPatch'
+  | 'SubscriptionReplay'
   | 'NamePrefixCreate'
   | 'NamePrefixPatch'
   | 'NameSuffixCreate'
@@ -85,7 +87,7 @@ export type ResponseHeader = 'ETag' | 'Location';
 
 export interface SuccessDoc {
   /** 410 is here for the tombstone an erased person's GET answers: a body of its own, not a problem. */
-  status: 200 | 201 | 204 | 301 | 303 | 304 | 410;
+  status: 200 | 201 | 202 | 204 | 301 | 303 | 304 | 410;
   description: string;
   /** A JSON body in the negotiated media types; several names mean one of them. */
   json?: ResponseSchemaName | ResponseSchemaName[];
@@ -998,6 +1000,43 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
     conditional: 'erase',
     success: [{ status: 204, description: 'Deleted' }],
     problems: [...REQUEST_PROBLEMS, 'not-found', 'precondition-failed', ...STORAGE_PROBLEMS],
+  },
+  listDeliveries: {
+    tag: 'Webhooks',
+    summary: "List a webhook subscription's delivery attempts",
+    description:
+      "Every attempt of the last 30 days, newest first: the event, when, the receiver's HTTP status (null " +
+      'when it gave none), the outcome (`delivered`, `failed`, `timeout`, `refused`, `forbidden`), how long ' +
+      'it took, its number for that event, and what went wrong. Follow `next` with `after` for older ones.',
+    query: DeliveriesQuery,
+    parameters: {
+      limit: {
+        description: `How many attempts a page holds at most, 1 to ${DELIVERIES_DEFAULTS.maxLimit}`,
+        default: DELIVERIES_DEFAULTS.limit,
+      },
+      after: {
+        description: 'Where the page starts: the `next` of a page this list answered; anything else is 400',
+      },
+    },
+    success: [{ status: 200, description: 'A page of attempts, newest first', json: 'DeliveryPage' }],
+    problems: ['validation-error', 'not-found', ...STORAGE_PROBLEMS],
+  },
+  replaySubscription: {
+    tag: 'Webhooks',
+    summary: 'Deliver again from a feed cursor',
+    description:
+      "The subscription's deliveries go back to the position `after` holds (a `next` of `GET /events`; " +
+      'another is 400) and go on from there in feed order: the events after it that the subscription takes ' +
+      'are sent again, with their own `webhook-id`s, and its retries are forgotten. A paused subscription ' +
+      'replays once it is resumed. Written as a person write is, for the requester.',
+    body: {
+      schema: 'SubscriptionReplay',
+      description: 'The feed cursor to deliver again after',
+      example: { after: 'f2.3.3.4.5.3.3.7.2.0umZcV2Wz0awrfepO-o87w' },
+    },
+    requester: 'update',
+    success: [{ status: 202, description: 'The lane is set back; the deliveries follow', json: 'Replay' }],
+    problems: [...REQUEST_PROBLEMS, 'not-found', ...STORAGE_PROBLEMS],
   },
   rotateSubscriptionSecret: {
     tag: 'Webhooks',

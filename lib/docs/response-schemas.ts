@@ -31,7 +31,7 @@ import type {
   vocabularyOut,
 } from '../domain/representation';
 import { CoreMetaDataOut, localReferenceId, PersonOut } from '../domain/schemas';
-import type { subscriptionOut } from '../domain/subscriptions';
+import { DELIVERIES_DEFAULTS, type replayOut, type subscriptionOut } from '../domain/subscriptions';
 import { VOCABULARIES, type VocabularyKind } from '../domain/vocabulary';
 
 const context = PersonOut.shape['@context'];
@@ -377,6 +377,34 @@ export const SubscriptionOut = z.object({
     ),
 });
 
+/** A page of `GET /Subscription/{id}/deliveries`: attempts newest first, and where the next page starts. */
+export const DeliveryPageOut = z.object({
+  '@type': z.literal('DeliveryPage'),
+  deliveries: z
+    .array(
+      z.object({
+        event: z.int().positive().describe("The event's id (its `webhook-id`)"),
+        type: z.string().describe("The event's type"),
+        at: z.iso.datetime().describe('When the attempt started'),
+        status: z.int().nullable().describe("The receiver's HTTP status; null when it gave none"),
+        outcome: z.enum(['delivered', 'failed', 'timeout', 'refused', 'forbidden']),
+        duration_ms: z.int().nonnegative(),
+        attempt: z.int().positive().describe('Its number for this event, from 1'),
+        error: z.string().optional().describe('What went wrong, when anything did'),
+      }),
+    )
+    .max(DELIVERIES_DEFAULTS.maxLimit),
+  next: z.string().nullable().describe('Send it as `after` for older attempts; null on the last page'),
+});
+
+/** A replay's answer: the subscription, and the feed cursor its lane goes on after. */
+export const ReplayOut = z.object({
+  '@context': context,
+  '@type': z.literal('Replay'),
+  subscription: z.url(),
+  after: z.string(),
+});
+
 /** RFC 9457 problem+json as lib/http/problems.ts writes it. */
 export const ProblemOut = z.object({
   type: z.enum(PROBLEM_TYPE_NAMES.map(problemTypeUri)),
@@ -431,6 +459,8 @@ export const RESPONSE_SCHEMAS = {
   DuplicatePage: DuplicatePageOut,
   Subscription: SubscriptionOut,
   PaginatedSubscriptionList: paginatedListOf('Subscription', SubscriptionOut),
+  DeliveryPage: DeliveryPageOut,
+  Replay: ReplayOut,
   Problem: ProblemOut,
 } satisfies Record<string, z.ZodType>;
 
@@ -520,3 +550,4 @@ true satisfies Describes<typeof CloudEventOut, ReturnType<typeof eventPage>['eve
 true satisfies Describes<typeof ProblemOut, ProblemBody>;
 true satisfies Describes<typeof DuplicatePageOut, ReturnType<typeof duplicatePage>>;
 true satisfies Describes<typeof SubscriptionOut, ReturnType<typeof subscriptionOut>>;
+true satisfies Describes<typeof ReplayOut, ReturnType<typeof replayOut>>;

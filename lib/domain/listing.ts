@@ -208,7 +208,7 @@ export const exportPage = <T>(contextUrl: string, persons: T[], next: string | n
  */
 export const FEED_DEFAULTS = { limit: 100, maxLimit: 500, maxCursorLength: 128 } as const;
 
-const NOT_A_FEED_CURSOR =
+export const NOT_A_FEED_CURSOR =
   'Not a cursor of this feed: send the `next` of a page it answered, or leave `after` out to start at the first event';
 
 const feedQueryOf = <A extends z.ZodType>(after: A) =>

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { EVENT_TYPES } from './feed';
+import { integer, unknownParameters } from './query-parameters';
 import type { Links } from './representation';
 import { closedObject, readOnly, text } from './schemas';
 
@@ -243,4 +244,42 @@ export const subscriptionOut = (
   ...subscription,
   CoreMetaData: { '@type': 'CoreMetaData' as const, ...CoreMetaData },
   ...(secret === undefined ? {} : { secret }),
+});
+
+/** A page of `GET /Subscription/{id}/deliveries`: `limit` 1..100 (default 50), newest first. */
+export const DELIVERIES_DEFAULTS = { limit: 50, maxLimit: 100 } as const;
+
+const NOT_A_DELIVERIES_CURSOR = 'Not a cursor of this list: send the `next` of a page it answered';
+
+/**
+ * `GET /Subscription/{id}/deliveries`: `limit`, and `after`, the `next` of an earlier page (where an
+ * attempt sits in the list, no personal data: a time, an event id, an attempt number).
+ */
+export const DeliveriesQuery = z.strictObject(
+  {
+    limit: integer(1, DELIVERIES_DEFAULTS.maxLimit).optional(),
+    after: z
+      .string()
+      .regex(/^DELIVERY#\d{13}#\d{16}#\d{1,6}$/, NOT_A_DELIVERIES_CURSOR)
+      .optional(),
+  },
+  unknownParameters,
+);
+
+/** The answer of `GET /Subscription/{id}/deliveries`: attempts newest first, and where the next page starts. */
+export const deliveryPage = <D>(deliveries: D[], next: string | null) => ({
+  '@type': 'DeliveryPage' as const,
+  deliveries,
+  next,
+});
+
+/** `POST /Subscription/{id}/replay`: the feed cursor to deliver again after (a `next` of `GET /events`). */
+export const ReplayBody = closedObject({ after: z.string().min(1).max(128) });
+
+/** What a replay answers: the subscription, and the cursor its lane goes on after. */
+export const replayOut = (id: string, after: string, links: Links) => ({
+  '@context': links.contextUrl,
+  '@type': 'Replay' as const,
+  subscription: subscriptionUrl(links.baseUrl, id),
+  after,
 });

@@ -16,6 +16,7 @@ import {
 import {
   changeCounterKeyOf,
   claimKey,
+  deliveryKey,
   feedEventKey,
   feedHeadKey,
   feedMarkKey,
@@ -30,6 +31,7 @@ import {
   postingKey,
   principalKey,
   subscriptionKey,
+  subscriptionLaneKey,
   vocabularyKey,
 } from '../../lib/db/table/keys';
 import {
@@ -279,6 +281,21 @@ const EXPECTED: Record<string, string[]> = {
   ],
   'update-subscription': SUBSCRIPTION_WRITE,
   'rotate-subscription-secret': [...SUBSCRIPTION_WRITE, ...SEALS_SECRETS],
+  // The subscription read (404), then its attempts queried in its own partition: reads only.
+  'list-deliveries': [
+    'dynamodb:GetItem on table [SUBSCRIPTIONS]',
+    'dynamodb:Query on table [SUBSCRIPTION#*]',
+  ],
+  // Its lane set back in the subscription's own partition, the requester checked live; the
+  // subscription item itself is neither read nor written. It checks the `after` feed cursor: the
+  // cursor key's secret, read only, as list-events reads it.
+  'replay-subscription': [
+    ...IDEMPOTENCY_RECORDS,
+    'dynamodb:GetItem on table [SUBSCRIPTION#*]',
+    `dynamodb:UpdateItem on table [SUBSCRIPTION#*] ${TX}`,
+    `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
+    'secretsmanager:GetSecretValue on the feed cursor key',
+  ],
   // No Idempotency-Key (a second DELETE is 404).
   'delete-subscription': [
     'dynamodb:GetItem on table [SUBSCRIPTIONS]',
@@ -417,7 +434,11 @@ const READ_ONLY = [
   'list-events',
   'list-subscriptions',
   'get-subscription',
+  'list-deliveries',
 ];
+
+/** The functions that sign or check the change feed's cursors, and so read their key's secret. */
+const FEED_CURSOR_READERS = ['list-events', 'replay-subscription'];
 
 /** The functions that may use the webhook key, and how: a create and a rotation seal and open secrets. */
 const WEBHOOK_KEY_USERS: Record<string, string[]> = {
@@ -506,6 +527,30 @@ describe('least privilege', () => {
     expect(others.length).toBeGreaterThan(0);
     for (const roleId of others)
       expect({ roleId, actions: kmsActionsOf(roleId) }).toEqual({ roleId, actions: [] });
+  });
+
+  it('lets only list-events and replay-subscription read the feed cursor key (GetSecretValue), and no one another action on it', () => {
+    const readers = Object.fromEntries(
+      [...functions]
+        .map(
+          ([handler, { resource }]) =>
+            [
+              handler,
+              permissionsOf(template, roleOf(resource))
+                .filter(({ resource: target }) => target === `${cursorSecretId}.Ref`)
+                .map(({ action, condition }) => ({ action, condition })),
+            ] as const,
+        )
+        .filter(([, grants]) => grants.length > 0),
+    );
+    expect(readers).toEqual(
+      Object.fromEntries(
+        FEED_CURSOR_READERS.map((handler) => [
+          handler,
+          [{ action: 'secretsmanager:GetSecretValue', condition: undefined }],
+        ]),
+      ),
+    );
   });
 
   it('keeps the webhook key rotated by KMS, retained with the table, its key policy naming the account only', () => {
@@ -646,8 +691,17 @@ describe('partition patterns', () => {
     ];
     for (const handler of ['list-subscriptions', 'get-subscription', ...subscriptionWrites])
       expect({ handler, allowed: reaches(handler, subscription) }).toEqual({ handler, allowed: true });
-    for (const handler of subscriptionWrites)
+    for (const handler of [...subscriptionWrites, 'replay-subscription'])
       expect({ handler, allowed: reaches(handler, personKey(7).pk) }).toEqual({ handler, allowed: true });
+    // A subscription's own partition: its lane (put by a create, deleted with it, set back by a
+    // replay) and its attempts (listed).
+    const id = '0b7e4c1e-5d0a-4f2e-9c3b-2a1d0e9f8c7b';
+    const lane = subscriptionLaneKey(id).pk;
+    const attempts = deliveryKey(id, Date.parse('2025-01-02T03:04:05.678Z'), 123456, 3).pk;
+    for (const handler of ['create-subscription', 'delete-subscription', 'replay-subscription'])
+      expect({ handler, allowed: reaches(handler, lane) }).toEqual({ handler, allowed: true });
+    expect(reaches('list-deliveries', subscription)).toBe(true);
+    expect(reaches('list-deliveries', attempts)).toBe(true);
   });
 
   it('do not reach across item kinds', () => {
@@ -693,6 +747,15 @@ describe('partition patterns', () => {
       ['update-subscription', claimKey({ field: 'email', value: 'a@b.c' }).pk],
       ['rotate-subscription-secret', changeCounterKeyOf('Person', 1).pk],
       ['delete-subscription', feedHeadKey(0).pk],
+      // The attempts are listed from the subscription's own partition, nothing else; a replay sets the
+      // lane back only: never the subscription's item, the feed or a binding (without the option).
+      ['list-deliveries', personKey(1).pk],
+      ['list-deliveries', feedHeadKey(0).pk],
+      ['list-deliveries', idempotencyKey('hash').pk],
+      ['replay-subscription', subscriptionKey('0b7e4c1e-5d0a-4f2e-9c3b-2a1d0e9f8c7b').pk],
+      ['replay-subscription', feedHeadKey(0).pk],
+      ['replay-subscription', principalKey('principal').pk],
+      ['replay-subscription', claimKey({ field: 'email', value: 'a@b.c' }).pk],
       ['create-person', subscriptionKey('0b7e4c1e-5d0a-4f2e-9c3b-2a1d0e9f8c7b').pk],
       ['erase-person', subscriptionKey('0b7e4c1e-5d0a-4f2e-9c3b-2a1d0e9f8c7b').pk],
     ];

@@ -66,9 +66,10 @@ import {
   postingsPendingKey,
 } from '../../lib/db/table/keys';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import { laneStore } from '../../lib/db/webhooks/lane-store';
 import { subscriptionStore } from '../../lib/db/webhooks/subscription-store';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
-import { feedEventOf } from '../../lib/domain/feed';
+import { encodeFeedCursor, FEED_START, feedEventOf } from '../../lib/domain/feed';
 import { decideDuplicateHandler } from '../../lib/http/duplicate-handlers';
 import {
   createPersonHandler,
@@ -80,12 +81,14 @@ import {
 import {
   createSubscriptionHandler,
   deleteSubscriptionHandler,
+  replaySubscriptionHandler,
   rotateSubscriptionHandler,
   updateSubscriptionHandler,
 } from '../../lib/http/subscription-handlers';
 import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http/vocabulary-handlers';
 import { startLocalBus } from '../../lib/local/bus';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
+import { FEED_CURSOR_KEY_ENV } from '../../lib/secrets';
 import { localSecretBox } from '../../lib/webhooks/secret-box';
 import { seedPersons } from '../bench/seed';
 import { createTestTable, forgetMergeRecord } from '../support/dynamo';
@@ -259,7 +262,16 @@ const setOf = (body: Body, set: string): Body[] => body[set]['@set'];
 /** A webhook receiver at a public address: an IP literal, so the URL guard looks no name up. */
 const WEBHOOK_URL = 'https://93.184.216.34/hooks';
 
-/** A webhook subscription's item route (`suffix`: `/rotate`). */
+/**
+ * The feed cursor key the handler modules read (FEED_CURSOR_KEY: deployed, the secret), so that a
+ * replay's `after` is made here as `GET /events` would sign it.
+ */
+const CURSOR_KEY = randomBytes(32).toString('base64url');
+
+/** A replay's body: a feed cursor at the feed's start, signed with the key. */
+const FROM_START = { after: encodeFeedCursor(FEED_START, CURSOR_KEY) };
+
+/** A webhook subscription's item route (`suffix`: `/rotate`, `/deliveries`, `/replay`). */
 const subscriptionAt = (id: string, suffix = '') => ({
   route: `/Subscription/{id}${suffix}`,
   path: `/Subscription/${id}${suffix}`,
@@ -270,6 +282,7 @@ const subscriptionAt = (id: string, suffix = '') => ({
 const LONG = '\uFDFA'.repeat(40);
 
 beforeAll(async () => {
+  vi.stubEnv(FEED_CURSOR_KEY_ENV, CURSOR_KEY);
   const endpoint = inject('dynamoEndpoint');
   const client = documentClient(localClientConfig(endpoint));
 
@@ -753,6 +766,37 @@ beforeAll(async () => {
     { method: 'POST', ...subscriptionAt(hook.id, '/rotate'), requester: ada.id },
     200,
   );
+  // Its attempts (recorded as the deliverer records them, not by these functions) listed a page at a
+  // time: the subscription read, then its own partition queried; an unknown subscription's is 404 on
+  // the read alone. Its lane set back to the feed's start by the requester, and by a merged one (made
+  // again as the survivor); an unknown subscription's replay is 404 (the lane's condition fails).
+  const lanes = laneStore(storage);
+  for (const [n, outcome] of (['failed', 'delivered'] as const).entries())
+    await lanes.record(hook.id, {
+      event: 1,
+      type: 'person.created',
+      at: new Date(Date.now() - 1_000 + n).toISOString(),
+      status: outcome === 'delivered' ? 204 : 503,
+      outcome,
+      duration_ms: 42,
+      attempt: n + 1,
+    });
+  const deliveriesOf = (id: string, query: Record<string, string>, status: number) =>
+    invoke('list-deliveries', { method: 'GET', ...subscriptionAt(id, '/deliveries'), query }, status);
+  const firstAttempts = await deliveriesOf(hook.id, { limit: '1' }, 200);
+  expect(firstAttempts.deliveries).toHaveLength(1);
+  expect(firstAttempts.next).toEqual(expect.any(String));
+  expect((await deliveriesOf(hook.id, { after: firstAttempts.next }, 200)).deliveries).toHaveLength(1);
+  await deliveriesOf(randomUUID(), {}, 404);
+  const replay = (id: string, requester: number, status: number) =>
+    invoke(
+      'replay-subscription',
+      { method: 'POST', ...subscriptionAt(id, '/replay'), requester, body: FROM_START },
+      status,
+    );
+  await replay(hook.id, ada.id, 202);
+  await replay(hook.id, nameOnly.id, 202);
+  await replay(randomUUID(), ada.id, 404);
   await invoke(
     'delete-subscription',
     { method: 'DELETE', ...subscriptionAt(hook.id), requester: ada.id },
@@ -989,6 +1033,11 @@ beforeAll(async () => {
       'rotate-subscription-secret',
       { method: 'POST', ...subscriptionAt(keyedHook, '/rotate'), requester: ada.id },
       200,
+    ],
+    [
+      'replay-subscription',
+      { method: 'POST', ...subscriptionAt(keyedHook, '/replay'), requester: ada.id, body: FROM_START },
+      202,
     ],
     ...vocabularies.flatMap(({ kind, noun, term, text }): [string, EventSpec, number][] => {
       const id = String(entries[kind]);
@@ -1252,6 +1301,17 @@ beforeAll(async () => {
     200,
   );
   await bindingCall(
+    'replay-subscription',
+    () =>
+      replaySubscriptionHandler({
+        lanes: laneStore(storage),
+        cursorKey: async () => CURSOR_KEY,
+        config: bound,
+      }),
+    { method: 'POST', ...subscriptionAt(boundHook.id, '/replay'), ...asKeeper, body: FROM_START },
+    202,
+  );
+  await bindingCall(
     'delete-subscription',
     () => deleteSubscriptionHandler({ subscriptions, config: bound }),
     { method: 'DELETE', ...subscriptionAt(boundHook.id), ...asKeeper },
@@ -1325,6 +1385,7 @@ beforeAll(async () => {
 afterAll(() => {
   send.mockRestore();
   sendRaw.mockRestore();
+  vi.unstubAllEnvs();
 });
 
 const TABLE_FUNCTIONS = Object.keys(TABLE_ACCESS).sort();

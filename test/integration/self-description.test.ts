@@ -27,6 +27,7 @@ import { handler as getProblem } from '../../functions/get-problem';
 import { buildHandler as buildGetSubscription } from '../../functions/get-subscription';
 import { buildHandler as buildGetSuffix } from '../../functions/get-suffix';
 import { buildHandler as buildListChangeHistory } from '../../functions/list-change-history';
+import { buildHandler as buildListDeliveries } from '../../functions/list-deliveries';
 import { buildHandler as buildListDuplicates } from '../../functions/list-duplicates';
 import { buildHandler as buildListEvents } from '../../functions/list-events';
 import { buildHandler as buildListNamePrefixes } from '../../functions/list-name-prefixes';
@@ -38,6 +39,7 @@ import { buildHandler as buildListSubscriptions } from '../../functions/list-sub
 import { buildHandler as buildListSuffixes } from '../../functions/list-suffixes';
 import { buildHandler as buildPreview } from '../../functions/preview-person';
 import { buildHandler as buildReconcile } from '../../functions/reconcile-persons';
+import { buildHandler as buildReplaySubscription } from '../../functions/replay-subscription';
 import { buildHandler as buildRotateSubscription } from '../../functions/rotate-subscription-secret';
 import { handler as routeNotFound } from '../../functions/route-not-found';
 import { buildHandler as buildSuggest } from '../../functions/suggest-persons';
@@ -56,12 +58,13 @@ import { personExport } from '../../lib/db/person/read/person-export';
 import { personList } from '../../lib/db/person/read/person-list';
 import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
+import { laneStore } from '../../lib/db/webhooks/lane-store';
 import { subscriptionStore } from '../../lib/db/webhooks/subscription-store';
 import { folderAssets } from '../../lib/docs/assets';
 import { type OpenApiDocument, openApiDocument } from '../../lib/docs/openapi';
 import { personSchemaBody } from '../../lib/docs/person-schema';
 import { pairIdOf } from '../../lib/domain/duplicates';
-import { feedEventOf } from '../../lib/domain/feed';
+import { decodeFeedCursor, encodeFeedCursor, FEED_START, feedEventOf } from '../../lib/domain/feed';
 import { isMergedPerson } from '../../lib/domain/merge';
 import { ALL_VISIBLE } from '../../lib/domain/reconcile';
 import { VOCABULARIES, VOCABULARY_KINDS } from '../../lib/domain/vocabulary';
@@ -240,6 +243,9 @@ describe('the OpenAPI document', () => {
         'PaginatedSubscriptionList',
         'SubscriptionCreate',
         'SubscriptionPatch',
+        'SubscriptionReplay',
+        'DeliveryPage',
+        'Replay',
         'Problem',
       ]),
     );
@@ -272,6 +278,7 @@ describe('the OpenAPI document', () => {
             'post /Person/{id}/unmerge',
             'put /Person/{id}/principal',
             'post /duplicates/{pairId}/decision',
+            'post /Subscription/{id}/replay',
           ].flatMap((operation) => [`${operation} application/json`, `${operation} application/ld+json`]),
         )
         .sort(),
@@ -1038,6 +1045,136 @@ describe('real responses match the schemas the document declares', () => {
     for (const reply of deletes) expectDeclared('DELETE', itemRoute, reply);
   });
 
+  it("a webhook subscription's deliveries: GET 200 (newest first, a page at a time), 400 and 404; its replay: POST 202 (a keyed one replayed), 400, 403 and 404", async () => {
+    const subscriptions = subscriptionStore(suite.table);
+    const lanes = laneStore(suite.table);
+    const box = localSecretBox(randomBytes(32).toString('base64url'));
+    const resolve: Resolve = async () => [{ address: '93.184.216.34', family: 4 }];
+    const raw = new DynamoDBClient(localClientConfig(inject('dynamoEndpoint')));
+    const idempotency = { store: idempotencyStore({ client: raw, tableName: suite.table.tableName }) };
+    const key = randomBytes(32).toString('base64url');
+    const cursorKey = async () => key;
+    const create = buildCreateSubscription({ subscriptions, box, resolve });
+    const listDeliveries = buildListDeliveries({ subscriptions, lanes });
+    const replay = buildReplaySubscription({ lanes, cursorKey, idempotency });
+    const deliveriesRoute = '/Subscription/{id}/deliveries';
+    const replayRoute = '/Subscription/{id}/replay';
+    const at = (id: string, suffix: string) => ({
+      path: `/Subscription/${id}${suffix}`,
+      pathParameters: { id },
+    });
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const made = await call(
+      create,
+      httpEvent({
+        method: 'POST',
+        route: '/Subscription',
+        body: { url: 'https://hooks.example.org/replayed' },
+        requester: person.id,
+      }),
+    );
+    expect(made.status).toBe(201);
+    const id = (made.json as { id: string }).id;
+
+    // Two attempts of one event, as the deliverer records them: refused, then delivered.
+    const started = Date.now() - 60_000;
+    await lanes.record(id, {
+      event: 30911,
+      type: 'person.updated',
+      at: new Date(started).toISOString(),
+      status: 503,
+      outcome: 'failed',
+      duration_ms: 41,
+      attempt: 1,
+      error: 'the receiver answered 503',
+    });
+    await lanes.record(id, {
+      event: 30911,
+      type: 'person.updated',
+      at: new Date(started + 5_000).toISOString(),
+      status: 204,
+      outcome: 'delivered',
+      duration_ms: 88,
+      attempt: 2,
+    });
+    const deliveries = (target: string, query: Record<string, string> = {}) =>
+      call(listDeliveries, get(deliveriesRoute, undefined, { ...at(target, '/deliveries'), query }));
+    const firstPage = await deliveries(id, { limit: '1' });
+    const pages = [
+      firstPage,
+      await deliveries(id, { after: (firstPage.json as { next: string }).next }),
+      await deliveries(id),
+    ];
+    expect(pages.map(({ status }) => status)).toEqual([200, 200, 200]);
+    expect(pages[0]?.json).toMatchObject({
+      '@type': 'DeliveryPage',
+      deliveries: [{ event: 30911, outcome: 'delivered', status: 204, attempt: 2 }],
+      next: expect.stringMatching(/^DELIVERY#/),
+    });
+    expect(pages[1]?.json).toMatchObject({
+      deliveries: [{ outcome: 'failed', status: 503, attempt: 1, error: 'the receiver answered 503' }],
+      next: null,
+    });
+    expect(pages[2]?.json).toMatchObject({ deliveries: [{ attempt: 2 }, { attempt: 1 }], next: null });
+    const refusedLists = [
+      await deliveries(id, { after: 'made-up' }),
+      await deliveries(id, { limit: '0' }),
+      await deliveries(id, { limit: '101' }),
+      await deliveries(id, { page: '1' }),
+    ];
+    expect(refusedLists.map(({ status }) => status)).toEqual([400, 400, 400, 400]);
+    const unknownLists = [await deliveries(missing), await deliveries('not-a-uuid')];
+    expect(unknownLists.map(({ status }) => status)).toEqual([404, 404]);
+
+    // A real cursor of the feed (a `next` of GET /events, signed with the same key).
+    const events = buildListEvents({ feed: feedLog(suite.table), cursorKey });
+    const feedPage = await call(events, get('/events', '/events', { query: { limit: '1' } }));
+    expect(feedPage.status).toBe(200);
+    const after = (feedPage.json as { next: string }).next;
+    const post = (
+      target: string,
+      body: unknown,
+      requester: number = person.id,
+      headers: Record<string, string> = {},
+    ) =>
+      call(
+        replay,
+        httpEvent({ method: 'POST', route: replayRoute, ...at(target, '/replay'), body, requester, headers }),
+      );
+    const keyed = { 'idempotency-key': uniqueTag('replay') };
+    const replayed = await post(id, { after });
+    // The lane set back to where the cursor points, its retries forgotten.
+    expect(await lanes.get(id)).toEqual({ position: decodeFeedCursor(after, key), attempt: 0 });
+    const replays = [
+      replayed,
+      await post(id, { after: encodeFeedCursor(FEED_START, key) }, person.id, keyed),
+      await post(id, { after: encodeFeedCursor(FEED_START, key) }, person.id, keyed),
+    ];
+    expect(replays.map(({ status }) => status)).toEqual([202, 202, 202]);
+    expect(replays[0]?.json).toMatchObject({
+      '@type': 'Replay',
+      subscription: `${BASE}/Subscription/${id}`,
+      after,
+    });
+    expect(replays[2]?.json).toEqual(replays[1]?.json);
+    expect(await lanes.get(id)).toEqual({ position: [...FEED_START], attempt: 0 });
+    const refusedReplays = [
+      await post(id, { after: encodeFeedCursor(FEED_START, randomBytes(32).toString('base64url')) }),
+      await post(id, { after: 'f1.0.0.0.0.0.0.0.0.0' }),
+      await post(id, {}),
+      await post(id, { after }, 999_999_999),
+    ];
+    expect(refusedReplays.map(({ status }) => status)).toEqual([400, 400, 400, 403]);
+    expect(refusedReplays[0]?.json).toMatchObject({ type: '/problems/validation-error' });
+    const unknownReplays = [await post(missing, { after }), await post('not-a-uuid', { after })];
+    expect(unknownReplays.map(({ status }) => status)).toEqual([404, 404]);
+
+    for (const reply of [...pages, ...refusedLists, ...unknownLists])
+      expectDeclared('GET', deliveriesRoute, reply);
+    for (const reply of [...replays, ...refusedReplays, ...unknownReplays])
+      expectDeclared('POST', replayRoute, reply);
+  });
+
   it('the self-description routes: openapi.json, schema/Person, context.jsonld, docs', async () => {
     const replies: [string, Reply][] = [
       ['/openapi.json', await call(getOpenApi, get('/openapi.json'))],
@@ -1241,10 +1378,17 @@ describe('real responses match the schemas the document declares', () => {
 
       expect(linkedData.length).toBeGreaterThan(10);
       expect([...keys].filter((key) => !(key in context))).toEqual([]);
-      for (const body of linkedData)
-        await expect(
-          jsonld.toRDF(body as JsonLd, { documentLoader, format: 'application/n-quads' }),
-        ).resolves.toMatch(/schema\.org/);
+      for (const body of linkedData) {
+        const quads = jsonld.toRDF(body as JsonLd, { documentLoader, format: 'application/n-quads' });
+        // A replay's answer holds no schema.org term (the service's own: its type, the subscription's
+        // link, the cursor): its triples are those.
+        if ((body as { '@type'?: unknown })['@type'] === 'Replay') {
+          const { subscription, after } = body as { subscription: string; after: string };
+          await expect(quads).resolves.toMatch(`<${BASE}/context.jsonld#Replay> .`);
+          await expect(quads).resolves.toMatch(`<${BASE}/context.jsonld#subscription> <${subscription}> .`);
+          await expect(quads).resolves.toMatch(`<${BASE}/context.jsonld#afterCursor> "${after}" .`);
+        } else await expect(quads).resolves.toMatch(/schema\.org/);
+      }
     });
   });
 });

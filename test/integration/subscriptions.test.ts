@@ -11,12 +11,16 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildHandler as buildCreate } from '../../functions/create-subscription';
 import { buildHandler as buildDelete } from '../../functions/delete-subscription';
 import { buildHandler as buildGet } from '../../functions/get-subscription';
+import { buildHandler as buildDeliveries } from '../../functions/list-deliveries';
 import { buildHandler as buildList } from '../../functions/list-subscriptions';
+import { buildHandler as buildReplay } from '../../functions/replay-subscription';
 import { buildHandler as buildRotate } from '../../functions/rotate-subscription-secret';
 import { buildHandler as buildUpdate } from '../../functions/update-subscription';
 import { idempotencyStore } from '../../lib/db/idempotency/idempotency-store';
-import { subscriptionKey } from '../../lib/db/table/keys';
+import { subscriptionKey, subscriptionLaneKey } from '../../lib/db/table/keys';
+import { laneStore } from '../../lib/db/webhooks/lane-store';
 import { subscriptionStore } from '../../lib/db/webhooks/subscription-store';
+import { encodeFeedCursor, FEED_START } from '../../lib/domain/feed';
 import type { StoredSubscription } from '../../lib/domain/subscriptions';
 import { localClientConfig } from '../../lib/local/dynamo-local';
 import { localSecretBox } from '../../lib/webhooks/secret-box';
@@ -42,7 +46,10 @@ let handlers: {
   update: ReturnType<typeof buildUpdate>;
   remove: ReturnType<typeof buildDelete>;
   rotate: ReturnType<typeof buildRotate>;
+  deliveries: ReturnType<typeof buildDeliveries>;
+  replay: ReturnType<typeof buildReplay>;
 };
+const CURSOR_KEY = 'the feed cursor key of this file';
 let requester: number;
 
 beforeAll(async () => {
@@ -56,6 +63,8 @@ beforeAll(async () => {
     update: buildUpdate({ subscriptions, resolve, idempotency }),
     remove: buildDelete({ subscriptions }),
     rotate: buildRotate({ subscriptions, box, idempotency }),
+    deliveries: buildDeliveries({ subscriptions, lanes: laneStore(suite.table) }),
+    replay: buildReplay({ lanes: laneStore(suite.table), cursorKey: async () => CURSOR_KEY, idempotency }),
   };
   const { status, body } = await suite.api.post(personBody('Sub', 'Scriber', uniqueEmail('subscriber')));
   expect(status).toBe(201);
@@ -285,5 +294,127 @@ describe('DELETE /Subscription/{id}', () => {
     expect((await get(id)).status).toBe(404);
     expect((await remove(id)).status).toBe(404);
     expect(await stored(id)).toBeUndefined();
+  });
+});
+
+describe('GET /Subscription/{id}/deliveries', () => {
+  const deliveries = (id: string, query: Record<string, string> = {}) =>
+    invoke<Json>(
+      handlers.deliveries,
+      httpEvent({
+        method: 'GET',
+        route: `${ROUTE}/deliveries`,
+        path: `/Subscription/${id}/deliveries`,
+        pathParameters: { id },
+        query,
+      }),
+    );
+
+  it('lists every attempt newest first, a page at a time', async () => {
+    const { body } = await made();
+    const id = body.id as string;
+    const lanes = laneStore(suite.table);
+    const at = (second: number) => new Date(Date.UTC(2026, 10, 29, 10, 0, second)).toISOString();
+    for (const attempt of [1, 2, 3])
+      await lanes.record(id, {
+        event: 77,
+        type: 'person.updated',
+        at: at(attempt),
+        status: attempt < 3 ? 503 : 204,
+        outcome: attempt < 3 ? 'failed' : 'delivered',
+        duration_ms: 12,
+        attempt,
+        ...(attempt < 3 ? { error: 'the receiver answered 503' } : {}),
+      });
+    const first = await deliveries(id, { limit: '2' });
+    expect(first.status).toBe(200);
+    expect(first.body['@type']).toBe('DeliveryPage');
+    expect(first.body.deliveries).toEqual([
+      {
+        event: 77,
+        type: 'person.updated',
+        at: at(3),
+        status: 204,
+        outcome: 'delivered',
+        duration_ms: 12,
+        attempt: 3,
+      },
+      {
+        event: 77,
+        type: 'person.updated',
+        at: at(2),
+        status: 503,
+        outcome: 'failed',
+        duration_ms: 12,
+        attempt: 2,
+        error: 'the receiver answered 503',
+      },
+    ]);
+    const rest = await deliveries(id, { limit: '2', after: first.body.next as string });
+    expect((rest.body.deliveries as Json[]).map((delivery) => delivery.attempt)).toEqual([1]);
+    expect(rest.body.next).toBeNull();
+  });
+
+  it('is 404 for no subscription, 400 for a cursor it did not answer or a limit out of range', async () => {
+    const { body } = await made();
+    expect((await deliveries(crypto.randomUUID())).status).toBe(404);
+    const refused: Record<string, string>[] = [
+      { after: 'DELIVERY#x' },
+      { limit: '0' },
+      { limit: '101' },
+      { since: '1' },
+    ];
+    for (const query of refused)
+      expect((await deliveries(body.id as string, query)).status, JSON.stringify(query)).toBe(400);
+  });
+});
+
+describe('POST /Subscription/{id}/replay', () => {
+  const replay = (id: string, body: unknown, headers: Record<string, string> = {}) =>
+    invoke<Json>(
+      handlers.replay,
+      httpEvent({
+        method: 'POST',
+        route: `${ROUTE}/replay`,
+        path: `/Subscription/${id}/replay`,
+        pathParameters: { id },
+        headers: asRequester(headers),
+        body,
+      }),
+    );
+  const lane = async (id: string) =>
+    (
+      await suite.table.client.send(
+        new GetCommand({ TableName: suite.table.tableName, Key: subscriptionLaneKey(id) }),
+      )
+    ).Item;
+
+  it('sets the lane back to the position of a feed cursor, its retries forgotten: 202', async () => {
+    const { body } = await made();
+    const id = body.id as string;
+    const position = [3, 1, 4, 1, 5, 9, 2, 6];
+    const after = encodeFeedCursor(position, CURSOR_KEY);
+    const answer = await replay(id, { after });
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ '@type': 'Replay', subscription: body['@id'], after });
+    expect(await lane(id)).toMatchObject({ position, attempt: 0 });
+    expect(await lane(id)).not.toHaveProperty('next_attempt');
+    const start = encodeFeedCursor(FEED_START, CURSOR_KEY);
+    expect((await replay(id, { after: start })).status).toBe(202);
+    expect((await lane(id))?.position).toEqual([...FEED_START]);
+  });
+
+  it('refuses a cursor of another key (400), an unknown subscription (404) and an unknown requester, changing nothing', async () => {
+    const { body } = await made();
+    const id = body.id as string;
+    const forged = encodeFeedCursor(FEED_START, 'another key');
+    expect((await suite.unchangedBy(() => replay(id, { after: forged }))).status).toBe(400);
+    expect((await suite.unchangedBy(() => replay(id, {}))).status).toBe(400);
+    const valid = encodeFeedCursor(FEED_START, CURSOR_KEY);
+    expect((await suite.unchangedBy(() => replay(crypto.randomUUID(), { after: valid }))).status).toBe(404);
+    const stranger = await suite.unchangedBy(() =>
+      replay(id, { after: valid }, { 'x-requester-person': '999999999' }),
+    );
+    expect(stranger.body.type).toBe('/problems/unknown-requester');
   });
 });

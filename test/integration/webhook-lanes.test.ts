@@ -249,7 +249,7 @@ describe('a lane', () => {
     const events = [change(91, 2), change(92, 2)];
     await storage().feed.append(events);
     expect(await runUntilSettled(id)).toEqual({ kind: 'idle' });
-    expect(await storage().lanes.replay(id, from)).toBe(true);
+    expect(await storage().lanes.replay(id, from, requester)).toBe(true);
     expect(await runUntilSettled(id)).toEqual({ kind: 'idle' });
     expect(deliveredIds(received)).toEqual([...events, ...events].map((event) => String(event.id)));
   });

@@ -245,6 +245,49 @@ describe('deliveries over HTTP', () => {
     const events = verifiedEvents(received, made.secret);
     expect(events.slice(0, 3).map((event) => event.id)).toEqual(Array(3).fill(expected[0]?.id));
     expect(events.slice(3)).toEqual(expected);
+    // Every attempt is listed, newest first: event, time, status, duration.
+    const { deliveries } = await json(await send('GET', `/Subscription/${made.id}/deliveries`), 200);
+    expect(
+      deliveries
+        .map((delivery: Json) => [Number(delivery.event), delivery.status, delivery.outcome])
+        .reverse(),
+    ).toEqual([
+      ...Array(3).fill([Number(expected[0]?.id), 503, 'failed']),
+      ...expected.map((event) => [Number(event.id), 204, 'delivered']),
+    ]);
+    for (const delivery of deliveries) {
+      expect(Date.parse(delivery.at)).not.toBeNaN();
+      expect(delivery.duration_ms).toEqual(expect.any(Number));
+    }
+  });
+
+  it('delivers again after a feed cursor a replay names', async () => {
+    const { url, received } = await receiver();
+    const made = await json(await subscribe({ url, types: ['person.created'] }), 201);
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await json(
+        await send('GET', `/events?limit=500${cursor ? `&after=${encodeURIComponent(cursor)}` : ''}`),
+        200,
+      );
+      if (page.events.length === 0) break;
+      cursor = page.next;
+    }
+    const id = (await createPerson(base, 'Margaret')).id;
+    const [created] = await feedEventsAbout(base, [id], 1);
+    await eventually(() => received.length >= 1);
+    const replay = await json(
+      await send('POST', `/Subscription/${made.id}/replay`, { body: { after: cursor }, requester }),
+      202,
+    );
+    expect(replay).toMatchObject({ '@type': 'Replay', after: cursor });
+    await eventually(() => received.length >= 2);
+    expect(verifiedEvents(received, made.secret)).toEqual([created, created]);
+    const forged = await send('POST', `/Subscription/${made.id}/replay`, {
+      body: { after: 'f2.x' },
+      requester,
+    });
+    expect(forged.status).toBe(400);
   });
 
   it('pauses a subscription whose receiver answers 410, saying why', async () => {

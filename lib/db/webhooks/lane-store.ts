@@ -10,11 +10,14 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FeedPosition } from '../../domain/feed';
 import type { DeliveryRecord, Lane, LaneStore } from '../../domain/ports/subscriptions';
+import { OPEN } from '../../domain/principal';
+import { retryDeadline } from '../../timeouts';
 import type { Storage } from '../table/client';
 import { TIME_TO_LIVE_ATTRIBUTE } from '../table/definition';
 import { DELIVERY_SORT_PREFIX, deliveryKey, subscriptionLaneKey } from '../table/keys';
 import { storageCall } from '../table/storage-errors';
-import type { Action } from '../write/actions';
+import { type Action, requesterCheck, rulingActions, transactionOf } from '../write/actions';
+import { asRequester, jitteredBackoff, retrying, sendWrite } from '../write/send';
 
 /** How long a lease holds without being renewed: a runner that died frees its lane after this. */
 export const LEASE_MS = 30_000;
@@ -40,7 +43,7 @@ export const laneRemoval = (tableName: string, id: string): Action => [
   { kind: 'object' },
 ];
 
-const laneOf = (item: Record<string, unknown>): Lane => ({
+const laneFrom = (item: Record<string, unknown>): Lane => ({
   position: item.position as number[],
   attempt: (item.attempt as number | undefined) ?? 0,
   ...(typeof item.first_failure === 'number' ? { first_failure: item.first_failure } : {}),
@@ -93,6 +96,30 @@ const recordOf = ({
   ...record
 }: Record<string, unknown>) => ({ ...record, type: event_type }) as unknown as DeliveryRecord;
 
+/** A subscription's lane, read strongly; undefined when it has none. */
+const laneOf = async ({ client, tableName }: Storage, id: string) => {
+  const { Item } = await storageCall(() =>
+    client.send(new GetCommand({ TableName: tableName, Key: subscriptionLaneKey(id), ConsistentRead: true })),
+  );
+  return Item ? laneFrom(Item) : undefined;
+};
+
+/** A lane set back to `position`, its retries and lease gone, as a part of a replay. */
+const laneReset = (tableName: string, id: string, position: FeedPosition): Action => [
+  {
+    Update: {
+      TableName: tableName,
+      Key: subscriptionLaneKey(id),
+      UpdateExpression:
+        'SET #position = :position, attempt = :zero REMOVE first_failure, next_attempt, lease, lease_until',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#position': 'position' },
+      ExpressionAttributeValues: { ':position': [...position], ':zero': 0 },
+    },
+  },
+  { kind: 'object' },
+];
+
 /** The lane with a new lease, where no lease holds (none, or one past its time). */
 const takeLane = async ({ client, tableName }: Storage, id: string, now: number) => {
   const token = randomUUID();
@@ -109,7 +136,7 @@ const takeLane = async ({ client, tableName }: Storage, id: string, now: number)
       }),
     ),
   );
-  return taken?.Attributes ? { token, lane: laneOf(taken.Attributes) } : undefined;
+  return taken?.Attributes ? { token, lane: laneFrom(taken.Attributes) } : undefined;
 };
 
 /** Attempts newest first, a page at a time. */
@@ -147,14 +174,7 @@ const attemptPut = (tableName: string, id: string, record: DeliveryRecord) => {
 export const laneStore = (storage: Storage): LaneStore => {
   const { client, tableName } = storage;
   return {
-    async get(id) {
-      const { Item } = await storageCall(() =>
-        client.send(
-          new GetCommand({ TableName: tableName, Key: subscriptionLaneKey(id), ConsistentRead: true }),
-        ),
-      );
-      return Item ? laneOf(Item) : undefined;
-    },
+    get: (id) => laneOf(storage, id),
     take: (id, now) => takeLane(storage, id, now),
     save: async (id, token, lane, now) =>
       (await conditional(() => client.send(laneUpdate(tableName, id, token, lane, now)))) !== undefined,
@@ -171,21 +191,21 @@ export const laneStore = (storage: Storage): LaneStore => {
         ),
       );
     },
-    // From `position` again, retries forgotten; a runner holding the lease loses it (its next save fails).
-    replay: async (id, position) =>
-      (await conditional(() =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: subscriptionLaneKey(id),
-            UpdateExpression:
-              'SET #position = :position, attempt = :zero REMOVE first_failure, next_attempt, lease, lease_until',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#position': 'position' },
-            ExpressionAttributeValues: { ':position': [...position], ':zero': 0 },
-          }),
-        ),
-      )) !== undefined,
+    // From `position` again, retries forgotten; a runner holding the lease loses it (its next save
+    // fails). With its requester checked as a person write's, in the same transaction; read first, so
+    // that no lane (no subscription) is told apart from a write that met another and is sent again.
+    replay: (id, position, requester, { ruling = OPEN } = {}) =>
+      asRequester(requester, (acting) =>
+        retrying({ deadline: retryDeadline(), backoff: jitteredBackoff }, async () => {
+          if (!(await laneOf(storage, id))) return false;
+          const actions = [
+            laneReset(tableName, id, position),
+            requesterCheck(tableName, acting),
+            ...rulingActions(tableName, ruling, { requester: acting, personId: acting }),
+          ];
+          return (await sendWrite(client, transactionOf(actions))) ? true : undefined;
+        }),
+      ),
     async record(id, record) {
       await storageCall(() => client.send(attemptPut(tableName, id, record)));
     },

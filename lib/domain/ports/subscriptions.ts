@@ -94,8 +94,16 @@ export interface LaneStore {
   /** Stores the lane and renews the lease; false when the lease was lost (a replay took the lane). */
   save(id: string, token: string, lane: Lane, now: number): Promise<boolean>;
   release(id: string, token: string): Promise<void>;
-  /** Delivers again from `position`, retries forgotten; false when the subscription has no lane. */
-  replay(id: string, position: FeedPosition): Promise<boolean>;
+  /**
+   * Delivers again from `position`, retries forgotten, for `requester` (checked as a person write's);
+   * false when the subscription has no lane.
+   */
+  replay(
+    id: string,
+    position: FeedPosition,
+    requester: number,
+    options?: Pick<SubscriptionWriteOptions, 'ruling'>,
+  ): Promise<boolean>;
   record(id: string, record: DeliveryRecord): Promise<void>;
   /** Attempts newest first, `limit` at most, after the `next` of an earlier page. */
   deliveries(id: string, limit: number, after?: string): Promise<DeliveryPage>;

@@ -628,6 +628,7 @@ describe('openApiDocument', () => {
         'DuplicateDecision',
         'SubscriptionCreate',
         'SubscriptionPatch',
+        'SubscriptionReplay',
         'NamePrefixCreate',
         'NamePrefixPatch',
         'NameSuffixCreate',
