@@ -738,10 +738,13 @@ export const duplicateScanKey: Key = { pk: 'DUPSCAN#persons', sk: 'POSITION' };
 /** Every webhook subscription's partition (API.md 16): a handful of items, written only by their own routes. */
 export const SUBSCRIPTION_PARTITION = 'SUBSCRIPTIONS';
 
+/** What a subscription's sort key starts with, before its id. */
+export const SUBSCRIPTION_SORT_PREFIX = 'SUBSCRIPTION#';
+
 /** A webhook subscription, by its id (a UUID). */
 export const subscriptionKey = (id: string): Key => ({
   pk: SUBSCRIPTION_PARTITION,
-  sk: `SUBSCRIPTION#${id}`,
+  sk: `${SUBSCRIPTION_SORT_PREFIX}${id}`,
 });
 
 /** What a subscription's own partition starts with: its lane and its delivery attempts. */

@@ -3,7 +3,7 @@
  * written in a transaction with its requester's check as a person write's (API.md 9.1), over the
  * version it was read at.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NotFound } from '../../domain/errors';
 import type { SubscriptionStore, SubscriptionWriteOptions } from '../../domain/ports/subscriptions';
 import { OPEN } from '../../domain/principal';
@@ -11,7 +11,8 @@ import { pausedByService, type StoredSubscription } from '../../domain/subscript
 import { retryDeadline } from '../../timeouts';
 import { feedLog } from '../feed/feed-log';
 import type { Storage } from '../table/client';
-import { SUBSCRIPTION_PARTITION, subscriptionKey } from '../table/keys';
+import { SUBSCRIPTION_PARTITION, SUBSCRIPTION_SORT_PREFIX, subscriptionKey } from '../table/keys';
+import { sortKeyRange } from '../table/sort-key-range';
 import { storageCall } from '../table/storage-errors';
 import { type Action, objectPut, requesterCheck, rulingActions, transactionOf } from '../write/actions';
 import { asRequester, checkPreconditions, jitteredBackoff, retrying, sendWrite } from '../write/send';
@@ -57,30 +58,20 @@ const removal = (tableName: string, stored: StoredSubscription): Action => [
 ];
 
 /** Every subscription, oldest first: the one partition, read whole. */
-const listSubscriptions = async ({ client, tableName }: Storage) => {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await storageCall(() =>
-      client.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': SUBSCRIPTION_PARTITION },
-          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-        }),
-      ),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items
+const listSubscriptions = async (storage: Storage) =>
+  (
+    await sortKeyRange<Record<string, unknown>>(
+      storage,
+      SUBSCRIPTION_PARTITION,
+      SUBSCRIPTION_SORT_PREFIX,
+      FIELDS,
+    )
+  )
     .map(fromItem)
     .sort(
       (a, b) =>
         a.CoreMetaData.date_created.localeCompare(b.CoreMetaData.date_created) || a.id.localeCompare(b.id),
     );
-};
 
 /** One subscription, read strongly (a write follows); NotFound when there is none. */
 const getSubscription = async ({ client, tableName }: Storage, id: string) => {
