@@ -1027,7 +1027,7 @@ export const OPERATIONS: Record<OperationId, OperationDoc> = {
     description:
       "The subscription's deliveries go back to the position `after` holds (a `next` of `GET /events`; " +
       'another is 400) and go on from there in feed order: the events after it that the subscription takes ' +
-      'are sent again, with their own `webhook-id`s, and its retries are forgotten. A paused subscription ' +
+      "are sent again, each with its event's id as `webhook-id` as the first time, and its retries are forgotten. A paused subscription " +
       'replays once it is resumed. Written as a person write is, for the requester.',
     body: {
       schema: 'SubscriptionReplay',
