@@ -47,7 +47,7 @@ const WRAP_OFF = '\x1b[?7l';
 const WRAP_ON = '\x1b[?7h';
 
 describe('npm run import on a terminal, interrupted with Ctrl-C', () => {
-  const size = 300;
+  const size = 120;
   let path: string;
   let terminal: ChildProcess;
   let screen = '';
