@@ -1,5 +1,5 @@
 import { idempotencyStoreFromEnv, laneStoreFromEnv } from '../lib/db/from-env';
-import { replaySubscriptionHandler } from '../lib/http/subscription-handlers';
+import { replaySubscriptionHandler } from '../lib/http/delivery-handlers';
 import { feedCursorKeyFromEnv } from '../lib/secrets';
 
 /** POST /Subscription/{id}/replay: deliver again after a feed cursor (API.md 16) */

@@ -5,21 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { NotFound, ValidationFailed } from '../domain/errors';
-import { decodeFeedCursor, type FeedCursorKey } from '../domain/feed';
-import { NOT_A_FEED_CURSOR } from '../domain/listing';
-import type { LaneStore, SecretBox, SubscriptionStore } from '../domain/ports/subscriptions';
+import { NotFound } from '../domain/errors';
+import type { SecretBox, SubscriptionStore } from '../domain/ports/subscriptions';
 import { etagOf } from '../domain/representation';
 import {
-  DELIVERIES_DEFAULTS,
-  DeliveriesQuery,
-  deliveryPage,
   isSubscriptionId,
   newSecret,
   newSubscription,
   patchedSubscription,
-  ReplayBody,
-  replayOut,
   rotatedSubscription,
   type StoredSubscription,
   SubscriptionBody,
@@ -27,14 +20,12 @@ import {
   subscriptionOut,
   subscriptionUrl,
 } from '../domain/subscriptions';
-import { feedCursorKeyFromEnv } from '../secrets';
 import { allowsLoopback, checkWebhookUrl, type Resolve } from '../webhooks/url-guard';
 import type { HttpConfig } from './config';
 import { readHandler, writeHandler } from './handler';
 import { type IdempotencyOptions, keyedWrites } from './idempotency';
 import { pagedResponse } from './paged';
 import { notModifiedRead, preconditionsOf } from './preconditions';
-import { queryOf } from './request';
 import { type ApiResponse, created, noContent, notModified, ok } from './responses';
 
 export interface SubscriptionDeps {
@@ -52,7 +43,7 @@ export interface SubscriptionWriteDeps extends SubscriptionDeps {
 }
 
 /** The `{id}` of the path: anything but a subscription's UUID names none (404). */
-const subscriptionIdOf = (event: APIGatewayProxyEventV2) => {
+export const subscriptionIdOf = (event: APIGatewayProxyEventV2) => {
   const id = event.pathParameters?.id ?? '';
   if (!isSubscriptionId(id)) throw new NotFound('Subscription', id);
   return id;
@@ -196,43 +187,3 @@ export const rotateSubscriptionHandler = ({
     );
     return tagged(ok(subscriptionOut(stored, links, secret)), stored);
   });
-
-/** GET /Subscription/{id}/deliveries: every attempt (event, time, status, duration), newest first. */
-export const listDeliveriesHandler = ({
-  subscriptions,
-  lanes,
-}: SubscriptionDeps & { lanes: Pick<LaneStore, 'deliveries'> }) =>
-  readHandler().handler(async ({ event }) => {
-    const id = subscriptionIdOf(event);
-    const { limit = DELIVERIES_DEFAULTS.limit, after } = queryOf(event, DeliveriesQuery);
-    // A subscription that is not there is 404, not an empty list.
-    await subscriptions.get(id);
-    const page = await lanes.deliveries(id, limit, after);
-    return ok(deliveryPage(page.deliveries, page.next));
-  });
-
-/**
- * POST /Subscription/{id}/replay: its lane goes back to the position a feed cursor holds (a `next` of
- * `GET /events`), and delivers again from there, its retries forgotten; 202, as the deliveries follow.
- */
-export const replaySubscriptionHandler = ({
-  lanes,
-  cursorKey = feedCursorKeyFromEnv(),
-  idempotency,
-  config,
-}: {
-  lanes: Pick<LaneStore, 'replay'>;
-  cursorKey?: () => Promise<FeedCursorKey>;
-  idempotency?: IdempotencyOptions;
-  config?: HttpConfig;
-}) =>
-  writeHandler(ReplayBody, 'update', { once: keyedWrites(idempotency), config }).handler(
-    async ({ event, body, requester, write, links }) => {
-      const id = subscriptionIdOf(event);
-      const position = decodeFeedCursor(body.after, await cursorKey());
-      if (!position) throw new ValidationFailed([{ path: '/after', message: NOT_A_FEED_CURSOR }]);
-      if (!(await lanes.replay(id, position, requester, { ruling: write.ruling })))
-        throw new NotFound('Subscription', id);
-      return { status: 202, body: replayOut(id, body.after, links) };
-    },
-  );

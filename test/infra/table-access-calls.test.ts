@@ -70,6 +70,7 @@ import { laneStore } from '../../lib/db/webhooks/lane-store';
 import { subscriptionStore } from '../../lib/db/webhooks/subscription-store';
 import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
 import { encodeFeedCursor, FEED_START, feedEventOf } from '../../lib/domain/feed';
+import { replaySubscriptionHandler } from '../../lib/http/delivery-handlers';
 import { decideDuplicateHandler } from '../../lib/http/duplicate-handlers';
 import {
   createPersonHandler,
@@ -81,7 +82,6 @@ import {
 import {
   createSubscriptionHandler,
   deleteSubscriptionHandler,
-  replaySubscriptionHandler,
   rotateSubscriptionHandler,
   updateSubscriptionHandler,
 } from '../../lib/http/subscription-handlers';
