@@ -57,7 +57,7 @@ import { ServiceDashboard, type StreamConsumer } from './dashboard';
 import { functionErrors } from './function-errors';
 import { SEEDED_VOCABULARY } from './handlers/seed/vocabulary-seed';
 import { type AlarmOptions, Monitoring } from './monitoring';
-import { acknowledge, versionsFinding, WILDCARD_FINDING } from './nag';
+import { acknowledge, versionsFinding } from './nag';
 import { executionRole, LOG_RETENTION, ServiceFunction, traceActively } from './service-function';
 import { serviceMetric } from './service-metrics';
 import { PersonTable } from './table';
@@ -511,11 +511,6 @@ export class PersonServiceStack extends Stack {
           filters: [FilterCriteria.filter(subscription.filterPattern)],
         }),
       );
-      // The mapping's grant to read the stream, in the function's default policy.
-      acknowledge(fn.executionRole.node.findChild('DefaultPolicy'), {
-        [WILDCARD_FINDING]:
-          'dynamodb:ListStreams, which the event source mapping reads the stream with, has no resource form: IAM takes only * for it',
-      });
 
       // Errors are both invocations that failed and records the handler logged as failed (it
       // reports failures per record, so most never fail the invocation).

@@ -4,8 +4,15 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { type CfnRole, PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Duration, Lazy, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import {
+  type AddToPrincipalPolicyResult,
+  type CfnRole,
+  PolicyDocument,
+  PolicyStatement,
+  Role,
+  ServicePrincipal,
+} from 'aws-cdk-lib/aws-iam';
 import {
   Architecture,
   type CfnFunction,
@@ -76,41 +83,87 @@ export const bundlingOptions = (handler: string): BundlingOptions => {
 export const TRACE_WRITES = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 
 /**
+ * The actions IAM takes only `*` for that a function of the stack is granted: X-Ray's writes, and the
+ * `dynamodb:ListStreams` an event source mapping reads a table's stream with.
+ */
+export const NO_RESOURCE_FORM = [...TRACE_WRITES, 'dynamodb:ListStreams'];
+
+/** Why a role's grants on `*` stay: the reason cdk-nag's wildcard findings are acknowledged with. */
+const WILDCARD_REASON = `${NO_RESOURCE_FORM.join(', ')} (active tracing, a stream's event source mapping) have no resource form: IAM takes only * for them, and the role's own validation fails the synth on * for any other action`;
+
+/**
+ * A Lambda execution role whose policies are all inline in the role: the statements it is created
+ * with, and every grant the stack adds later (CDK puts those in a separate `AWS::IAM::Policy`, one
+ * more resource per function against CloudFormation's 500 a stack). A policy with no statement is
+ * left out of the template. A grant on `*` fails the synth unless every action of it has no resource
+ * form ({@link NO_RESOURCE_FORM}): cdk-nag's wildcard findings, acknowledged on the role for those
+ * actions, would pass any other.
+ */
+class ExecutionRole extends Role {
+  private readonly policies: { Execution: PolicyDocument; Grants: PolicyDocument };
+
+  constructor(scope: Construct, id: string, statements: PolicyStatement[]) {
+    const policies = {
+      Execution: new PolicyDocument({ statements }),
+      Grants: new PolicyDocument(),
+    };
+    super(scope, id, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.policies = policies;
+    (this.node.defaultChild as CfnRole).policies = Lazy.any({
+      produce: () =>
+        Object.entries(this.policies)
+          .filter(([, document]) => !document.isEmpty)
+          .map(([policyName, policyDocument]) => ({ policyName, policyDocument })),
+    });
+    this.node.addValidation({ validate: () => this.wildcardsWithResourceForm() });
+  }
+
+  override addToPrincipalPolicy(statement: PolicyStatement): AddToPrincipalPolicyResult {
+    this.policies.Grants.addStatements(statement);
+    return { statementAdded: true, policyDependable: this };
+  }
+
+  private wildcardsWithResourceForm(): string[] {
+    return Object.values(this.policies).flatMap((document) => [
+      ...document.validateForIdentityPolicy(),
+      ...(Stack.of(this).resolve(document)?.Statement ?? [])
+        .filter(({ Resource }: { Resource: unknown }) => [Resource].flat().includes('*'))
+        .flatMap(({ Action }: { Action: string | string[] }) => [Action].flat())
+        .filter((action: string) => !NO_RESOURCE_FORM.includes(action))
+        .map(
+          (action: string) =>
+            `${action} is granted on *, though it has a resource form: grant it on its resources`,
+        ),
+    ]);
+  }
+}
+
+/**
  * A Lambda execution role that writes its own log group and no other: AWS's managed
  * AWSLambdaBasicExecutionRole, which CDK attaches by default, would let it create log groups and write
  * to every log group of the account (cdk-nag AwsSolutions-IAM4). These writes and X-Ray's, for active
- * tracing, are the role's own inline policy, apart from the grants the stack adds to its default
- * policy: X-Ray's writes have no resource form, and their `*` is acknowledged on this inline policy
- * alone (AwsSolutions-IAM5, and Serverless-LambdaStarPermissions, which reads inline policies only),
- * so a wildcard granted beside the function's other grants still fails the synth.
+ * tracing, are the role's `Execution` policy; the grants the stack adds are its `Grants` policy, both
+ * inline (see {@link ExecutionRole}).
  */
 export const executionRole = (scope: Construct, id: string, logGroup: ILogGroup): Role => {
-  const role = new Role(scope, id, {
-    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-    inlinePolicies: {
-      Execution: new PolicyDocument({
-        statements: [
-          new PolicyStatement({
-            actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-            resources: [logGroup.logGroupArn],
-          }),
-          new PolicyStatement({ actions: TRACE_WRITES, resources: ['*'] }),
-        ],
-      }),
-    },
-  });
-  const traces = `${TRACE_WRITES.join(' and ')} (active tracing) have no resource form: IAM takes only * for them`;
+  const role = new ExecutionRole(scope, id, [
+    new PolicyStatement({
+      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      resources: [logGroup.logGroupArn],
+    }),
+    new PolicyStatement({ actions: TRACE_WRITES, resources: ['*'] }),
+  ]);
   acknowledge(role.node.defaultChild as CfnRole, {
-    [WILDCARD_FINDING]: traces,
-    'Serverless-LambdaStarPermissions': traces,
+    [WILDCARD_FINDING]: WILDCARD_REASON,
+    'Serverless-LambdaStarPermissions': WILDCARD_REASON,
   });
   return role;
 };
 
 /**
  * Active X-Ray tracing, set on the function's CloudFormation resource: CDK's `tracing` option would
- * grant X-Ray's writes in the default policy, beside the function's other grants, where acknowledging
- * their wildcard would pass any other; `executionRole` grants them instead.
+ * grant X-Ray's writes again, as a grant of the function's; `executionRole` grants them once, in its
+ * `Execution` policy.
  */
 export const traceActively = (fn: LambdaFunction) => {
   (fn.node.defaultChild as CfnFunction).tracingConfig = { mode: Tracing.ACTIVE };

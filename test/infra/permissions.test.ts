@@ -39,6 +39,7 @@ import {
   only,
   onlyNamed,
   permissionsOf,
+  policyStatementsOf,
   type Resource,
   resourcesOf,
   roleOf,
@@ -578,10 +579,9 @@ describe('least privilege', () => {
   });
 
   it('grants table management or a wildcard action to nobody in the stack, and Scan only to the one-off backfill', () => {
-    const statements = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap(
-      ({ Properties }) => Properties.PolicyDocument.Statement,
+    const actions = policyStatementsOf(template).flatMap(
+      (statement: Json) => [statement.Action].flat() as string[],
     );
-    const actions = statements.flatMap((statement: Json) => [statement.Action].flat() as string[]);
     expect(actions.length).toBeGreaterThan(0);
     expect(
       actions.filter((action) => /^dynamodb:(DeleteTable|UpdateTable|CreateTable|PartiQL.*)$/.test(action)),
@@ -603,6 +603,27 @@ describe('least privilege', () => {
     expect(allRoles.length).toBeGreaterThan(roles.length);
     for (const [roleId, role] of allRoles)
       expect({ roleId, managed: role.Properties.ManagedPolicyArns }).toEqual({ roleId, managed: undefined });
+  });
+
+  it('writes each function’s grants inline in its role, within IAM’s 10 240 characters of a role’s inline policies', () => {
+    const attached = Object.values(resourcesOf(template, 'AWS::IAM::Policy')).flatMap(({ Properties }) =>
+      Properties.Roles.map((role: { Ref: string }) => role.Ref),
+    );
+    for (const { resource } of functions.values()) {
+      const roleId = roleOf(resource);
+      const inline = resourcesOf(template, 'AWS::IAM::Role')[roleId]?.Properties.Policies;
+      // IAM counts the policies' characters without their whitespace; a token's text stands in for the ARN it resolves to.
+      const size = inline.reduce(
+        (sum: number, { PolicyDocument }: { PolicyDocument: Json }) =>
+          sum + JSON.stringify(PolicyDocument).length,
+        0,
+      );
+      expect({ roleId, attached: attached.includes(roleId), fits: size < 10_240 }).toEqual({
+        roleId,
+        attached: false,
+        fits: true,
+      });
+    }
   });
 
   it('lets the custom-resource framework’s functions write their log group, trace, and invoke their function', () => {

@@ -149,17 +149,29 @@ export const readable = (value: unknown): string => {
   return JSON.stringify(value);
 };
 
+/** The policies of the roles given (every role when none is): their own inline ones, and those attached to them. */
+const policiesOf = (template: Template, roleId?: string): { PolicyDocument: Json }[] => [
+  ...Object.entries(resourcesOf(template, 'AWS::IAM::Role'))
+    .filter(([id]) => roleId === undefined || id === roleId)
+    .flatMap(([, { Properties }]) => Properties.Policies ?? []),
+  ...Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
+    .filter(
+      ({ Properties }) =>
+        roleId === undefined || Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId),
+    )
+    .map(({ Properties }) => Properties),
+];
+
+/** Every statement of the stack's IAM policies, inline in a role or not. */
+export const policyStatementsOf = (template: Template): Json[] =>
+  policiesOf(template).flatMap(({ PolicyDocument }) => PolicyDocument.Statement);
+
 /**
  * Every permission a role's policies grant (its own inline ones, and the policies attached to it),
  * one entry per action and resource.
  */
 export const permissionsOf = (template: Template, roleId: string): Permission[] =>
-  [
-    ...(resourcesOf(template, 'AWS::IAM::Role')[roleId]?.Properties.Policies ?? []),
-    ...Object.values(resourcesOf(template, 'AWS::IAM::Policy'))
-      .filter(({ Properties }) => Properties.Roles.some((role: { Ref?: string }) => role.Ref === roleId))
-      .map(({ Properties }) => Properties),
-  ]
+  policiesOf(template, roleId)
     .flatMap(({ PolicyDocument }) => PolicyDocument.Statement)
     .flatMap((statement: Record<string, Json>) => {
       if (statement.Effect !== 'Allow') throw new Error('Only Allow statements are expected');
