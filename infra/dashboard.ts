@@ -43,6 +43,8 @@ export interface ServiceDashboardProps {
   streams: readonly StreamConsumer[];
   /** The change feed's consumers on the bus, each with its queue and dead-letter queues. */
   consumers: readonly BusConsumer[];
+  /** Other failure queues, graphed with the consumers' dead-letter queues: label → queue. */
+  failureQueues: Readonly<Record<string, Queue>>;
   alarms: readonly Alarm[];
 }
 
@@ -87,7 +89,7 @@ export class ServiceDashboard extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    { stage, functions, table, streams, consumers, alarms }: ServiceDashboardProps,
+    { stage, functions, table, streams, consumers, failureQueues, alarms }: ServiceDashboardProps,
   ) {
     super(scope, id);
     const sum: MetricOptions = { statistic: 'Sum', period: PERIOD };
@@ -206,18 +208,28 @@ export class ServiceDashboard extends Construct {
         ),
         graph(
           'Dead-letter queue depth (max)',
-          consumers.flatMap(({ handler, deadLetters, undelivered }) => [
-            deadLetters.metricApproximateNumberOfMessagesVisible({
-              statistic: 'Maximum',
-              period: PERIOD,
-              label: `${handler} failed`,
-            }),
-            undelivered.metricApproximateNumberOfMessagesVisible({
-              statistic: 'Maximum',
-              period: PERIOD,
-              label: `${handler} undelivered`,
-            }),
-          ]),
+          consumers
+            .flatMap(({ handler, deadLetters, undelivered }) => [
+              deadLetters.metricApproximateNumberOfMessagesVisible({
+                statistic: 'Maximum',
+                period: PERIOD,
+                label: `${handler} failed`,
+              }),
+              undelivered.metricApproximateNumberOfMessagesVisible({
+                statistic: 'Maximum',
+                period: PERIOD,
+                label: `${handler} undelivered`,
+              }),
+            ])
+            .concat(
+              Object.entries(failureQueues).map(([label, queue]) =>
+                queue.metricApproximateNumberOfMessagesVisible({
+                  statistic: 'Maximum',
+                  period: PERIOD,
+                  label,
+                }),
+              ),
+            ),
         ),
       ],
       Alarms: [new AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 24, height: 8 })],

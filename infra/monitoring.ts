@@ -32,7 +32,9 @@ export type RunbookEntry =
   | 'consumer-errors'
   | 'enrichment-failure-rate'
   | 'table-throttles'
-  | 'storage-unavailable';
+  | 'storage-unavailable'
+  | 'webhook-subscription-paused'
+  | 'webhook-lane-failures';
 
 export interface AlarmOptions {
   threshold: number;

@@ -22,7 +22,8 @@ import {
 import { HttpIamAuthorizer, HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
-import { EventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import {
@@ -31,13 +32,14 @@ import {
   Function as LambdaFunction,
   StartingPosition,
 } from 'aws-cdk-lib/aws-lambda';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import type { Construct } from 'constructs';
-import { BUS_SUBSCRIPTIONS } from '../lib/api/bus-subscriptions';
+import { BUS_SUBSCRIPTIONS, WAKE_WEBHOOKS } from '../lib/api/bus-subscriptions';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../lib/db/table/stream-subscriptions';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../lib/enrichment/from-env';
@@ -48,9 +50,11 @@ import {
   CORS_METHODS,
 } from '../lib/http/cors';
 import { FEED_CURSOR_SECRET_ENV } from '../lib/secrets';
+import { DELIVER_FUNCTION_ENV, DELIVER_HANDLER } from '../lib/webhooks/lane-invoker';
 import { WEBHOOK_KEY_ID_ENV } from '../lib/webhooks/secret-box';
+import { SWEEP_DETAIL_TYPE } from '../lib/webhooks/wake-lanes';
 import { entryOf } from './bundling';
-import { BusConsumer } from './bus-consumer';
+import { BusConsumer, DEAD_LETTER_RETENTION } from './bus-consumer';
 import type { StackConfig } from './config';
 import { constructIdOf } from './construct-ids';
 import { ServiceDashboard, type StreamConsumer } from './dashboard';
@@ -58,7 +62,13 @@ import { functionErrors } from './function-errors';
 import { SEEDED_VOCABULARY } from './handlers/seed/vocabulary-seed';
 import { type AlarmOptions, Monitoring } from './monitoring';
 import { acknowledge, versionsFinding } from './nag';
-import { executionRole, LOG_RETENTION, ServiceFunction, traceActively } from './service-function';
+import {
+  executionRole,
+  LOG_RETENTION,
+  ServiceFunction,
+  type ServiceFunctionProps,
+  traceActively,
+} from './service-function';
 import { serviceMetric } from './service-metrics';
 import { PersonTable } from './table';
 import { tableAccessOf, tableAccessStatements } from './table-access';
@@ -92,11 +102,13 @@ export const FEED_CURSOR_HANDLERS: readonly string[] = ['list-events', 'replay-s
 /**
  * The functions that seal or open webhook signing secrets (lib/webhooks/secret-box.ts) with the
  * stack's KMS key, and what each may do with it: a create and a rotation seal the new secret, and
- * open the answer they keep for a retried `Idempotency-Key`; nothing else touches the key.
+ * open the answer they keep for a retried `Idempotency-Key`; the delivering function opens secrets to
+ * sign with; nothing else touches the key.
  */
 export const WEBHOOK_KEY_HANDLERS: Readonly<Record<string, readonly string[]>> = {
   'create-subscription': ['kms:Encrypt', 'kms:Decrypt'],
   'rotate-subscription-secret': ['kms:Encrypt', 'kms:Decrypt'],
+  [DELIVER_HANDLER]: ['kms:Decrypt'],
 };
 
 /** Fewer failed enrichments than this in a period never alarm: two failures of two at night are no outage. */
@@ -138,7 +150,18 @@ const INVOKED_BY = {
     "Invoked synchronously by the event source mapping polling its queue: a message it fails stays on the queue, is retried and after maxReceiveCount receives moves to the queue's own dead-letter queue (<id>Consumer/DeadLetters); a function dead-letter queue would never receive one",
   deploy:
     'Invoked synchronously at deploy by the CDK Provider framework, which reports a failure to CloudFormation (the deploy fails and rolls back); a function dead-letter queue takes failed asynchronous invocations only',
+  destination:
+    'Invoked asynchronously, its failed invocations go to an on-failure destination (an SQS queue), which keeps the error with the event, as AWS advises over a function dead-letter queue that keeps the event alone',
 };
+
+/**
+ * How long a delivering invocation may run one webhook lane: it stops 15 s before the end, and the
+ * next sweep (every minute) goes on where it stopped.
+ */
+export const WEBHOOK_LANE_TIMEOUT = Duration.minutes(5);
+
+/** How often the schedule puts a sweep on the waking queue: every lane not paused is started. */
+export const WEBHOOK_SWEEP_RATE = Duration.minutes(1);
 
 /**
  * The memory of the CDK Provider framework's functions, which CDK leaves at Lambda's 128 MB default
@@ -164,8 +187,12 @@ export class PersonServiceStack extends Stack {
   readonly monitoring: Monitoring;
 
   private readonly config: StackConfig;
+  /** Seals webhook secrets: create and rotate seal with it, the delivering function opens with it. */
+  private readonly webhookKey: Key;
   private readonly streams: StreamConsumer[] = [];
   private readonly consumers: BusConsumer[] = [];
+  /** Queues of failed work besides the consumers' (deliver-webhooks' failed runs), by dashboard label. */
+  private readonly failureQueues: Record<string, Queue> = {};
 
   constructor(scope: Construct, id: string, { config, ...props }: PersonServiceStackProps) {
     super(scope, id, props);
@@ -180,6 +207,7 @@ export class PersonServiceStack extends Stack {
       devStack: config.devStack,
       withholdIndexes: config.withholdIndexes,
     });
+    this.webhookKey = this.webhookSecretKey(stateful);
     ({ api: this.api, stage: this.stage } = this.httpApi(stateful));
     const bus = this.changeEventBus();
     this.streamSubscriptions(stateful, bus);
@@ -205,6 +233,7 @@ export class PersonServiceStack extends Stack {
       table: this.table,
       streams: this.streams,
       consumers: this.consumers,
+      failureQueues: this.failureQueues,
       alarms: this.monitoring.alarms,
     });
 
@@ -218,7 +247,10 @@ export class PersonServiceStack extends Stack {
     entry: string,
     description: string,
     extra: {
+      /** How it is invoked: the reason it needs no function dead-letter queue. */
       invokedBy: keyof typeof INVOKED_BY;
+      /** Invoked asynchronously: its on-failure destination and retries. */
+      asynchronous?: ServiceFunctionProps['asynchronous'];
       environment?: Record<string, string>;
       timeout?: Duration;
     },
@@ -229,6 +261,7 @@ export class PersonServiceStack extends Stack {
       description,
       logRemovalPolicy: this.config.devStack ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
       ...(extra.timeout ? { timeout: extra.timeout } : {}),
+      ...(extra.asynchronous ? { asynchronous: extra.asynchronous } : {}),
       environment: {
         // Only functions that touch the table are told its name.
         ...(rules.length > 0 ? { TABLE_NAME: this.table.tableName } : {}),
@@ -274,7 +307,6 @@ export class PersonServiceStack extends Stack {
       ...(delegates.length > 0 ? { DELEGATES: delegates.join(',') } : {}),
     };
     const cursorSecret = this.feedCursorSecret(stateful);
-    const webhookKey = this.webhookSecretKey(stateful);
     const integrationOf = (handler: string) => {
       const routes = ROUTES.filter((route) => route.handler === handler);
       const description =
@@ -300,10 +332,10 @@ export class PersonServiceStack extends Stack {
           ...http,
           ...narrowed,
           ...(signsCursors ? { [FEED_CURSOR_SECRET_ENV]: cursorSecret.secretArn } : {}),
-          ...(sealsSecrets ? { [WEBHOOK_KEY_ID_ENV]: webhookKey.keyArn } : {}),
+          ...(sealsSecrets ? { [WEBHOOK_KEY_ID_ENV]: this.webhookKey.keyArn } : {}),
         },
       });
-      if (sealsSecrets) webhookKey.grant(fn, ...sealsSecrets);
+      if (sealsSecrets) this.webhookKey.grant(fn, ...sealsSecrets);
       if (signsCursors)
         fn.addToRolePolicy(
           new PolicyStatement({
@@ -464,7 +496,7 @@ export class PersonServiceStack extends Stack {
     const environments: Record<string, Record<string, string>> = {
       'append-events': {
         EVENT_BUS_NAME: bus.eventBusName,
-        PUBLIC_BASE_URL: this.config.publicBaseUrl ?? this.api.apiEndpoint,
+        PUBLIC_BASE_URL: this.eventSource(),
       },
     };
     for (const subscription of STREAM_SUBSCRIPTIONS) {
@@ -545,11 +577,13 @@ export class PersonServiceStack extends Stack {
       value: secret.secretArn,
       description: 'Secret holding the enrichment provider key',
     });
+    const deliver = this.webhookDeliverer(stateful);
     const environments: Record<string, Record<string, string>> = {
       'enrich-person': {
         [ENRICHMENT_KEY_SECRET_ENV]: secret.secretArn,
         ...(this.config.enrichmentUrl ? { ENRICHMENT_URL: this.config.enrichmentUrl } : {}),
       },
+      [WAKE_WEBHOOKS.handler]: { [DELIVER_FUNCTION_ENV]: deliver.functionName },
     };
     for (const subscription of BUS_SUBSCRIPTIONS) {
       const fn = this.serviceFunction(
@@ -569,16 +603,91 @@ export class PersonServiceStack extends Stack {
             resources: [secret.secretFullArn ?? `${secret.secretArn}-??????`],
           }),
         );
-      this.consumers.push(
-        new BusConsumer(this, `${constructIdOf(subscription.handler)}Consumer`, {
-          bus,
-          subscription,
-          fn,
-          removalPolicy: stateful,
-          alarm: (id, metric, options) => this.alarm(id, metric, options),
-        }),
-      );
+      // The waker starts lanes by invoking the delivering function, that one function alone.
+      if (subscription === WAKE_WEBHOOKS)
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [deliver.functionArn] }),
+        );
+      const consumer = new BusConsumer(this, `${constructIdOf(subscription.handler)}Consumer`, {
+        bus,
+        subscription,
+        fn,
+        removalPolicy: stateful,
+        alarm: (id, metric, options) => this.alarm(id, metric, options),
+      });
+      this.consumers.push(consumer);
+      if (subscription === WAKE_WEBHOOKS)
+        // The sweep, on the default bus (where schedules run), put on the waking queue: every lane not
+        // paused is started, its retries' time come or not (lib/webhooks/wake-lanes.ts).
+        new Rule(this, 'WebhookSweep', {
+          description: `wake-webhooks: sweep every webhook lane (${SWEEP_DETAIL_TYPE})`,
+          schedule: Schedule.rate(WEBHOOK_SWEEP_RATE),
+          targets: [new SqsQueue(consumer.queue, { deadLetterQueue: consumer.undelivered })],
+        });
     }
+  }
+
+  /**
+   * The function that delivers one webhook lane per asynchronous invocation (API.md 16), with KMS
+   * Decrypt on the secrets' key and no retry of its own: the sweep starts every lane each minute, so
+   * an invocation that failed goes to its failure queue (its on-failure destination), which alarms,
+   * and the lane goes on at the next sweep. It runs outside any VPC: it reaches the internet, and no
+   * private address of a VPC (the SSRF guard checks every address it connects to,
+   * lib/webhooks/url-guard.ts).
+   */
+  private webhookDeliverer(stateful: RemovalPolicy): ServiceFunction {
+    const failures = new Queue(this, 'DeliverWebhooksFailures', {
+      retentionPeriod: DEAD_LETTER_RETENTION,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stateful,
+    });
+    const itself =
+      "This queue is itself where failures go (deliver-webhooks' on-failure destination): a dead-letter queue of its own would only move the same invocations again; its depth alarms instead";
+    acknowledge(failures, { 'AwsSolutions-SQS3': itself, 'Serverless-SQSRedrivePolicy': itself });
+    const fn = this.serviceFunction(
+      DELIVER_HANDLER,
+      entryOf(DELIVER_HANDLER),
+      "Invoked asynchronously by wake-webhooks: delivers one webhook subscription's lane (API.md 16)",
+      {
+        invokedBy: 'destination',
+        asynchronous: { onFailure: new SqsDestination(failures), retryAttempts: 0 },
+        environment: {
+          [WEBHOOK_KEY_ID_ENV]: this.webhookKey.keyArn,
+          PUBLIC_BASE_URL: this.eventSource(),
+        },
+        timeout: WEBHOOK_LANE_TIMEOUT,
+      },
+    );
+    this.webhookKey.grant(fn, ...(WEBHOOK_KEY_HANDLERS[DELIVER_HANDLER] ?? []));
+    this.failureQueues[`${DELIVER_HANDLER} failed`] = failures;
+    const period = Duration.minutes(5);
+    this.alarm(
+      'DeliverWebhooksFailures',
+      failures.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum', period }),
+      {
+        threshold: 1,
+        description:
+          'Runs of webhook lanes failed (storage, KMS) and are waiting in the DLQ of deliver-webhooks',
+        runbook: 'webhook-lane-failures',
+      },
+    );
+    this.alarm(
+      'WebhookSubscriptionsPaused',
+      serviceMetric(this, 'WebhookSubscriptionsPaused', { statistic: 'Sum', period }),
+      {
+        threshold: 1,
+        description:
+          'The service paused a webhook subscription (its receiver answered 410, its address was refused, or 24 h of retries were spent)',
+        runbook: 'webhook-subscription-paused',
+      },
+    );
+    return fn;
+  }
+
+  /** The events' `source` (API.md 14): the service's public base URL, or the API's own. */
+  private eventSource(): string {
+    return this.config.publicBaseUrl ?? this.api.apiEndpoint;
   }
 
   /**

@@ -16,6 +16,7 @@ import {
 import {
   Architecture,
   type CfnFunction,
+  type IDestination,
   type Function as LambdaFunction,
   Runtime,
   Tracing,
@@ -177,6 +178,11 @@ export interface ServiceFunctionProps {
   environment?: Record<string, string>;
   timeout?: Duration;
   memorySize?: number;
+  /**
+   * For a function invoked asynchronously: where an invocation that failed goes (its on-failure
+   * destination), after how many of Lambda's retries.
+   */
+  asynchronous?: { onFailure: IDestination; retryAttempts: number };
   /** What happens to the function's log group when the stack goes. */
   logRemovalPolicy: RemovalPolicy;
 }
@@ -197,7 +203,15 @@ export class ServiceFunction extends NodejsFunction {
   constructor(
     scope: Construct,
     id: string,
-    { entry, description, environment = {}, timeout, memorySize, logRemovalPolicy }: ServiceFunctionProps,
+    {
+      entry,
+      description,
+      environment = {},
+      timeout,
+      memorySize,
+      logRemovalPolicy,
+      asynchronous,
+    }: ServiceFunctionProps,
   ) {
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: LOG_RETENTION,
@@ -212,6 +226,7 @@ export class ServiceFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: memorySize ?? 512,
+      ...asynchronous,
       timeout: timeout ?? Duration.millis(HTTP_FUNCTION_TIMEOUT_MS),
       description,
       logGroup,

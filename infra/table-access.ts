@@ -395,6 +395,17 @@ export const TABLE_ACCESS: Readonly<Record<string, readonly TableAccessRule[]>> 
     { actions: ['UpdateItem'], partitions: [SUBSCRIPTION_LANES], transactional: true },
     { actions: ['ConditionCheckItem'], partitions: [PERSONS], transactional: true },
   ],
+  // Webhook delivery: the waker reads the subscriptions' partition (a container's list, cached 10 s);
+  // a lane run reads the subscription, takes, moves and releases its lane's lease (conditional
+  // updates), reads the feed from the lane's position (its shards' heads, then their events), records each attempt, and pauses the
+  // subscription over the version it read.
+  'wake-webhooks': [{ actions: ['Query'], partitions: [SUBSCRIPTIONS] }],
+  'deliver-webhooks': [
+    { actions: ['GetItem'], partitions: [SUBSCRIPTIONS] },
+    { actions: ['PutItem'], partitions: [SUBSCRIPTIONS], transactional: true },
+    { actions: ['UpdateItem', 'PutItem'], partitions: [SUBSCRIPTION_LANES] },
+    { actions: ['BatchGetItem', 'Query'], partitions: [FEED] },
+  ],
   'delete-subscription': [
     { actions: ['GetItem'], partitions: [SUBSCRIPTIONS] },
     { actions: ['DeleteItem'], partitions: [SUBSCRIPTIONS, SUBSCRIPTION_LANES], transactional: true },

@@ -12,7 +12,7 @@
  */
 
 import { DETECTOR_EVENTS } from '../domain/duplicates';
-import type { EventType } from '../domain/feed';
+import { EVENT_TYPES, type EventType } from '../domain/feed';
 
 export interface BusSubscription {
   /** The consumer module: `functions/<handler>.ts`, exporting an SQS `handler`. */
@@ -27,10 +27,27 @@ export interface BusSubscription {
   maxReceiveCount: number;
   /**
    * Whether `npm start` runs it: by default with enrichment (`ENRICHMENT=off` stops the work only
-   * enrichment's tests and the deployed stack need), or `always`.
+   * enrichment's tests and the deployed stack need), `always`, or `apart`: always, its own way
+   * (the webhook lanes run in process, lib/local/webhook-lanes.ts, not as invocations of a function).
    */
-  locally?: 'always';
+  locally?: 'always' | 'apart';
 }
+
+/**
+ * The consumer that wakes the webhook lanes (API.md 16) of the subscriptions that take an event's
+ * type; deployed, the stack's schedule also puts a sweep on its queue every minute
+ * (lib/webhooks/wake-lanes.ts).
+ */
+export const WAKE_WEBHOOKS: BusSubscription = {
+  handler: 'wake-webhooks',
+  eventTypes: EVENT_TYPES,
+  deliverySafety:
+    'It only starts the lanes, which deliver from the feed at their own positions: a second wake, or one after a later event, starts a lane that finds nothing new or is already running',
+  // A wake reads the subscriptions (cached) and starts lanes: cheap, so the largest batch.
+  batchSize: 10,
+  maxReceiveCount: 5,
+  locally: 'apart',
+};
 
 export const BUS_SUBSCRIPTIONS: readonly BusSubscription[] = [
   {
@@ -62,6 +79,7 @@ export const BUS_SUBSCRIPTIONS: readonly BusSubscription[] = [
     maxReceiveCount: 5,
     locally: 'always',
   },
+  WAKE_WEBHOOKS,
 ];
 
 /** The subscription of a consumer, by handler name. */

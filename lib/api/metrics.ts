@@ -65,6 +65,11 @@ export const METRICS = {
     unit: 'Count',
     description: 'Items one GET /Person request read (index entries, postings or references, counters)',
   },
+  WebhookSubscriptionsPaused: {
+    unit: 'Count',
+    description:
+      'Webhook subscriptions the service paused: a 410, an address refused at delivery, or 24 h of retries spent',
+  },
   FeedLag: {
     unit: 'Milliseconds',
     description: "From a change's ChangeHistory entry to its event appended to the feed",

@@ -49,13 +49,16 @@ export const useLocalBus = (publish: EventPublisher | undefined) => {
   localBus = publish;
 };
 
+/** The events' `source` a deployed function is configured with: the service's base URL (`PUBLIC_BASE_URL`). */
+export const eventSourceFromEnv = (env: NodeJS.ProcessEnv = process.env) => env.PUBLIC_BASE_URL ?? '';
+
 /**
  * The bus of this container: the stack's (`EVENT_BUS_NAME`, with `PUBLIC_BASE_URL` the events'
  * source) or, without one, `npm start`'s; with neither, publishing fails, so no event is dropped.
  */
 export const publisherFromEnv = (): EventPublisher => {
   const busName = process.env.EVENT_BUS_NAME;
-  if (busName) return eventBridgePublisher({ busName, baseUrl: process.env.PUBLIC_BASE_URL ?? '' });
+  if (busName) return eventBridgePublisher({ busName, baseUrl: eventSourceFromEnv() });
   return async (events) => {
     if (!localBus) throw new Error('No event bus: EVENT_BUS_NAME is not set and no local bus runs');
     await localBus(events);

@@ -54,6 +54,9 @@ export const ASSUMED_DURATION_MS: Record<string, number> = {
   'finish-erasure': 15,
   // A reconciliation query of the person (its candidates, read whole) and a Query of its pairs' links.
   'detect-duplicates': 150,
+  // A cached list of the subscriptions, and an asynchronous Invoke per lane it starts (the deliveries
+  // themselves, as many as there are subscribers of each event, are the subscribers' and not modelled).
+  'wake-webhooks': 20,
   'bus-consumer': 100,
 };
 
@@ -67,6 +70,7 @@ export const CONSUMER_OPERATIONS: Record<string, string> = {
   'enrich-person': 'enrich',
   'finish-erasure': 'finish-erasure',
   'detect-duplicates': 'detect-duplicates',
+  'wake-webhooks': 'wake-webhooks',
 };
 
 /**

@@ -176,7 +176,7 @@ export const startLocalService = async ({
       Object.assign(process.env, { ENRICHMENT_URL: provider.url, ENRICHMENT_API_KEY: provider.apiKey });
       enrichmentSays = `local fixture provider at ${provider.url}, which knows ${FIXTURE_EMAILS.join(', ')}`;
     }
-    const runs = ({ locally }: { locally?: 'always' }) => locally === 'always' || enrichment;
+    const runs = ({ locally }: { locally?: 'always' | 'apart' }) => locally === 'always' || enrichment;
     // The bus first, so that it is stopped after the stream that feeds it: the feed's appender puts
     // every event it appends on it, and each consumer's queue takes the types its rule would.
     const baseUrl = process.env.PUBLIC_BASE_URL ?? `http://${host}:${actualPort}`;
@@ -186,7 +186,9 @@ export const startLocalService = async ({
     const bus = startLocalBus({
       baseUrl,
       consumers: [
-        ...BUS_SUBSCRIPTIONS.filter(runs).map(({ handler, eventTypes, batchSize, maxReceiveCount }) => ({
+        ...BUS_SUBSCRIPTIONS.filter(
+          (subscription) => subscription.locally !== 'apart' && runs(subscription),
+        ).map(({ handler, eventTypes, batchSize, maxReceiveCount }) => ({
           name: handler,
           eventTypes,
           batchSize,

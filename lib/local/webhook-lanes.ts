@@ -5,13 +5,12 @@
  * every `sweepMs` starts every lane that is not paused (a resume, a restart on a data folder whose
  * lanes stopped mid-way, a lease left by a run that died).
  */
-import type { SQSEvent } from 'aws-lambda';
+import { WAKE_WEBHOOKS } from '../api/bus-subscriptions';
 import { feedLogFromEnv, laneStoreFromEnv, subscriptionStoreFromEnv } from '../db/from-env';
-import { EVENT_TYPES } from '../domain/feed';
 import { type LaneOutcome, laneRunner } from '../webhooks/deliver-lane';
 import { secretBoxFromEnv } from '../webhooks/secret-box';
 import { allowsLoopback } from '../webhooks/url-guard';
-import { type LaneStarter, laneWaker, retryPolicyFromEnv } from '../webhooks/wake-lanes';
+import { type LaneStarter, laneWaker, retryPolicyFromEnv, wakeOnMessages } from '../webhooks/wake-lanes';
 import type { LocalBusConsumer } from './bus';
 
 interface LocalLane {
@@ -82,8 +81,9 @@ export const startLocalLanes = ({ run, sweep, sweepMs = 2_000, log }: LocalLanes
 };
 
 /**
- * Webhooks in `npm start`: the lanes, run in process on the table `npm start` uses, and the consumer of
- * the local bus that wakes them (every event type, as the stack's rule takes them). `WEBHOOKS_SWEEP_MS`
+ * Webhooks in `npm start`: the lanes, run in process on the table `npm start` uses (deployed, each run
+ * is an invocation of functions/deliver-webhooks.ts), and the consumer of the local bus that wakes them
+ * (`wake-webhooks` of lib/api/bus-subscriptions.ts, as the stack's rule and queue feed it). `WEBHOOKS_SWEEP_MS`
  * sets how often every lane is started (2 s by default); `WEBHOOKS_RETRY_BASE_MS`, `..._MAX_MS` and
  * `..._FOR_MS` shorten the retries, for tests that fail receivers on purpose.
  */
@@ -111,16 +111,13 @@ export const startWebhooks = ({ baseUrl, log }: { baseUrl: string; log?: LocalLa
     ...(log ? { log } : {}),
   });
   waker ??= laneWaker(subscriptions, lanes.start, { maxAgeMs: 0 });
-  const wakeOn = waker;
+  const { handler: name, eventTypes, batchSize, maxReceiveCount } = WAKE_WEBHOOKS;
   const consumer: LocalBusConsumer = {
-    name: 'wake-webhooks',
-    eventTypes: EVENT_TYPES,
-    batchSize: 10,
-    maxReceiveCount: 3,
-    handler: async (event: SQSEvent) => {
-      await wakeOn.wake(event.Records.map((record) => JSON.parse(record.body)['detail-type'] as string));
-      return undefined;
-    },
+    name,
+    eventTypes,
+    batchSize,
+    maxReceiveCount,
+    handler: wakeOnMessages(waker),
   };
   return { consumer, stop: () => lanes.stop() };
 };

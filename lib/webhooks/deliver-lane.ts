@@ -39,7 +39,12 @@ export interface LaneDeps {
   guard?: GuardOptions;
   policy?: RetryPolicy;
   now?: () => number;
-  /** Milliseconds left to run (a Lambda's remaining time); a run stops well before none. */
+  /** Told of each pause the lane makes (the delivering function counts them for its alarm). */
+  paused?: (subscriptionId: string, reason: string) => void;
+}
+
+export interface RunOptions {
+  /** Milliseconds left to run (the invocation's remaining time); a run stops well before none. */
   timeLeft?: () => number;
 }
 
@@ -91,7 +96,6 @@ const resultOf = (delivery: Awaited<ReturnType<typeof deliver>>): AttemptResult 
 export const laneRunner = (deps: LaneDeps) => {
   const { subscriptions, lanes, feed, baseUrl, guard = {}, policy = RETRY_POLICY } = deps;
   const now = deps.now ?? Date.now;
-  const timeLeft = deps.timeLeft ?? (() => Number.POSITIVE_INFINITY);
   const secretsOf = openedSecrets(deps.box);
 
   /** One attempt of one event: POSTed, recorded, and what it decides. */
@@ -133,6 +137,7 @@ export const laneRunner = (deps: LaneDeps) => {
     token: string,
     subscription: StoredSubscription,
     start: Lane,
+    timeLeft: () => number,
   ): Promise<{ lane: Lane } | { outcome: LaneOutcome }> => {
     const page = await feed.page(start.position, PAGE);
     if (page.events.length === 0) return { outcome: { kind: 'idle' } };
@@ -151,7 +156,10 @@ export const laneRunner = (deps: LaneDeps) => {
           first_failure: lane.first_failure ?? startedAt,
           next_attempt: verdict.at,
         };
-      else await subscriptions.pause(id, verdict.reason, subscription.CoreMetaData.version);
+      else {
+        await subscriptions.pause(id, verdict.reason, subscription.CoreMetaData.version);
+        deps.paused?.(id, verdict.reason);
+      }
       // A pause forgets the retries: a resume tries the event afresh.
       if (verdict.kind === 'pause') lane = { position: lane.position, attempt: 0 };
       if (!(await lanes.save(id, token, lane, now()))) return { outcome: { kind: 'busy' } };
@@ -163,7 +171,10 @@ export const laneRunner = (deps: LaneDeps) => {
     return { lane };
   };
 
-  const run = async (id: string): Promise<LaneOutcome> => {
+  const run = async (
+    id: string,
+    { timeLeft = () => Number.POSITIVE_INFINITY }: RunOptions = {},
+  ): Promise<LaneOutcome> => {
     const taken = await lanes.take(id, now());
     if (!taken) return { kind: 'busy' };
     const { token } = taken;
@@ -179,7 +190,7 @@ export const laneRunner = (deps: LaneDeps) => {
         if (lane.next_attempt !== undefined && lane.next_attempt > now())
           return { kind: 'waiting', until: lane.next_attempt };
         if (timeLeft() < MARGIN_MS) return { kind: 'more' };
-        const step = await deliverPage(id, token, subscription, lane);
+        const step = await deliverPage(id, token, subscription, lane, timeLeft);
         if ('outcome' in step) return step.outcome;
         lane = step.lane;
       }

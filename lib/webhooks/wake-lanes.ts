@@ -4,6 +4,7 @@
  * retry's time come, a resume, a wake missed while another runner held the lane, a restart). A lane
  * started twice runs once: it takes its lease first (lib/webhooks/deliver-lane.ts).
  */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { SubscriptionStore } from '../domain/ports/subscriptions';
 import { takesType } from '../domain/subscriptions';
 import { RETRY_POLICY, type RetryPolicy } from '../domain/webhook-delivery';
@@ -43,6 +44,27 @@ export const laneWaker = (
     },
   };
 };
+
+/**
+ * The `detail-type` of EventBridge's scheduled events: the stack's schedule puts one on the waking
+ * queue every minute, and it sweeps.
+ */
+export const SWEEP_DETAIL_TYPE = 'Scheduled Event';
+
+/**
+ * The waking queue's consumer (the stack's `wake-webhooks`, `npm start`'s in-process one): a batch of
+ * the bus's events wakes the lanes that take their types, and a batch that holds the schedule's event
+ * sweeps instead (which starts every lane those would). A failure fails the batch, which comes again:
+ * a lane woken twice runs once.
+ */
+export const wakeOnMessages =
+  (waker: ReturnType<typeof laneWaker>) =>
+  async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const types = event.Records.map((record) => JSON.parse(record.body)['detail-type'] as string);
+    if (types.includes(SWEEP_DETAIL_TYPE)) await waker.sweep();
+    else await waker.wake(types);
+    return { batchItemFailures: [] };
+  };
 
 /** The retry policy, shortened by `npm start`'s variables for tests that fail receivers on purpose. */
 export const retryPolicyFromEnv = (env: NodeJS.ProcessEnv = process.env): RetryPolicy => {

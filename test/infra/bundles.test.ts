@@ -18,6 +18,7 @@ import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
 import { FALLBACK_HANDLER, ROUTES } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { SWAGGER_UI_FILES } from '../../lib/docs/docs-page';
+import { DELIVER_HANDLER } from '../../lib/webhooks/lane-invoker';
 import { bundleFunctions } from '../support/bundles';
 import { serviceFunctions, synthesize } from './support';
 
@@ -82,6 +83,7 @@ describe('function bundles', () => {
         .concat(
           STREAM_SUBSCRIPTIONS.map(({ handler }) => handler),
           BUS_SUBSCRIPTIONS.map(({ handler }) => handler),
+          DELIVER_HANDLER,
           'seed-reference-data',
           'backfill-postings',
         )

@@ -34,6 +34,7 @@ import {
   subscriptionLaneKey,
   vocabularyKey,
 } from '../../lib/db/table/keys';
+import { DELIVER_HANDLER } from '../../lib/webhooks/lane-invoker';
 import {
   type Json,
   only,
@@ -88,6 +89,7 @@ const grantsOf = (handler: string): string[] => {
     [`${cursorSecretId}.Ref`]: 'the feed cursor key',
     [`${busId}.Arn`]: 'event bus',
     [`${webhookKeyId}.Arn`]: 'the webhook key',
+    [`${functions.get(DELIVER_HANDLER)?.id}.Arn`]: 'the deliver-webhooks function',
     ...Object.fromEntries(queueIds.map((queueId) => [`${queueId}.Arn`, 'dead-letter queue'])),
     ...Object.fromEntries(consumerQueueIds.map((queueId) => [`${queueId}.Arn`, 'its queue'])),
   };
@@ -297,6 +299,28 @@ const EXPECTED: Record<string, string[]> = {
     `dynamodb:ConditionCheckItem on table [PERSON#*] ${TX}`,
     'secretsmanager:GetSecretValue on the feed cursor key',
   ],
+  // The waker: the subscriptions' partition read, and the deliverer invoked, no other function.
+  'wake-webhooks': [
+    'dynamodb:Query on table [SUBSCRIPTIONS]',
+    'lambda:InvokeFunction on the deliver-webhooks function',
+    ...QUEUE_READS,
+  ],
+  // A lane run: the subscription read (and paused, over the version read), its lane's lease, position
+  // and attempts written outside transactions in its own partition, the feed read, a secret opened;
+  // an invocation that failed sent to its failure queue.
+  'deliver-webhooks': [
+    'dynamodb:GetItem on table [SUBSCRIPTIONS]',
+    `dynamodb:PutItem on table [SUBSCRIPTIONS] ${TX}`,
+    'dynamodb:PutItem on table [SUBSCRIPTION#*]',
+    'dynamodb:UpdateItem on table [SUBSCRIPTION#*]',
+    'dynamodb:BatchGetItem on table [FEED#*]',
+    'dynamodb:Query on table [FEED#*]',
+    'kms:Decrypt on the webhook key',
+    // CDK's grant to an on-failure destination queue.
+    'sqs:GetQueueAttributes on dead-letter queue',
+    'sqs:GetQueueUrl on dead-letter queue',
+    'sqs:SendMessage on dead-letter queue',
+  ],
   // No Idempotency-Key (a second DELETE is 404).
   'delete-subscription': [
     'dynamodb:GetItem on table [SUBSCRIPTIONS]',
@@ -445,6 +469,7 @@ const FEED_CURSOR_READERS = ['list-events', 'replay-subscription'];
 const WEBHOOK_KEY_USERS: Record<string, string[]> = {
   'create-subscription': ['kms:Decrypt', 'kms:Encrypt'],
   'rotate-subscription-secret': ['kms:Decrypt', 'kms:Encrypt'],
+  'deliver-webhooks': ['kms:Decrypt'],
 };
 
 describe('least privilege', () => {
@@ -501,7 +526,7 @@ describe('least privilege', () => {
     expect(indexReaders('byName').sort()).toEqual(['export-persons', 'list-persons']);
   });
 
-  it('lets only create-subscription and rotate-subscription-secret use the webhook key (Encrypt, Decrypt), and no one another KMS action', () => {
+  it('lets only create-subscription and rotate-subscription-secret (Encrypt, Decrypt) and deliver-webhooks (Decrypt) use the webhook key, and no one another KMS action', () => {
     const kmsActionsOf = (roleId: string) =>
       permissionsOf(template, roleId)
         .filter(({ action }) => action.startsWith('kms:'))
@@ -825,7 +850,7 @@ describe('partition patterns', () => {
     ]);
   });
 
-  it('leave the id counter (and the backfill its own positions, keyed writes their idempotency records, the posting counts: the stream and the deploy seed) the only partitions written outside a transaction', () => {
+  it('leave the id counter (and the backfill its own positions, keyed writes their idempotency records, the posting counts: the stream and the deploy seed; a webhook lane its own partition) the only partitions written outside a transaction', () => {
     const writes = ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'];
     const allowed = [
       { actions: ['UpdateItem'], partitions: [idCounterKey.pk] },
@@ -835,6 +860,8 @@ describe('partition patterns', () => {
       { actions: ['UpdateItem'], partitions: ['IDEMPOTENCY#*'] },
       { actions: ['UpdateItem'], partitions: ['POSTINGCOUNT#*'] },
       { actions: ['PutItem'], partitions: ['POSTINGCOUNT#'] },
+      // A webhook lane's lease, position and attempts: each subscription's own partition.
+      { actions: ['UpdateItem', 'PutItem'], partitions: ['SUBSCRIPTION#*'] },
     ];
     for (const rules of Object.values(TABLE_ACCESS))
       for (const rule of rules)

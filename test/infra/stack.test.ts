@@ -9,12 +9,14 @@ import {
   type PersonServiceStack,
   RUNBOOK_PATH,
   WEBHOOK_KEY_HANDLERS,
+  WEBHOOK_LANE_TIMEOUT,
 } from '../../infra/person-service-stack';
-import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
+import { BUS_SUBSCRIPTIONS, WAKE_WEBHOOKS } from '../../lib/api/bus-subscriptions';
 import { FALLBACK_HANDLER, ROUTES, servedMethods } from '../../lib/api/routes';
 import { STREAM_SUBSCRIPTIONS } from '../../lib/db/table/stream-subscriptions';
 import { ENRICHMENT_KEY_SECRET_ENV } from '../../lib/enrichment/from-env';
 import { FEED_CURSOR_KEY_ENV, FEED_CURSOR_SECRET_ENV } from '../../lib/secrets';
+import { DELIVER_FUNCTION_ENV, DELIVER_HANDLER } from '../../lib/webhooks/lane-invoker';
 import { WEBHOOK_KEY_ID_ENV, WEBHOOK_SECRET_KEY_ENV } from '../../lib/webhooks/secret-box';
 import {
   type Json,
@@ -105,6 +107,8 @@ const TABLE_HANDLERS = [
   'detect-duplicates',
   'count-postings',
   'append-events',
+  'wake-webhooks',
+  'deliver-webhooks',
   'seed-reference-data',
   'backfill-postings',
 ];
@@ -117,6 +121,7 @@ describe('functions', () => {
         FALLBACK_HANDLER,
         ...STREAM_HANDLERS,
         ...BUS_HANDLERS,
+        DELIVER_HANDLER,
         'seed-reference-data',
         'backfill-postings',
       ].sort(),
@@ -227,16 +232,16 @@ describe('functions', () => {
     expect(FEED_CURSOR_HANDLERS).toEqual(['list-events', 'replay-subscription']);
   });
 
-  it('give create-subscription and rotate-subscription-secret, and no other, the webhook key by ARN: a key of the stack’s, rotated, that they may Encrypt and Decrypt with', () => {
+  it('give create-subscription and rotate-subscription-secret the webhook key by ARN to Encrypt and Decrypt with, deliver-webhooks to Decrypt with, and no other function: a key of the stack’s, rotated', () => {
     const [keyId, key] = only(resourcesOf(template, 'AWS::KMS::Key'));
     expect(key.Properties.EnableKeyRotation).toBe(true);
     expect(key.DeletionPolicy).toBe('Retain');
     for (const [handler, { resource }] of functions) {
       const variables = resource.Properties.Environment.Variables;
-      const seals = Object.hasOwn(WEBHOOK_KEY_HANDLERS, handler);
+      const actions = WEBHOOK_KEY_HANDLERS[handler];
       expect({ handler, key: variables[WEBHOOK_KEY_ID_ENV] }).toEqual({
         handler,
-        key: seals ? { 'Fn::GetAtt': [keyId, 'Arn'] } : undefined,
+        key: actions ? { 'Fn::GetAtt': [keyId, 'Arn'] } : undefined,
       });
       // Never a local sealing key: that is npm start's, where no KMS key is named.
       expect(variables[WEBHOOK_SECRET_KEY_ENV]).toBeUndefined();
@@ -245,12 +250,13 @@ describe('functions', () => {
       );
       expect({ handler, uses: uses.map(({ action }) => action).sort() }).toEqual({
         handler,
-        uses: seals ? ['kms:Decrypt', 'kms:Encrypt'] : [],
+        uses: [...(actions ?? [])].sort(),
       });
     }
     expect(WEBHOOK_KEY_HANDLERS).toEqual({
       'create-subscription': ['kms:Encrypt', 'kms:Decrypt'],
       'rotate-subscription-secret': ['kms:Encrypt', 'kms:Decrypt'],
+      'deliver-webhooks': ['kms:Decrypt'],
     });
   });
 
@@ -541,7 +547,8 @@ describe('the bus consumers', () => {
   };
 
   it('are each a rule on the stack’s bus with exactly their event types, to their own queue, and no other rule', () => {
-    expect(rules()).toHaveLength(BUS_SUBSCRIPTIONS.length);
+    // And the webhook sweep's schedule (below), on the default bus.
+    expect(rules()).toHaveLength(BUS_SUBSCRIPTIONS.length + 1);
     for (const subscription of BUS_SUBSCRIPTIONS) {
       const { rule, target } = consumerOf(subscription.handler);
       expect(rule.Properties.EventPattern).toEqual({ 'detail-type': [...subscription.eventTypes] });
@@ -569,13 +576,38 @@ describe('the bus consumers', () => {
           Condition: { Bool: { 'aws:SecureTransport': 'false' } },
         }),
       );
+      const senders = [ruleId, ...(handler === WAKE_WEBHOOKS.handler ? [sweepRule()[0]] : [])];
       const sends = statements.filter((statement: Json) => statement.Effect === 'Allow');
-      expect(sends).toHaveLength(1);
-      expect(sends[0]).toMatchObject({
-        Principal: { Service: 'events.amazonaws.com' },
-        Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } },
-      });
+      expect(sends).toHaveLength(senders.length);
+      for (const [n, sender] of senders.entries())
+        expect(sends[n]).toMatchObject({
+          Principal: { Service: 'events.amazonaws.com' },
+          Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [sender, 'Arn'] } } },
+        });
     }
+  });
+
+  /** The webhook sweep's rule: the one with a schedule. */
+  const sweepRule = () =>
+    only(
+      Object.fromEntries(
+        Object.entries(resourcesOf(template, 'AWS::Events::Rule')).filter(
+          ([, rule]) => rule.Properties.ScheduleExpression !== undefined,
+        ),
+      ),
+    );
+
+  it('put the webhook sweep on wake-webhooks’ queue every minute, from the default bus, its undelivered events kept', () => {
+    const [, rule] = sweepRule();
+    const { queueId, undeliveredId } = consumerOf(WAKE_WEBHOOKS.handler);
+    expect(rule.Properties).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+    expect(rule.Properties.EventBusName).toBeUndefined();
+    expect(rule.Properties.Targets).toEqual([
+      expect.objectContaining({
+        Arn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [undeliveredId, 'Arn'] } },
+      }),
+    ]);
   });
 
   it('send a message failed maxReceiveCount times to a dead-letter queue of 14 days the operator may redrive from', () => {
@@ -863,5 +895,51 @@ describe('CloudFormation limits', () => {
     expect(
       Template.fromStack(stack.monitoring).toJSON().Outputs[attribute.replace(/^Outputs\./, '')].Value,
     ).toEqual({ Ref: topicId });
+  });
+});
+
+describe('webhook delivery', () => {
+  const deliver = () => fn(DELIVER_HANDLER);
+
+  it('starts lanes from wake-webhooks by invoking deliver-webhooks, the one function it may invoke', () => {
+    const wake = fn(WAKE_WEBHOOKS.handler);
+    expect(wake.resource.Properties.Environment.Variables[DELIVER_FUNCTION_ENV]).toEqual({
+      Ref: deliver().id,
+    });
+    const invokers = [...functions].filter(([, { resource }]) =>
+      permissionsOf(template, roleOf(resource)).some(({ action }) => action.startsWith('lambda:')),
+    );
+    expect(invokers.map(([handler]) => handler)).toEqual([WAKE_WEBHOOKS.handler]);
+    expect(
+      permissionsOf(template, roleOf(wake.resource)).filter(({ action }) => action.startsWith('lambda:')),
+    ).toEqual([{ action: 'lambda:InvokeFunction', resource: `${deliver().id}.Arn` }]);
+  });
+
+  it('runs each lane in an asynchronous invocation that Lambda does not retry, a failed one kept on a queue', () => {
+    const [, config] = only(resourcesOf(template, 'AWS::Lambda::EventInvokeConfig'));
+    expect(config.Properties).toMatchObject({
+      FunctionName: { Ref: deliver().id },
+      MaximumRetryAttempts: 0,
+      Qualifier: '$LATEST',
+    });
+    const failures = ref(config.Properties.DestinationConfig.OnFailure.Destination) as string;
+    expect(resourcesOf(template, 'AWS::SQS::Queue')[failures]?.Properties).toMatchObject({
+      MessageRetentionPeriod: 14 * 24 * 3600,
+      SqsManagedSseEnabled: true,
+    });
+    expect(permissionsOf(template, roleOf(deliver().resource))).toContainEqual({
+      action: 'sqs:SendMessage',
+      resource: `${failures}.Arn`,
+    });
+  });
+
+  it('gives the deliverer five minutes a run, the events’ source, and no VPC: it reaches no private address', () => {
+    const { Properties } = deliver().resource;
+    expect(Properties.Timeout).toBe(WEBHOOK_LANE_TIMEOUT.toSeconds());
+    expect(Properties.VpcConfig).toBeUndefined();
+    const [apiId] = Object.keys(resourcesOf(template, 'AWS::ApiGatewayV2::Api'));
+    expect(Properties.Environment.Variables.PUBLIC_BASE_URL).toEqual({
+      'Fn::GetAtt': [apiId, 'ApiEndpoint'],
+    });
   });
 });

@@ -11,6 +11,8 @@
  * permissions.test.ts pins the same grants from the synthesized template, written out by hand.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   CreateTableCommand,
   DeleteItemCommand,
@@ -35,6 +37,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   CloudFormationCustomResourceEvent,
   Context,
+  SQSEvent,
 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildHandler as backfillHandler } from '../../infra/handlers/backfill-postings';
@@ -68,7 +71,7 @@ import {
 import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-repository';
 import { laneStore } from '../../lib/db/webhooks/lane-store';
 import { subscriptionStore } from '../../lib/db/webhooks/subscription-store';
-import { RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
+import { NO_ORIGIN, RESOURCE_TYPES, type ResourceType } from '../../lib/domain/change-history';
 import { encodeFeedCursor, FEED_START, feedEventOf } from '../../lib/domain/feed';
 import { replaySubscriptionHandler } from '../../lib/http/delivery-handlers';
 import { decideDuplicateHandler } from '../../lib/http/duplicate-handlers';
@@ -89,7 +92,9 @@ import { vocabularyCreateHandler, vocabularyUpdateHandler } from '../../lib/http
 import { startLocalBus } from '../../lib/local/bus';
 import { localClientConfig, useLocalTable } from '../../lib/local/dynamo-local';
 import { FEED_CURSOR_KEY_ENV } from '../../lib/secrets';
-import { localSecretBox } from '../../lib/webhooks/secret-box';
+import { DELIVER_FUNCTION_ENV } from '../../lib/webhooks/lane-invoker';
+import { localSecretBox, WEBHOOK_SECRET_KEY_ENV } from '../../lib/webhooks/secret-box';
+import { SWEEP_DETAIL_TYPE } from '../../lib/webhooks/wake-lanes';
 import { seedPersons } from '../bench/seed';
 import { createTestTable, forgetMergeRecord } from '../support/dynamo';
 import { type EventSpec, httpEvent, lambdaContext, personEventRecord, streamRecord } from '../support/events';
@@ -278,11 +283,42 @@ const subscriptionAt = (id: string, suffix = '') => ({
   pathParameters: { id },
 });
 
+/** An HTTP server on loopback answering every request with `status`: a webhook receiver, Lambda's API. */
+const loopback = async (status: () => number) => {
+  const server = createServer((request, response) => {
+    request.resume().on('end', () => response.writeHead(status()).end());
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  afterAll(() => server.close());
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+};
+
+/** The webhook schedule's sweep on the waking queue, as EventBridge puts a scheduled event on SQS. */
+const SWEEP = {
+  Records: [
+    {
+      messageId: randomUUID(),
+      receiptHandle: 'sweep',
+      body: JSON.stringify({ 'detail-type': SWEEP_DETAIL_TYPE, source: 'aws.events', detail: {} }),
+      attributes: {},
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:local:0:wake-webhooks',
+      awsRegion: 'local',
+    },
+  ],
+} as unknown as SQSEvent;
+
 /** Folds past 1024 bytes (NFKD expands U+FDFA 18-fold), so a claim on it has a hashed key. */
 const LONG = '\uFDFA'.repeat(40);
 
 beforeAll(async () => {
   vi.stubEnv(FEED_CURSOR_KEY_ENV, CURSOR_KEY);
+  // Webhook secrets sealed and opened by every handler module with one key, and receivers on loopback.
+  vi.stubEnv(WEBHOOK_SECRET_KEY_ENV, randomBytes(32).toString('base64url'));
+  vi.stubEnv('WEBHOOKS_ALLOW_LOOPBACK', 'on');
+  vi.stubEnv(DELIVER_FUNCTION_ENV, 'deliver-webhooks');
   const endpoint = inject('dynamoEndpoint');
   const client = documentClient(localClientConfig(endpoint));
 
@@ -802,6 +838,51 @@ beforeAll(async () => {
     { method: 'DELETE', ...subscriptionAt(hook.id), requester: ada.id },
     204,
   );
+
+  // Delivery (API.md 16), through functions/wake-webhooks.ts and functions/deliver-webhooks.ts: the
+  // schedule's sweep reads the subscriptions and invokes the deliverer per lane (Lambda's Invoke API on
+  // loopback, answering 202); a lane run takes its lease, reads the subscription and the feed, posts the
+  // event, records the attempt and moves on (a receiver that takes it) or pauses the subscription (a
+  // receiver that answers 410).
+  const lambdaApi = await loopback(() => 202);
+  vi.stubEnv('AWS_ENDPOINT_URL_LAMBDA', lambdaApi);
+  const hooks = await Promise.all(
+    [204, 410].map(async (status) => {
+      const created = await invoke(
+        'create-subscription',
+        {
+          method: 'POST',
+          route: '/Subscription',
+          requester: ada.id,
+          body: { url: await loopback(() => status) },
+        },
+        201,
+      );
+      return created.id as string;
+    }),
+  );
+  await feedLog(storage).append([
+    feedEventOf({
+      id: 90_000_001,
+      endpoint: 'Person',
+      object_id: ada.id,
+      version: 2,
+      action: 'update',
+      requester: ada.id,
+      at: new Date().toISOString(),
+      changed: ['/Emails'],
+      provider_data: NO_ORIGIN,
+    }),
+  ]);
+  await as('wake-webhooks', async () => {
+    const { handler } = await import('../../functions/wake-webhooks');
+    expect(await handler(SWEEP, lambdaContext())).toEqual({ batchItemFailures: [] });
+  });
+  const { handler: deliverLane } = await import('../../functions/deliver-webhooks');
+  const outcomes = await as('deliver-webhooks', () =>
+    Promise.all(hooks.map((subscriptionId) => deliverLane({ subscriptionId }, lambdaContext()))),
+  );
+  expect(outcomes).toEqual([{ kind: 'idle' }, { kind: 'paused' }]);
 
   await invoke('get-person', { method: 'GET', ...person(ada.id) }, 200);
   await invoke('list-persons', { method: 'GET', route: '/Person', query: { limit: '10' } }, 200);

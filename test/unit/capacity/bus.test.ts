@@ -103,7 +103,8 @@ describe('the capacity model of the event bus and its queues', () => {
     // Updates and merges: enrichment and the erasure finisher take none of them.
     const result = answer({ rates: { patch: 5, merge: 1 } });
     expect(result.eventBridge.monthly).toBeGreaterThan(0);
-    const idle = result.queues.rows.filter((row) => row.handler !== 'detect-duplicates');
+    const busy = ['detect-duplicates', 'wake-webhooks'];
+    const idle = result.queues.rows.filter((row) => !busy.includes(row.handler));
     expect(idle.map((row) => row.handler).sort()).toEqual(['enrich-person', 'finish-erasure']);
     for (const row of idle) {
       expect(row).toMatchObject({ messagesPerSecond: 0, invocationsPerSecond: 0, concurrency: 0 });
@@ -112,6 +113,8 @@ describe('the capacity model of the event bus and its queues', () => {
     // The detector takes the updates (the survivor's included) and the merged source's `person.merged`;
     // a consumer of updates alone, not the `person.merged`.
     expect(queueOf(result, 'detect-duplicates')).toMatchObject({ messagesPerSecond: 7 });
+    // The webhook waker takes every event.
+    expect(queueOf(result, 'wake-webhooks')).toMatchObject({ messagesPerSecond: 7 });
     expect(queueOf(answer({ rates: { patch: 5, merge: 1 } }, WITH_SYNC), 'sync-directory')).toMatchObject({
       messagesPerSecond: 6,
     });
