@@ -229,11 +229,12 @@ describe('the deployed webhook functions', () => {
     // Paused, it sends nothing more (started or not: a container trusts its list for 10 s).
     await feedLog(table).append([change(41, 'update')]);
     const again = await wakeWith(sweepMessage());
-    const goneRuns = again.results.filter(
-      (_, n) =>
-        (again.started[n]?.payload as { subscriptionId: string }).subscriptionId === subscribed.gone?.id,
-    );
-    for (const run of goneRuns) expect(run).toEqual({ kind: 'paused' });
+    const goneRuns = again.started
+      .map(({ payload }, n) => ({ payload, result: again.results[n] }))
+      .filter(
+        ({ payload }) => (payload as { subscriptionId: string }).subscriptionId === subscribed.gone?.id,
+      );
+    for (const { result } of goneRuns) expect(result).toEqual({ kind: 'paused' });
     expect(subscribed.gone?.received).toHaveLength(1);
     expect(subscribed.updates?.received).toHaveLength(2);
   });
