@@ -4,20 +4,32 @@
  * one, leave the store as one delivery in order would. Each consumer has its check here; a consumer
  * added to the catalogue without one fails the first test.
  */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
 import { duplicateReads } from '../../lib/db/duplicates/duplicate-reads';
 import { pairStore } from '../../lib/db/duplicates/pair-store';
+import { feedLog } from '../../lib/db/feed/feed-log';
 import { socialAddressWriter } from '../../lib/db/person/write/social-address-writer';
+import { laneStore } from '../../lib/db/webhooks/lane-store';
+import { subscriptionStore } from '../../lib/db/webhooks/subscription-store';
+import { NO_ORIGIN } from '../../lib/domain/change-history';
+import { type FeedEvent, feedEventOf } from '../../lib/domain/feed';
+import { newSecret, newSubscription } from '../../lib/domain/subscriptions';
 import { detectDuplicates } from '../../lib/duplicates/detect-duplicates';
 import { clearbitProvider } from '../../lib/enrichment/clearbit';
 import { enrichPersons } from '../../lib/enrichment/enrich-persons';
 import { finishErasures } from '../../lib/erasure/finish-erasures';
 import { FIXTURE_EMAILS, startFixtureProvider } from '../../lib/local/fixture-provider';
+import { laneRunner } from '../../lib/webhooks/deliver-lane';
+import { localSecretBox } from '../../lib/webhooks/secret-box';
+import { laneWaker, wakeOnMessages } from '../../lib/webhooks/wake-lanes';
 import { personBody, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
-import { personEventRecord } from '../support/events';
+import { personEventRecord, queueRecord } from '../support/events';
 import { injectFaults, sdkError } from '../support/faults';
 import { snapshot, textOf } from '../support/invariants';
 import { integrationSuite } from '../support/suite';
@@ -128,6 +140,68 @@ const CHECKS: Record<string, () => Promise<void>> = {
     expect(await deliver(created, created, firstCreated)).toEqual(noFailures);
     expect(await deliver(updated, created)).toEqual(noFailures);
     expect(await snapshot(suite.table)).toEqual(once);
+  },
+  'wake-webhooks': async () => {
+    // A receiver on loopback, and a subscription to it whose lane runs in process when woken.
+    const received: string[] = [];
+    const receiver = createServer((request, response) => {
+      request.resume().on('end', () => {
+        received.push(String(request.headers['webhook-id']));
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((listening) => receiver.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const box = localSecretBox(randomBytes(32).toString('base64url'));
+    const subscriptions = subscriptionStore(suite.table);
+    const { body: requester } = await suite.api.post(personBody('Wake', uniqueTag('Hooks')));
+    const id = randomUUID();
+    await subscriptions.create(
+      newSubscription(id, { url, types: ['person.*'] }, await box.seal(newSecret(), id), {
+        requester: requester.id,
+        now: new Date(),
+      }),
+    );
+    const runner = laneRunner({
+      subscriptions,
+      lanes: laneStore(suite.table),
+      feed: feedLog(suite.table),
+      box,
+      baseUrl: 'http://127.0.0.1:3000',
+      guard: { allowLoopback: true },
+    });
+    const wake = wakeOnMessages(laneWaker(subscriptions, async (lane) => void (await runner.run(lane))));
+    const deliver = (...records: SQSEvent['Records']) => wake({ Records: records });
+    // Two changes in the feed after the subscription; their wakes come the later first.
+    const [created, updated] = [1, 2].map((version) =>
+      feedEventOf({
+        id: 8_000_000 + version,
+        endpoint: 'Person',
+        object_id: requester.id,
+        version,
+        action: version === 1 ? 'create' : 'update',
+        requester: requester.id,
+        at: new Date().toISOString(),
+        changed: ['/Names'],
+        provider_data: NO_ORIGIN,
+      }),
+    ) as [FeedEvent, FeedEvent];
+    await feedLog(suite.table).append([created, updated]);
+
+    try {
+      expect(await deliver(queueRecord(updated), queueRecord(created))).toEqual(noFailures);
+      // Delivered once each, in feed order, whichever wake came first.
+      expect(received).toEqual([String(created.id), String(updated.id)]);
+      const once = await snapshot(suite.table);
+
+      // Twice, and the older event after the newer one once more: nothing sent, nothing changes.
+      expect(await deliver(queueRecord(created), queueRecord(created))).toEqual(noFailures);
+      expect(await deliver(queueRecord(updated), queueRecord(created))).toEqual(noFailures);
+      expect(received).toHaveLength(2);
+      expect(await snapshot(suite.table)).toEqual(once);
+    } finally {
+      receiver.close();
+    }
   },
 };
 

@@ -10,7 +10,7 @@ import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib
 import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildHandler as buildListEvents } from '../../functions/list-events';
-import { BUS_SUBSCRIPTIONS } from '../../lib/api/bus-subscriptions';
+import { BUS_SUBSCRIPTIONS, WAKE_WEBHOOKS } from '../../lib/api/bus-subscriptions';
 import { busEntryOf, cloudEventOfMessage } from '../../lib/bus/envelope';
 import { appendEvents } from '../../lib/db/feed/feed-appender';
 import { feedLog } from '../../lib/db/feed/feed-log';
@@ -296,14 +296,15 @@ describe('a duplicate pair found', () => {
       },
     ]);
     // On the bus each time its batch came (at least once), under its own detail-type, and read back
-    // whole from a queue message; no consumer of the bus is sent it.
+    // whole from a queue message; no consumer of the bus but the webhook waker (which takes every
+    // type for the subscriptions that do) is sent it.
     expect(bus.ids()).toEqual([[eventId], [eventId, eventId]]);
     const [event] = bus.calls[0] as [FeedEvent];
     expect(busEntryOf(event, BASE)).toMatchObject({ Source: BASE, DetailType: 'duplicate.detected' });
     expect(cloudEventOfMessage(queueRecord(event, { baseUrl: BASE }))).toEqual((await eventsPage(table))[0]);
-    expect(BUS_SUBSCRIPTIONS.filter(({ eventTypes }) => eventTypes.includes('duplicate.detected'))).toEqual(
-      [],
-    );
+    expect(BUS_SUBSCRIPTIONS.filter(({ eventTypes }) => eventTypes.includes('duplicate.detected'))).toEqual([
+      WAKE_WEBHOOKS,
+    ]);
   });
 
   it('makes no event when the pair is updated afterwards: its MODIFY is not the feed’s, and appends nothing new', async () => {
