@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUNDLE_FILE, FUNCTION_ENVIRONMENT } from '../../infra/bundling';
+import { DELIVER_HANDLER, type LaneInvocation } from '../../lib/webhooks/lane-invoker';
 import { bundleFunctions } from '../support/bundles';
 import type { BenchConfig } from './config';
 import { median } from './stats';
@@ -133,8 +134,12 @@ const runNode = (args: string[], env: NodeJS.ProcessEnv) =>
     child.on('close', (code) => resolve({ ms: performance.now() - started, stdout, stderr, code }));
   });
 
-/** The first event each function answers: its sample in events/, or an empty stream batch. */
+/**
+ * The first event each function answers: its sample in events/, the delivering function's lane (one
+ * no subscription has: a run that finds nothing to do), or an empty stream batch.
+ */
 const firstEvent = async (name: string, unique: string): Promise<unknown> => {
+  if (name === DELIVER_HANDLER) return { subscriptionId: `cold-start-${unique}` } satisfies LaneInvocation;
   const file = join('events', `${name}.json`);
   const event = JSON.parse(await readFile(file, 'utf8').catch(() => '{"Records":[]}')) as Record<
     string,
