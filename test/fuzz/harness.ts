@@ -25,6 +25,14 @@ import { checkInvariants, type Item, snapshot } from '../support/invariants';
  */
 export const runsFor = fuzzRuns;
 
+/**
+ * The CI share of the properties that send a request a run through a handler against DynamoDB Local
+ * (POST, PATCH and list bodies): 150 each. At 300 they took 50 to 60 s a file of CI's first pass, the
+ * largest part of its time after the load runs; the long runs (`FUZZ_RUNS=5000`, `npm run
+ * reliability`) are where their depth comes from.
+ */
+export const REQUEST_FUZZ_RUNS = 150;
+
 /** Generous per-test timeout that grows with the runs asked for. */
 export const timeoutFor = (ciRuns: number, msPerRun = 150) =>
   Math.max(120_000, runsFor(ciRuns) * msPerRun * 3);

@@ -23,13 +23,14 @@ import {
   fuzz,
   type Handler,
   prototypeGuard,
+  REQUEST_FUZZ_RUNS,
   timeoutFor,
   type Workbench,
   workbench,
 } from './harness';
 
 const suite = integrationSuite();
-const RUNS = 300;
+const RUNS = REQUEST_FUZZ_RUNS;
 
 const Stub = z.object({
   '@type': z.literal('Stub'),

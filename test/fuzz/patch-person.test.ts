@@ -28,6 +28,7 @@ import {
   expectSafeAnswer,
   fuzz,
   prototypeGuard,
+  REQUEST_FUZZ_RUNS,
   timeoutFor,
   type Workbench,
   workbench,
@@ -35,7 +36,7 @@ import {
 import { isObject, type Tree, type TreeObject, toJsonText } from './json-text';
 
 const suite = integrationSuite();
-const RUNS = 300;
+const RUNS = REQUEST_FUZZ_RUNS;
 /** A target person takes this many PATCHes, then a fresh one is made, so set limits rarely end the fun. */
 const RUNS_PER_TARGET = 30;
 

@@ -17,6 +17,7 @@ import {
   expectSafeAnswer,
   fuzz,
   prototypeGuard,
+  REQUEST_FUZZ_RUNS,
   timeoutFor,
   type Workbench,
   workbench,
@@ -24,7 +25,7 @@ import {
 import { toJsonText } from './json-text';
 
 const suite = integrationSuite();
-const RUNS = 300;
+const RUNS = REQUEST_FUZZ_RUNS;
 
 /** The handler, two persons that exist before the run, and an id that is real but names a Name. */
 const setup = async (table: TestTable) => {

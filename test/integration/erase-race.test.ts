@@ -36,6 +36,12 @@ const writerArb = fc.record({
   delayMs: fc.integer({ min: 0, max: 60 }),
 });
 
+/** Writers of every kind but a merge of the person into another, spread over the race. */
+const NO_MERGE_OUT: Writer[] = Array.from({ length: WRITERS }, (_, n) => ({
+  kind: (['phone', 'email', 'social', 'reference', 'merge-in'] as const)[n % 5] as Kind,
+  delayMs: (n * 3) % 61,
+}));
+
 type Created = Json & { id: number; CoreMetaData: { version: number } };
 
 const create = async (first: string, tag: string): Promise<Created> => {
@@ -155,7 +161,10 @@ describe('an erasure racing 20 writers of the same person (API.md 15)', () => {
         race,
       ),
       // A run takes seconds and its timing is not replayed exactly: report the first failing race as is.
-      { numRuns: RUNS, endOnFailure: true },
+      // The first race merges the person into no other, so that its erasure lands whatever the timing:
+      // most random races hold a merge-out (each writer is one with odds 1/7), and which of it and the
+      // erasure lands first is the timing's (5 runs of merge first happened on an idle machine).
+      { numRuns: RUNS, endOnFailure: true, examples: [[NO_MERGE_OUT, 10]] },
     );
     console.log(`erasure races: ${JSON.stringify(tally)}`);
     expect(tally.erased).toBeGreaterThan(0);

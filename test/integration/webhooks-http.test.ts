@@ -4,7 +4,7 @@
  * 5.6, 7, 9), not from the code. Subscriptions: the secret shown once, list, read, patch, pause,
  * rotate, delete, and URLs refused. Deliveries: every change of a write burst, signed (verified with the
  * `standardwebhooks` library), in feed order, once; a receiver failing three times then succeeding;
- * 410; across a restart of `npm start --data`.
+ * a receiver taking 15 s holding up no other; 410; across a restart of `npm start --data`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -68,8 +68,11 @@ afterAll(() => {
   for (const receiver of receivers) receiver.close();
 });
 
-/** A receiver on loopback: it records every request and answers `answer(count)` to the count-th. */
-const receiver = async (answer: (count: number) => number = () => 200) => {
+/**
+ * A receiver on loopback: it records every request and answers `answer(count)` to the count-th,
+ * `delayMs` after it came.
+ */
+const receiver = async (answer: (count: number) => number = () => 200, { delayMs = 0 } = {}) => {
   const received: Received[] = [];
   const listener = createServer((incoming, response) => {
     let body = '';
@@ -78,7 +81,8 @@ const receiver = async (answer: (count: number) => number = () => 200) => {
     });
     incoming.on('end', () => {
       received.push({ headers: incoming.headers, body });
-      response.writeHead(answer(received.length)).end();
+      const status = answer(received.length);
+      setTimeout(() => response.writeHead(status).end(), delayMs);
     });
   });
   await new Promise<void>((listening) => listener.listen(0, '127.0.0.1', listening));
@@ -289,6 +293,27 @@ describe('deliveries over HTTP', () => {
     });
     expect(forged.status).toBe(400);
   });
+
+  it('holds up no other subscription while a receiver takes 15 s to answer, whose attempt times out', async () => {
+    const slow = await receiver(() => 200, { delayMs: 15_000 });
+    const fast = await receiver();
+    const slowMade = await json(await subscribe({ url: slow.url, types: ['person.created'] }), 201);
+    const fastMade = await json(await subscribe({ url: fast.url, types: ['person.created'] }), 201);
+    const id = (await createPerson(base, 'Katherine')).id;
+    const [created] = await feedEventsAbout(base, [id], 1);
+    // The other subscriber has it while the slow one's first attempt still waits for its answer.
+    await eventually(() => fast.received.length >= 1, 5_000);
+    expect(verifiedEvents(fast.received, fastMade.secret)).toEqual([created]);
+    expect(slow.received).toHaveLength(1);
+    // API.md 16: a receiver that does not answer within 10 s is a timeout, retried.
+    await eventually(async () => {
+      const { deliveries } = await json(await send('GET', `/Subscription/${slowMade.id}/deliveries`), 200);
+      return deliveries.some(
+        (delivery: Json) =>
+          delivery.outcome === 'timeout' && delivery.status === null && delivery.duration_ms >= 9_000,
+      );
+    }, 20_000);
+  }, 40_000);
 
   it('pauses a subscription whose receiver answers 410, saying why', async () => {
     const { url, received } = await receiver(() => 410);
