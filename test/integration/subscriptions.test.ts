@@ -72,7 +72,12 @@ beforeAll(async () => {
 });
 
 const ROUTE = '/Subscription/{id}';
-const at = (id: string) => ({ route: ROUTE, path: `/Subscription/${id}`, pathParameters: { id } });
+/** A subscription's item route, or one under it (`suffix`: `/rotate`, `/deliveries`, `/replay`). */
+const at = (id: string, suffix = '') => ({
+  route: `${ROUTE}${suffix}`,
+  path: `/Subscription/${id}${suffix}`,
+  pathParameters: { id },
+});
 const asRequester = (headers: Record<string, string> = {}) => ({
   'x-requester-person': String(requester),
   ...headers,
@@ -95,9 +100,7 @@ const rotate = (id: string, headers: Record<string, string> = {}) =>
     handlers.rotate,
     httpEvent({
       method: 'POST',
-      route: `${ROUTE}/rotate`,
-      path: `/Subscription/${id}/rotate`,
-      pathParameters: { id },
+      ...at(id, '/rotate'),
       headers: asRequester(headers),
     }),
   );
@@ -303,9 +306,7 @@ describe('GET /Subscription/{id}/deliveries', () => {
       handlers.deliveries,
       httpEvent({
         method: 'GET',
-        route: `${ROUTE}/deliveries`,
-        path: `/Subscription/${id}/deliveries`,
-        pathParameters: { id },
+        ...at(id, '/deliveries'),
         query,
       }),
     );
@@ -375,9 +376,7 @@ describe('POST /Subscription/{id}/replay', () => {
       handlers.replay,
       httpEvent({
         method: 'POST',
-        route: `${ROUTE}/replay`,
-        path: `/Subscription/${id}/replay`,
-        pathParameters: { id },
+        ...at(id, '/replay'),
         headers: asRequester(headers),
         body,
       }),
