@@ -11,6 +11,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type { z } from 'zod';
 import { PROBLEM_TYPES, type ProblemType } from '../api/problems';
 import type { RequesterRule } from '../api/requester';
+import { ServiceUnavailable } from '../domain/errors';
 import type { WriteOptions } from '../domain/ports/writes';
 import type { Principal } from '../domain/principal';
 import type { Links } from '../domain/representation';
@@ -149,7 +150,13 @@ const stack = (
   handle: (event: Event, config: HttpConfig, context: Context) => Promise<Result>,
   { config = defaultConfig, logger = defaultLogger, middlewares = [] }: HttpHandlerOptions,
 ) =>
-  middy<Event, Result, Error, Context>()
+  middy<Event, Result, Error, Context>({
+    // A request still running when its invocation is about to end (a write retried through a storm, a
+    // person's postings under a slow table) is a 503 to retry, not a 500: the client did nothing wrong.
+    timeoutEarlyResponse: () => {
+      throw new ServiceUnavailable('The request ran out of time');
+    },
+  })
     // First of all: every line logged from here on, by any middleware or module, names the Lambda
     // request id and API Gateway's (`correlation_id`), the one a client sees in the access log.
     .use(

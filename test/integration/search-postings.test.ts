@@ -6,6 +6,7 @@
  */
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { buildHandler as buildCreate } from '../../functions/create-person';
 import { personWrite, planPersonWrite } from '../../lib/db/person/write/person-write';
 import { postingItemsOf } from '../../lib/db/person/write/postings';
 import { sendChain } from '../../lib/db/person/write/send-with-postings';
@@ -14,8 +15,10 @@ import { vocabularyRepository } from '../../lib/db/vocabulary/vocabulary-reposit
 import { sendWrite } from '../../lib/db/write/send';
 import { NO_ABBREVIATIONS, type Person } from '../../lib/domain/person';
 import { PatchPersonBody } from '../../lib/domain/schemas';
-import { personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
+import { RESPONSE_RESERVE_MS } from '../../lib/timeouts';
+import { type Json, personApi, personBody, uniqueEmail, uniqueTag } from '../support/api';
 import { testRepository } from '../support/dynamo';
+import { httpEvent, invoke, lambdaContext } from '../support/events';
 import { injectFaults, sdkError } from '../support/faults';
 import { distinctEmails } from '../support/fixtures';
 import { type Item, postingProblems, scanAll, snapshot } from '../support/invariants';
@@ -183,6 +186,69 @@ describe('postings that do not fit the transaction', () => {
     });
     expect(status).toBe(200);
     expect(await problemsOf(created.body.id)).toEqual([]);
+  });
+
+  it("a chain that would outlast the request stops in time: 201, and the person's next write finishes it", async () => {
+    const warn = vi.fn();
+    const create = buildCreate({ persons: testRepository(suite.table, { logger: { warn } }) });
+    const event = httpEvent({
+      method: 'POST',
+      route: '/Person',
+      body: {
+        Names: { '@set': [{ first_name: 'Out', last_name: uniqueTag('OfTime') }] },
+        Emails: { '@set': distinctEmails(20) },
+      },
+      requester: 0,
+    });
+    // An invocation with nothing left beyond what the response needs: the write lands, the chain
+    // after it has no time (a slow table under a person of thousands of postings, in AWS).
+    const context = { ...lambdaContext(), getRemainingTimeInMillis: () => RESPONSE_RESERVE_MS };
+    const created = await invoke<Json>(create, event, context);
+    expect(created.status).toBe(201);
+    const id = created.body.id as number;
+    expect(warn).toHaveBeenCalledWith(
+      'postings left pending',
+      expect.objectContaining({ personIds: [id], outcome: 'out of time' }),
+    );
+    expect(await problemsOf(id)).toContain(`PERSON#${id} has postings pending (POSTINGS)`);
+    const { status } = await suite.api.patch(id, {
+      PhoneNumbers: { '@set': [{ phone_number: '+1 202 555 0102' }] },
+    });
+    expect(status).toBe(200);
+    expect(await problemsOf(id)).toEqual([]);
+  });
+
+  it('a write still running when its invocation ends is answered 503 with Retry-After, not 500', async () => {
+    // Every transaction takes 400 ms; the invocation has 200 ms.
+    const slow = 'slow-transactions';
+    suite.table.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand')
+          await new Promise((wait) => setTimeout(wait, 400));
+        return next(args);
+      },
+      { step: 'initialize', name: slow },
+    );
+    try {
+      const context = { ...lambdaContext(), getRemainingTimeInMillis: () => 200 };
+      const answer = await invoke<Json>(
+        buildCreate({ persons: testRepository(suite.table) }),
+        httpEvent({
+          method: 'POST',
+          route: '/Person',
+          body: personBody('Late', uniqueTag('Answer')),
+          requester: 0,
+        }),
+        context,
+      );
+      expect(answer.status).toBe(503);
+      expect(answer.headers['retry-after']).toBe('1');
+      expect(answer.body).toMatchObject({ type: '/problems/unavailable', status: 503 });
+      // The write itself lands once its call ends: the client's retry meets it as a write would.
+      await new Promise((wait) => setTimeout(wait, 600));
+    } finally {
+      suite.table.client.middlewareStack.remove(slow);
+    }
   });
 
   it('a later write takes a chain over: the chain stops, and the postings are the later write’s', async () => {

@@ -12,21 +12,31 @@ import { type RetryOptions, retrying, sendWrite } from '../../write/send';
 import type { PersonWrite } from './person-write';
 import { tokenRelease } from './postings';
 
-/** How a chain of postings ended: all sent, or taken over by a later write of the person. */
-export type ChainOutcome = 'done' | 'taken over';
+/**
+ * How a chain of postings ended: all sent, taken over by a later write of the person, or stopped
+ * where the next transaction would not end before `until`.
+ */
+export type ChainOutcome = 'done' | 'taken over' | 'out of time';
 
 /**
  * Sends the transactions of a chain of postings (`postings.ts`) once its write has landed, in order. A
  * transaction whose token (or guard) no longer holds means a later write took the postings over: the
  * chain stops there, its work is that write's. One that meets a concurrent transaction is sent again
  * until the deadline; any other failure is thrown, and the `POSTINGS` item stays for the next write.
+ * With `until` (a request's answer is due), the chain also stops, its item left the same way, where
+ * the next transaction, taking as long as the last, would end after it: the write has landed, and a
+ * request that runs out of time is answered by no one.
  */
 export const sendChain = async (
   client: DynamoDBDocumentClient,
   chain: readonly WriteTransaction[],
   retry: RetryOptions,
+  until = Number.POSITIVE_INFINITY,
 ): Promise<ChainOutcome> => {
+  let last = 0;
   for (const { input, roles } of chain) {
+    if (Date.now() + last > until) return 'out of time';
+    const started = Date.now();
     const outcome = await retrying(retry, async () => {
       try {
         await storageCall(() => client.send(new TransactWriteCommand(input)));
@@ -43,6 +53,7 @@ export const sendChain = async (
       }
     });
     if (outcome === 'taken over') return outcome;
+    last = Date.now() - started;
   }
   return 'done';
 };
@@ -85,9 +96,12 @@ export const sendWithPostings = async (
     await unprelude();
     return false;
   }
-  if (chain.length > 0)
-    await sendChain(client, chain, retry).catch((error: unknown) =>
-      logger.warn('postings left pending', { personIds: chained, error }),
-    );
+  if (chain.length > 0) {
+    const outcome = await sendChain(client, chain, retry, retry.deadline).catch((error: unknown) => {
+      logger.warn('postings left pending', { personIds: chained, error });
+      return 'failed';
+    });
+    if (outcome === 'out of time') logger.warn('postings left pending', { personIds: chained, outcome });
+  }
   return true;
 };
