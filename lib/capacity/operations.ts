@@ -16,7 +16,7 @@ import { eventOfRecord } from '../db/feed/feed-appender';
 import { APPEND_CHUNK, appendActions } from '../db/feed/feed-log';
 import { historyActions } from '../db/history/history-actions';
 import { personPut, toPersonItem } from '../db/person/person-items';
-import { MAX_QUERY_LIMIT } from '../db/person/read/list-reads';
+import { cheaperStep, type OtherFilterStep, shardReadUnits } from '../db/person/read/list-plan';
 import { listChunk } from '../db/person/read/person-list';
 import { CHECK_WORD_POSTINGS } from '../db/person/read/reconcile-candidates';
 import { planMerge } from '../db/person/write/person-merge';
@@ -373,8 +373,19 @@ export interface FilteredList {
   shardPostings?: readonly number[];
   /** Its postings holding the fragment, the candidates the other fragments are checked on. */
   candidates?: number;
-  /** The list's other fragments: their code points, and the share of candidates holding each. */
-  others?: readonly { length: number; holding: number }[];
+  /**
+   * The list's other fragments: their code points, the share of candidates holding each, and where
+   * known the postings of its rarest probe (in each shard, where known too), which list-plan.ts weighs
+   * against checking the candidates. Without them a fragment is checked, as without counts.
+   */
+  others?: readonly {
+    length: number;
+    holding: number;
+    postings?: number;
+    shardPostings?: readonly number[];
+  }[];
+  /** Every other fragment applied this way, not the cheaper (the bench prices both plans). */
+  step?: OtherFilterStep;
 }
 
 /** What the model needs to know of a population and its persons. */
@@ -520,17 +531,18 @@ export const costModel = ({
    * 2. the rarest gram's postings read whole, one Query per shard (5 000 a page), each shard's Query
    *    charged on its own postings: `shardPostings` where they are known (the bench's seeded data),
    *    else the expected rounding of a binomial split;
-   * 3. each other fragment checked on the candidates left (BatchGetItems of 100): a posting of its
-   *    first gram, or the person for a fragment under 3 code points. The candidates are the rarest
-   *    gram's postings holding the fragment (`candidates`; all of them unless known), and `holding`
-   *    of those left hold each other fragment.
+   * 3. each other fragment applied the cheaper way for the candidates left (list-plan.ts, as the list
+   *    decides): its rarest probe's postings read whole as in 2, or each candidate checked
+   *    (BatchGetItems of 100) on a posting of its first gram, or the person for a fragment under 3
+   *    code points. The candidates are the rarest gram's postings holding the fragment (`candidates`;
+   *    all of them unless known), and `holding` of those left hold each other fragment.
    * A rarest fragment of one code point (so every fragment one) reads the whole `byName` index.
    */
   const listFiltered = (
     share: number,
     length: number,
     name = 'the fragment',
-    { shardPostings, candidates = share * persons, others = [] }: FilteredList = {},
+    { shardPostings, candidates = share * persons, others = [], step }: FilteredList = {},
   ): OperationCost => {
     if (length <= 1) {
       const rcu = readUnits(persons * entryBytes);
@@ -558,14 +570,11 @@ export const costModel = ({
     const counts = counted ? (grams + 1) * readUnits(POSTING_COUNT_ITEM_BYTES) + prefixes * readUnits(0) : 0;
     const countCalls = counted ? Math.ceil((grams + 1) / BATCH_GET_LIMIT) + prefixes : 0;
 
-    const shardQueries = (postings: number) => {
-      const pages = Math.max(1, Math.ceil(postings / MAX_QUERY_LIMIT));
-      return { pages, rcu: pages * readUnits((postings * postingBytes) / pages) };
-    };
-    /** The rarest gram's postings read whole: their units, Queries and the busiest shard's units. */
-    const postingsRead = () => {
-      if (shardPostings) {
-        const queries = shardPostings.map(shardQueries);
+    const shardQueries = (postings: number) => shardReadUnits(postings, postingBytes);
+    /** A probe's postings read whole: their units, Queries and the busiest shard's units. */
+    const probeRead = (postings: number, shards?: readonly number[]) => {
+      if (shards) {
+        const queries = shards.map(shardQueries);
         return {
           rcu: queries.reduce((sum, query) => sum + query.rcu, 0),
           calls: queries.reduce((sum, query) => sum + query.pages, 0),
@@ -574,33 +583,39 @@ export const costModel = ({
       }
       // The expected rounding of a shard's share, not the rounding of an even split (which the bench
       // found up to 12% too high at 10 000).
-      const even = shardQueries((share * persons) / design.listShards);
+      const even = shardQueries(postings / design.listShards);
       const rcu =
         even.pages === 1
           ? design.listShards *
             0.5 *
-            expectedUnits(share * persons, 1 / design.listShards, postingBytes / READ_UNIT_BYTES)
+            expectedUnits(postings, 1 / design.listShards, postingBytes / READ_UNIT_BYTES)
           : design.listShards * even.rcu;
       return { rcu, calls: design.listShards * even.pages, busiest: rcu / design.listShards };
     };
-    const postings = postingsRead();
+    const postings = probeRead(share * persons, shardPostings);
 
     let left = candidates;
-    let checks = 0;
-    let checkCalls = 0;
+    let rcu = counts + postings.rcu;
+    let calls = countCalls + postings.calls;
+    const hot = [{ partition: `posting partition of ${name}`, wcu: 0, rcu: postings.busiest }];
     for (const other of others) {
       if (left <= 0) break;
-      const item = other.length >= 3 ? postingBytes : itemSize(personItem);
-      checks += left * readUnits(item);
-      checkCalls += Math.ceil(left / BATCH_GET_LIMIT);
+      if ((step ?? cheaperStep(left, other.postings)) === 'intersect' && other.postings !== undefined) {
+        const read = probeRead(other.postings, other.shardPostings);
+        rcu += read.rcu;
+        calls += read.calls;
+        hot.push({
+          partition: `posting partition of another fragment of ${name}`,
+          wcu: 0,
+          rcu: read.busiest,
+        });
+      } else {
+        rcu += left * readUnits(other.length >= 3 ? postingBytes : itemSize(personItem));
+        calls += Math.ceil(left / BATCH_GET_LIMIT);
+      }
       left *= other.holding;
     }
-    return {
-      ...READ_ONLY,
-      calls: countCalls + postings.calls + checkCalls,
-      rcu: counts + postings.rcu + checks,
-      hot: [{ partition: `posting partition of ${name}`, wcu: 0, rcu: postings.busiest }],
-    };
+    return { ...READ_ONLY, calls, rcu, hot };
   };
 
   /**

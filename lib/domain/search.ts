@@ -297,7 +297,8 @@ export const chooseProbe = (
  * every person whose values hold `ma` somewhere (the prefix probe of a 2-code-point list filter reads
  * mar, mat, may, ...). One filter per word, each on its end gram: every word must end a value (AND),
  * answered as any list of several fragments is (`searchPostings`: the rarest gram read whole, the
- * others checked on its candidates), so the read is in proportion to the rarest word's persons.
+ * others applied to its candidates the cheaper way), so the read is in proportion to the rarest
+ * word's persons and what the others' counts allow.
  * Words of other lengths are left out (a letter ends too many values; 3 or more have grams).
  */
 export const wordEndPlan = (words: readonly string[]): QueryPlan => {

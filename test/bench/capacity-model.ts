@@ -46,6 +46,12 @@ export interface ModelRow {
   differencePct: number;
   /** Why the row is left out of the check, when it is (printed beside it). */
   excluded?: string;
+  /**
+   * A list of several fragments (issue #60): its read units had every other fragment been checked on
+   * the candidates, and had each been read whole and intersected, as the model prices both. The list
+   * must cost at most a little more than the cheaper.
+   */
+  plans?: { check: number; intersect: number };
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
@@ -66,7 +72,12 @@ export const modelRow = (
   runs: number,
   measured: Units,
   model: Units,
-  { charged, expectedSplit, excluded }: Pick<ModelRow, 'charged' | 'expectedSplit' | 'excluded'> = {},
+  {
+    charged,
+    expectedSplit,
+    excluded,
+    plans,
+  }: Pick<ModelRow, 'charged' | 'expectedSplit' | 'excluded' | 'plans'> = {},
 ): ModelRow => {
   const rounded = (units: Units) => ({ rcu: round2(units.rcu), wcu: round2(units.wcu) });
   return {
@@ -79,6 +90,7 @@ export const modelRow = (
     ...(expectedSplit ? { expectedSplit: rounded(expectedSplit) } : {}),
     differencePct: round2(differencePct(charged ?? measured, model)),
     ...(excluded ? { excluded } : {}),
+    ...(plans ? { plans: { check: round2(plans.check), intersect: round2(plans.intersect) } } : {}),
   };
 };
 
@@ -196,7 +208,16 @@ export const filteredRow = (
           why: `DynamoDB Local counts 0 for its ${emptyQueries} ${emptyQueries === 1 ? 'Query' : 'Queries'} of the postings that found nothing, AWS half a unit each`,
         }
       : undefined;
+  const sized = others.length > 0 && others.every((other) => other.postings !== undefined);
   return modelRow(`filtered: ${query}`, persons, 1, measured, units, {
+    ...(sized
+      ? {
+          plans: {
+            check: priced({ shardPostings, step: 'check' }).rcu,
+            intersect: priced({ shardPostings, step: 'intersect' }).rcu,
+          },
+        }
+      : {}),
     ...(charged ? { charged } : {}),
     ...(shardPostings ? { expectedSplit: priced({}) } : {}),
     ...(excluded ? { excluded } : {}),

@@ -20,7 +20,7 @@ import type { PersonShape } from '../../lib/capacity/operations';
 import { duplicateReads } from '../../lib/db/duplicates/duplicate-reads';
 import { pairStore } from '../../lib/db/duplicates/pair-store';
 import { personList } from '../../lib/db/person/read/person-list';
-import { probeText } from '../../lib/db/person/read/posting-search';
+import { describeProbe } from '../../lib/db/person/read/posting-search';
 import { reconcileReader } from '../../lib/db/person/read/reconcile-candidates';
 import { postingItemsOf } from '../../lib/db/person/write/postings';
 import { personRepository } from '../../lib/db/person-repository';
@@ -73,7 +73,12 @@ export interface ProbeBar {
   /** The rarest probe of the query's fragments in the data the bench seeded, and its postings. */
   rarest: string;
   rarestPostings: number;
-  /** Postings the list read: every probe's sample, and the rest of the probe it chose. */
+  /**
+   * The postings of the other fragments' probes the list read whole and intersected (issue #60), in
+   * the seeded data: the rarest probe of each such fragment, as the counts named it.
+   */
+  intersectedPostings: number;
+  /** Postings the list read: every probe's sample, the rest of the probe it chose, the intersected. */
   postingsRead: number;
   samplePostings: number;
   /** Rounds of parallel calls up to the last posting read (counts, samples without them, the chosen probe's pages). */
@@ -221,6 +226,12 @@ const postingsOfProbe = (probe: Probe, postingsOfGram: ReadonlyMap<string, numbe
   return sum;
 };
 
+/** The probe of fewest postings in the seeded data, of these. */
+const rarestProbe = (probes: readonly Probe[], postingsOfGram: ReadonlyMap<string, number>) =>
+  probes
+    .map((probe) => ({ probe, postings: postingsOfProbe(probe, postingsOfGram) }))
+    .sort((a, b) => a.postings - b.postings)[0];
+
 /** A probe's postings in each posting shard in the seeded data (its gram's, or its prefix's grams'). */
 const shardPostingsOfProbe = (probe: Probe, shardsOfGram: ReadonlyMap<string, readonly number[]>) => {
   const sum = new Array<number>(PERSON_LIST_SHARDS).fill(0);
@@ -248,17 +259,20 @@ const postingBytesOfProbe = (
 /** A list's probe bar figures: its read from its cost line, its rarest probe from the seeded data. */
 const probeBar = (
   parameters: Record<string, string>,
-  cost: { samplePostings?: number; postingsRead?: number; queryRounds?: number },
+  cost: { samplePostings?: number; postingsRead?: number; queryRounds?: number; intersected?: string },
   postingsOfGram: ReadonlyMap<string, number>,
 ): ProbeBar => {
   const { filters } = personListRequest(ListPersonsQuery.parse(parameters));
-  const [rarest] = planQuery(filters)
-    .probes.map((probe) => ({ probe, postings: postingsOfProbe(probe, postingsOfGram) }))
-    .sort((a, b) => a.postings - b.postings);
+  const { probes } = planQuery(filters);
+  const rarest = rarestProbe(probes, postingsOfGram);
   if (!rarest) throw new Error(`No probe for ${JSON.stringify(parameters)}`);
+  const intersected = new Set(cost.intersected?.split('; ') ?? []);
   return {
-    rarest: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
+    rarest: describeProbe(rarest.probe),
     rarestPostings: rarest.postings,
+    intersectedPostings: probes
+      .filter((probe) => intersected.has(describeProbe(probe)))
+      .reduce((sum, probe) => sum + postingsOfProbe(probe, postingsOfGram), 0),
     postingsRead: cost.postingsRead ?? 0,
     samplePostings: cost.samplePostings ?? 0,
     queryRounds: cost.queryRounds ?? 0,
@@ -595,6 +609,7 @@ export const runScale = async (
     postingsRead?: number;
     queryRounds?: number;
     candidates?: number;
+    intersected?: string;
   };
   let cost: CostLine | undefined;
   const costLogger = {
@@ -771,9 +786,7 @@ export const runScale = async (
       if (row?.source !== 'postings' || !row.bar) continue;
       const { filters } = personListRequest(ListPersonsQuery.parse(parameters));
       const plan = planQuery(filters);
-      const [rarest] = plan.probes
-        .map((probe) => ({ probe, postings: postingsOfProbe(probe, postingsOfGram) }))
-        .sort((a, b) => a.postings - b.postings);
+      const rarest = rarestProbe(plan.probes, postingsOfGram);
       if (!rarest) continue;
       const others = plan.filters.filter((filter) => filter !== rarest.probe.filter);
       model.push(
@@ -784,12 +797,22 @@ export const runScale = async (
           shardPostings: shardPostingsOfProbe(rarest.probe, shardsOfGram),
           postingBytes: postingBytesOfProbe(rarest.probe, postingsOfGram, bytesOfGram),
           candidates: row.candidates ?? rarest.postings,
-          // With one other filter its share of the candidates moves no unit (nothing is checked after
-          // it); with more, the bench would need each one's share, which it does not count.
-          others: others.map((filter) => ({
-            length: Array.from(filter.fragment).length,
-            holding: row.count / Math.max(1, row.candidates ?? rarest.postings),
-          })),
+          // With one other filter its share of the candidates moves no unit (nothing is applied after
+          // it); with more, the bench would need each one's share, which it does not count. Each is
+          // sized by its own rarest probe in the seeded data, as the counts size it for the list.
+          others: others.map((filter) => {
+            const probe = rarestProbe(
+              plan.probes.filter((each) => each.filter === filter),
+              postingsOfGram,
+            );
+            return {
+              length: Array.from(filter.fragment).length,
+              holding: row.count / Math.max(1, row.candidates ?? rarest.postings),
+              ...(probe
+                ? { postings: probe.postings, shardPostings: shardPostingsOfProbe(probe.probe, shardsOfGram) }
+                : {}),
+            };
+          }),
           measured: { rcu: row.rcu, wcu: 0 },
           emptyQueries: row.emptyQueries ?? 0,
           ...(others.length > 1

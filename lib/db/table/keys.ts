@@ -79,13 +79,20 @@
  *      nothing read twice), R postings in all (a shard's Query returns up to 5 000: one more round per
  *      5 000 a shard holds). It asks for the stub and the filter's values, so about half of each
  *      posting comes back, but the read units are those of whole postings.
- *   3. every other filter checked with one BatchGetItem per 100 candidates of their posting of one of
- *      its grams (persons, for a fragment under 3 code points).
+ *   3. every other filter, fewest postings first, applied the cheaper way for the C candidates still in
+ *      (issue #60, lib/db/person/read/list-plan.ts, which the capacity model prices with too): checked,
+ *      one BatchGetItem per 100 candidates of their posting of one of its grams (persons, for a fragment
+ *      under 3 code points), C half units; or, where the counts size its rarest probe and reading that
+ *      whole costs less (8 Queries, half a unit per started 4 KB of a shard's postings: about 68
+ *      postings a unit), that probe read as in 2 and the candidates kept among its postings holding
+ *      the fragment, a round more. `first_name=mari&last_name=owski` at 100 000 persons checked the
+ *      7 735 candidates of "ows" for 3 995.5 units in all; reading "ari" (20 000) costs about 300.
  *   A query of one probe (a fragment of 3 or 2 code points alone) has nothing to choose: round 2 only,
  *   8 Queries. The stubs come from the postings, so the page costs nothing more; the cost line names
  *   the probe read whole, R, how the probes were sized (`counts`, `samples`), the postings the samples
- *   read and the rounds. Items read: R + G + 1 (the counts and the mark; + at most 64 per other probe
- *   and 1 where it samples) + one per candidate and other filter. Measured (`npm run bench -- --quick
+ *   read, the rounds and the probes `intersected`. Items read: R + G + 1 (the counts and the mark; + at
+ *   most 64 per other probe and 1 where it samples) + per other filter one per candidate or the
+ *   postings of its rarest probe. Measured (`npm run bench -- --quick
  *   --only scale`, names whose rare-looking grams are common): every filter reads its rarest gram's
  *   postings and no more, in 2 rounds: `last_name=lowski` at 10 000 persons 212 postings of `low`
  *   (1 + 8 calls) where sampling read 404 and letter frequency `wsk`; a rare fragment whose other grams

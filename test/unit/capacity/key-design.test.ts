@@ -149,6 +149,27 @@ describe("the capacity model's cost functions are the ones the code runs", () =>
     expect(two.rcu - fewer.rcu).toBeCloseTo(800 * 0.5);
   });
 
+  it("reads another fragment's rarest probe whole where that costs less than checking (issue #60)", () => {
+    const sized = costModel({ persons, person: BENCH_PERSON, itemBytes: { posting: 130 } });
+    const one = sized.listFiltered(0.01, 5);
+    // 1 000 candidates: 500 units to check; 8 000 postings of the other's rarest probe, 1 000 a shard
+    // of 130 bytes, 16 units a shard (the list prices 120 bytes: 15), one Query each.
+    const other = { length: 4, holding: 0.1, postings: 8_000, shardPostings: Array(8).fill(1_000) };
+    const two = sized.listFiltered(0.01, 5, 'two', { others: [other] });
+    expect(two.rcu).toBeCloseTo(one.rcu + 2 * 0.5 + 8 * 16);
+    expect(two.calls).toBe(one.calls + 8);
+    expect(sized.listFiltered(0.01, 5, 'checked', { others: [other], step: 'check' }).rcu).toBeCloseTo(
+      one.rcu + 2 * 0.5 + 1_000 * 0.5,
+    );
+    // 100 candidates (50 units) are checked: reading the 8 000 would cost 120 by the list's own pricing.
+    const few = sized.listFiltered(0.01, 5, 'few', { candidates: 100, others: [other] });
+    expect(few.rcu).toBeCloseTo(one.rcu + 2 * 0.5 + 100 * 0.5);
+    // Without the other's postings (a profile's list), checked as before.
+    expect(sized.listFiltered(0.01, 5, 'unsized', { others: [{ length: 4, holding: 0.1 }] }).rcu).toBeCloseTo(
+      one.rcu + 2 * 0.5 + 1_000 * 0.5,
+    );
+  });
+
   it("reads postings at the size it is given: the bench's measured postings, not the representative's", () => {
     const sized = (bytes: number) =>
       costModel({ persons, person: BENCH_PERSON, itemBytes: { posting: bytes } }).listFiltered(0.2, 5).rcu;

@@ -2,9 +2,8 @@
  * A filtered list answered from the search postings (issue #26): every list with a fragment of 2 or
  * more code points. The plan (lib/domain/search.ts) names the probes that can each supply all of a
  * filter's candidates; this measures them, reads the smallest whole, keeps the postings whose values
- * match their filter, checks every other filter on the candidate's posting of one of its grams (or, for
- * a fragment under 3 code points, on the person), and sorts the matches as the list does (folded
- * fullname, then id).
+ * match their filter, applies every other filter to those candidates, and sorts the matches as the
+ * list does (folded fullname, then id).
  *
  * The rounds of parallel calls (issue #36; the costs in keys.ts):
  * 1. every probe's postings as the stream counted them (`readPostingCounts`: one BatchGetItem, and a
@@ -14,7 +13,10 @@
  *    shard, all at once, with the GetItem of the id counter; `chooseProbe` sizes each from its sample.
  * 3. the chosen probe read whole: one Query per shard at once (a sampled shard going on from where
  *    its sample stopped, nothing read twice); a shard holding more than one Query returns takes more.
- * 4. the other filters checked on the candidates (BatchGetItem, not Queries).
+ * 4. each other filter, fewest postings first, applied the cheaper way (list-plan.ts, issue #60) where
+ *    the counts size its rarest probe: that probe read whole as in 3 and intersected with the
+ *    candidates, or each candidate checked on the posting of one of the filter's grams (or, for a
+ *    fragment under 3 code points, on the person) by BatchGetItem. Without counts, checked.
  */
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { PersonListRequest } from '../../../domain/listing';
@@ -38,6 +40,7 @@ import type { Storage } from '../../table/client';
 import { idCounterKey, PERSON_LIST_SHARDS, personKey, postingKey, postingRange } from '../../table/keys';
 import { storageCall } from '../../table/storage-errors';
 import { fromPersonItem, isLivePersonItem } from '../person-items';
+import { cheaperStep } from './list-plan';
 import { costRecorder, MAX_QUERY_LIMIT, type RecordCost, sortedWindow } from './list-reads';
 import { readPostingCounts } from './posting-counts';
 
@@ -72,6 +75,9 @@ interface ProbeRead {
 }
 
 export const probeText = (probe: Probe) => (probe.kind === 'gram' ? probe.gram : probe.prefix);
+
+/** A probe as the list's cost line names it: its filter and its gram or prefix. */
+export const describeProbe = (probe: Probe) => `${probe.filter.filter} ${JSON.stringify(probeText(probe))}`;
 
 /**
  * The Query input of a probe's postings in one shard, in id order. It asks only for what the list
@@ -193,19 +199,20 @@ const sampleProbes = async (reads: PostingReads, probes: Probe[]): Promise<Probe
 
 /**
  * The probe to read whole (rounds 1 and 2): the fewest postings by the counts, or without counts by
- * the samples; a plan of one probe reads it without sizing it.
+ * the samples; a plan of one probe reads it without sizing it. The counts, where read, also size the
+ * other filters' probes (`matchesOf` prices their reads with them).
  */
 const chooseRarest = async (reads: PostingReads, probes: Probe[]) => {
   if (probes.length === 1)
-    return { rarest: newRead(probes[0] as Probe), sizedBy: 'one probe' as const, rounds: 0 };
+    return { rarest: newRead(probes[0] as Probe), sizedBy: 'one probe' as const, rounds: 0, counts: null };
   const counts = await readPostingCounts(reads, probes, reads.counted);
   if (counts) {
     const fewest = fewestPostings(probes.map((probe) => ({ probe, postings: counts.get(probe) ?? 0 })));
-    return { rarest: newRead(fewest), sizedBy: 'counts' as const, rounds: 1 };
+    return { rarest: newRead(fewest), sizedBy: 'counts' as const, rounds: 1, counts };
   }
   // Round 2, without counts: one Query per probe in its filter's sampling shard, and the last id
   // handed out (which sizes a sample that did not reach the end of its shard).
-  return { rarest: await sampleProbes(reads, probes), sizedBy: 'samples' as const, rounds: 2 };
+  return { rarest: await sampleProbes(reads, probes), sizedBy: 'samples' as const, rounds: 2, counts: null };
 };
 
 /**
@@ -225,51 +232,100 @@ const readWhole = async (reads: PostingReads, rarest: ProbeRead) => {
 };
 
 /**
- * The persons one of whose postings of the rarest probe matches its filter (round 3), kept where every
- * other filter holds on the posting of one of its grams or on the person (round 4).
+ * The filters other than the rarest probe's, each with its own rarest probe and that probe's postings
+ * where the counts size them (a filter of one code point has no probe), fewest postings first.
  */
-const matchesOf = async (reads: PostingReads, plan: QueryPlan, rarest: ProbeRead) => {
+const otherFilters = (plan: QueryPlan, rarest: ProbeRead, counts: ReadonlyMap<Probe, number> | null) =>
+  plan.filters
+    .filter((filter) => filter !== rarest.probe.filter)
+    .map((filter) => {
+      const own = plan.probes.filter((probe) => probe.filter === filter && counts?.has(probe));
+      if (!counts || own.length === 0) return { filter };
+      const probe = fewestPostings(own.map((each) => ({ probe: each, postings: counts.get(each) ?? 0 })));
+      return { filter, probe, postings: counts.get(probe) ?? 0 };
+    })
+    .sort((a, b) => (a.postings ?? Number.MAX_SAFE_INTEGER) - (b.postings ?? Number.MAX_SAFE_INTEGER));
+
+/**
+ * The persons one of whose postings of the rarest probe matches its filter (round 3), kept where every
+ * other filter holds (round 4 on): each other filter applied the cheaper way (list-plan.ts), by reading
+ * its rarest probe whole and keeping the candidates among its matching postings, or by checking each
+ * candidate on the posting of one of its grams or on the person.
+ */
+const matchesOf = async (
+  reads: PostingReads,
+  plan: QueryPlan,
+  rarest: ProbeRead,
+  { counts, step }: { counts: ReadonlyMap<Probe, number> | null; step: typeof cheaperStep },
+) => {
   const candidates = new Map<number, PostingEntry>();
   for (const posting of rarest.postings)
     if (valuesMatch(rarest.probe.filter, posting.values)) candidates.set(posting.id, posting);
   const candidateCount = candidates.size;
-  for (const other of plan.filters.filter((filter) => filter !== rarest.probe.filter)) {
+  const intersected: ProbeRead[] = [];
+  // Rounds of calls after the chosen probe's read, and of them those up to the last Query of postings.
+  let rounds = 0;
+  let queryRounds = 0;
+  for (const { filter, probe, postings } of otherFilters(plan, rarest, counts)) {
     if (candidates.size === 0) break;
-    const holds = await filterChecker(reads, other, [...candidates.keys()], {
-      consistent: false,
-      onCall: reads.counted,
-    });
+    let holds: (id: number) => boolean;
+    if (probe && step(candidates.size, postings) === 'intersect') {
+      const read = newRead(probe);
+      rounds += await readWhole(reads, read);
+      queryRounds = rounds;
+      intersected.push(read);
+      const holding = new Set(
+        read.postings.flatMap((each) => (valuesMatch(filter, each.values) ? [each.id] : [])),
+      );
+      holds = (id) => holding.has(id);
+    } else {
+      rounds += 1;
+      holds = await filterChecker(reads, filter, [...candidates.keys()], {
+        consistent: false,
+        onCall: reads.counted,
+      });
+    }
     for (const id of candidates.keys()) if (!holds(id)) candidates.delete(id);
   }
-  return { candidateCount, matches: [...candidates.values()] };
+  return { candidateCount, intersected, queryRounds, matches: [...candidates.values()] };
 };
 
 export const searchPostings = async (
   { client, tableName }: Storage,
   plan: QueryPlan,
   { descending, window }: Pick<PersonListRequest, 'descending' | 'window'>,
+  /** How each filter after the first is applied (a test forces one way to compare the answers). */
+  step = cheaperStep,
 ): Promise<PersonListResult> => {
   if (plan.probes.length === 0)
     throw new Error('A plan without probes (every fragment one code point) is answered by the index');
   const { cost, record: counted } = costRecorder();
   const reads: PostingReads = { client, tableName, counted, postingsRead: 0, samplePostings: 0 };
   const probes = probesToSample(plan);
-  const { rarest, sizedBy, rounds } = await chooseRarest(reads, probes);
-  const queryRounds = rounds + (await readWhole(reads, rarest));
-  const { candidateCount, matches } = await matchesOf(reads, plan, rarest);
+  const { rarest, sizedBy, rounds, counts } = await chooseRarest(reads, probes);
+  const chosenRounds = rounds + (await readWhole(reads, rarest));
+  const { candidateCount, intersected, queryRounds, matches } = await matchesOf(reads, plan, rarest, {
+    counts,
+    step,
+  });
   return {
     detail: {
-      probe: `${rarest.probe.filter.filter} ${JSON.stringify(probeText(rarest.probe))}`,
+      probe: describeProbe(rarest.probe),
       probePostings: rarest.postings.length,
       /** The probes compared (1: the query has one, read without sizing it), and how they were sized. */
       probesSampled: probes.length,
       sizedBy,
       /** Postings the samples read (round 2), the chosen probe's own among them. */
       samplePostings: reads.samplePostings,
-      /** Postings every Query read: the samples and the rest of the chosen probe. */
+      /** Postings every Query read: the samples, the rest of the chosen probe and the intersected. */
       postingsRead: reads.postingsRead,
-      queryRounds,
+      /** Rounds of calls to the last posting read: sizing, the chosen probe's pages, intersected probes'. */
+      queryRounds: chosenRounds + queryRounds,
       candidates: candidateCount,
+      /** The other filters' probes read whole and intersected with the candidates, not checked. */
+      ...(intersected.length > 0
+        ? { intersected: intersected.map((read) => describeProbe(read.probe)).join('; ') }
+        : {}),
     },
     ...sortedWindow(matches, { descending, window }),
     cost,
