@@ -39,7 +39,9 @@ export const Mix = z.strictObject({
     .default({ create: 0, patch: 0, get: 0, list: 0, merge: 0, history: 0 }),
   /**
    * Filtered lists: `share` of persons hold the filter's rarest gram; `length` its code points;
-   * `others`, the list's other fragments (`length` each, and the share of candidates `holding` it).
+   * `others`, the list's other fragments (`length` each, the share of candidates `holding` it, and
+   * where known the `share` of persons holding its rarest gram, which lets the list read that gram
+   * instead of checking the candidates when it costs less: lib/db/person/read/list-plan.ts).
    */
   filters: z
     .array(
@@ -48,7 +50,9 @@ export const Mix = z.strictObject({
         rate,
         share,
         length: z.number().int().min(1),
-        others: z.array(z.strictObject({ length: z.number().int().min(1), holding: share })).default([]),
+        others: z
+          .array(z.strictObject({ length: z.number().int().min(1), holding: share, share: share.optional() }))
+          .default([]),
       }),
     )
     .default([]),

@@ -296,7 +296,11 @@ export const capacity = (
     add(
       `list-filtered (${filter.name})`,
       filter.rate,
-      model.listFiltered(filter.share, filter.length, filter.name, { others: filter.others }),
+      model.listFiltered(filter.share, filter.length, filter.name, {
+        others: filter.others.map(({ share, ...other }) =>
+          share === undefined ? other : { ...other, postings: share * persons },
+        ),
+      }),
       {
         kind: 'list-filtered',
       },

@@ -598,7 +598,10 @@ export const costModel = ({
     let rcu = counts + postings.rcu;
     let calls = countCalls + postings.calls;
     const hot = [{ partition: `posting partition of ${name}`, wcu: 0, rcu: postings.busiest }];
-    for (const other of others) {
+    // Fewest postings first, as the list takes them (posting-search.ts `otherFilters`).
+    const unsized = Number.MAX_SAFE_INTEGER;
+    const ordered = [...others].sort((a, b) => (a.postings ?? unsized) - (b.postings ?? unsized));
+    for (const other of ordered) {
       if (left <= 0) break;
       if ((step ?? cheaperStep(left, other.postings)) === 'intersect' && other.postings !== undefined) {
         const read = probeRead(other.postings, other.shardPostings);

@@ -42,6 +42,13 @@ describe('the capacity model of a mix', () => {
     const two = rowOf(answer({ filters: [{ ...filter, others: [{ length: 5, holding: 0.05 }] }] }));
     // 1 000 candidates a request, a posting of the other fragment read for each.
     expect((two?.rcuPerSecond ?? 0) - (one?.rcuPerSecond ?? 0)).toBeGreaterThan(10 * 1_000 * 0.5);
+    // Where the mix names the share holding the other's rarest gram, the list reads that gram when it
+    // costs less (issue #60): 2 000 postings, 8 Queries of about 4 units, against 500 units of checks.
+    const sized = rowOf(
+      answer({ filters: [{ ...filter, others: [{ length: 5, holding: 0.05, share: 0.002 }] }] }),
+    );
+    expect((sized?.rcuPerSecond ?? 0) - (one?.rcuPerSecond ?? 0)).toBeLessThan(10 * 50);
+    expect((sized?.rcuPerSecond ?? 0) - (one?.rcuPerSecond ?? 0)).toBeGreaterThan(10 * 8 * 0.5);
   });
 
   it("prices a what-if shard design the mix names, and says it is not the code's", () => {
