@@ -383,6 +383,8 @@ export interface FilteredList {
     holding: number;
     postings?: number;
     shardPostings?: readonly number[];
+    /** Its rarest probe's postings' average size, where known (else the rarest gram's). */
+    postingBytes?: number;
   }[];
   /** Every other fragment applied this way, not the cheaper (the bench prices both plans). */
   step?: OtherFilterStep;
@@ -570,9 +572,9 @@ export const costModel = ({
     const counts = counted ? (grams + 1) * readUnits(POSTING_COUNT_ITEM_BYTES) + prefixes * readUnits(0) : 0;
     const countCalls = counted ? Math.ceil((grams + 1) / BATCH_GET_LIMIT) + prefixes : 0;
 
-    const shardQueries = (postings: number) => shardReadUnits(postings, postingBytes);
     /** A probe's postings read whole: their units, Queries and the busiest shard's units. */
-    const probeRead = (postings: number, shards?: readonly number[]) => {
+    const probeRead = (postings: number, shards?: readonly number[], bytes = postingBytes) => {
+      const shardQueries = (shardPostings: number) => shardReadUnits(shardPostings, bytes);
       if (shards) {
         const queries = shards.map(shardQueries);
         return {
@@ -586,9 +588,7 @@ export const costModel = ({
       const even = shardQueries(postings / design.listShards);
       const rcu =
         even.pages === 1
-          ? design.listShards *
-            0.5 *
-            expectedUnits(postings, 1 / design.listShards, postingBytes / READ_UNIT_BYTES)
+          ? design.listShards * 0.5 * expectedUnits(postings, 1 / design.listShards, bytes / READ_UNIT_BYTES)
           : design.listShards * even.rcu;
       return { rcu, calls: design.listShards * even.pages, busiest: rcu / design.listShards };
     };
@@ -604,7 +604,7 @@ export const costModel = ({
     for (const other of ordered) {
       if (left <= 0) break;
       if ((step ?? cheaperStep(left, other.postings)) === 'intersect' && other.postings !== undefined) {
-        const read = probeRead(other.postings, other.shardPostings);
+        const read = probeRead(other.postings, other.shardPostings, other.postingBytes);
         rcu += read.rcu;
         calls += read.calls;
         hot.push({

@@ -809,7 +809,11 @@ export const runScale = async (
               length: Array.from(filter.fragment).length,
               holding: row.count / Math.max(1, row.candidates ?? rarest.postings),
               ...(probe
-                ? { postings: probe.postings, shardPostings: shardPostingsOfProbe(probe.probe, shardsOfGram) }
+                ? {
+                    postings: probe.postings,
+                    shardPostings: shardPostingsOfProbe(probe.probe, shardsOfGram),
+                    postingBytes: postingBytesOfProbe(probe.probe, postingsOfGram, bytesOfGram),
+                  }
                 : {}),
             };
           }),
